@@ -1,0 +1,192 @@
+"""The exceptions mcpsync raises.
+
+Every exception is an ``MCPError``; catch that to catch them all::
+
+    MCPError
+    ├── ServerError                  the server answered with a JSON-RPC error object
+    ├── TransportError               the connection could not carry the message
+    │   ├── TransportClosed          the connection is gone ("Transport closed")
+    │   ├── ConnectError             the server could not be started or reached
+    │   ├── HTTPStatusError          an HTTP request got a non-2xx status
+    │   ├── SessionExpired           an HTTP session id was refused with 404
+    │   └── NoResponseError          a stream ended before the response arrived
+    ├── RequestTimeout               no answer within the timeout (also a TimeoutError)
+    ├── ProtocolError                the peer broke the protocol
+    │   ├── InvalidMessage           a message failed the JSON-RPC envelope schema
+    │   └── UnsupportedProtocolVersion
+    ├── ConfigurationError           bad configuration (also a ValueError)
+    ├── NotSupportedError            a feature mcpsync does not offer yet (also a NotImplementedError)
+    └── ToolError                    a tool call returned ``isError: true``
+
+A local timeout is always a ``RequestTimeout``, never dressed up as a server
+error: the server did not say anything, so nothing pretends it did.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+__all__ = [
+    "ConfigurationError",
+    "ConnectError",
+    "HTTPStatusError",
+    "InvalidMessage",
+    "MCPError",
+    "NoResponseError",
+    "NotSupportedError",
+    "ProtocolError",
+    "RequestTimeout",
+    "ServerError",
+    "SessionExpired",
+    "ToolError",
+    "TransportClosed",
+    "TransportError",
+    "UnsupportedProtocolVersion",
+]
+
+
+class MCPError(Exception):
+    """Base class of every error mcpsync raises."""
+
+
+class ServerError(MCPError):
+    """The server answered a request with a JSON-RPC error object.
+
+    Attributes:
+        code: the JSON-RPC error code (see ``mcpsync.messages.ErrorCode``).
+        message: the server's message text.
+        data: the optional ``data`` member, as sent.
+    """
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"MCP error {code}: {message}")
+        self.code = code
+        self.message = message
+        self.data = data
+
+    @classmethod
+    def from_error_object(cls, error: dict[str, Any]) -> ServerError:
+        """Build from the ``error`` member of a JSON-RPC error response."""
+        return cls(error["code"], error["message"], error.get("data"))
+
+
+class TransportError(MCPError):
+    """The transport could not carry a message."""
+
+
+class TransportClosed(TransportError):
+    """The connection is closed; pending and new requests fail with this.
+
+    Attributes:
+        exit_code: for stdio, the server process's exit code if it had exited.
+        stderr_tail: for stdio, the last lines the server wrote to stderr.
+    """
+
+    def __init__(
+        self,
+        detail: str = "",
+        *,
+        exit_code: Optional[int] = None,
+        stderr_tail: tuple[str, ...] = (),
+    ) -> None:
+        text = "Transport closed"
+        if detail:
+            text += f": {detail}"
+        if stderr_tail:
+            text += "\nlast stderr lines of the server:\n" + "\n".join(
+                "  " + line for line in stderr_tail
+            )
+        super().__init__(text)
+        self.exit_code = exit_code
+        self.stderr_tail = stderr_tail
+
+
+class ConnectError(TransportError):
+    """The server could not be started or reached."""
+
+
+class HTTPStatusError(TransportError):
+    """An HTTP request got a non-2xx answer.
+
+    Attributes:
+        status_code: the HTTP status.
+        body: the response body text.
+    """
+
+    def __init__(self, message: str, *, status_code: int, body: str = "") -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.body = body
+
+
+class SessionExpired(TransportError):
+    """The server answered 404 to a request that carried a session id."""
+
+
+class NoResponseError(TransportError):
+    """A response stream ended before the response to a request arrived."""
+
+    def __init__(self, request_id: Any) -> None:
+        super().__init__(f"No response received for request ID {request_id}")
+        self.request_id = request_id
+
+
+class RequestTimeout(MCPError, TimeoutError):
+    """No response arrived within the request's timeout."""
+
+    def __init__(self, method: str, timeout: float) -> None:
+        super().__init__(f"Request timeout after {timeout:g}s ({method})")
+        self.method = method
+        self.timeout = timeout
+
+
+class ProtocolError(MCPError):
+    """The peer broke the MCP or JSON-RPC protocol."""
+
+
+class InvalidMessage(ProtocolError):
+    """A message is not valid JSON-RPC 2.0 (undecodable, or fails the envelope schema).
+
+    Attributes:
+        raw: the offending text, cut to a readable length.
+    """
+
+    def __init__(self, reason: str, raw: str = "") -> None:
+        text = f"invalid message: {reason}"
+        if raw:
+            text += f" in {raw}"
+        super().__init__(text)
+        self.reason = reason
+        self.raw = raw
+
+
+class UnsupportedProtocolVersion(ProtocolError):
+    """The server chose a protocol version this client does not speak."""
+
+    def __init__(self, version: Any, supported: tuple[str, ...]) -> None:
+        super().__init__(
+            f"server answered with protocol version {version!r}; "
+            f"mcpsync supports {', '.join(supported)}"
+        )
+        self.version = version
+        self.supported = supported
+
+
+class ConfigurationError(MCPError, ValueError):
+    """A server configuration is invalid; the message says which field and why."""
+
+
+class NotSupportedError(MCPError, NotImplementedError):
+    """A feature mcpsync does not offer (yet); the message says which."""
+
+
+class ToolError(MCPError):
+    """A tool call returned ``isError: true``; raised by ``CallToolResult.raise_for_error()``.
+
+    Attributes:
+        result: the ``CallToolResult``.
+    """
+
+    def __init__(self, message: str, result: Any = None) -> None:
+        super().__init__(message)
+        self.result = result

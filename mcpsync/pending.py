@@ -1,0 +1,145 @@
+"""The table of requests still waiting for their response (the correlator).
+
+Each transport owns one. Ids come from a per-table counter and are never
+reused. A request is registered *before* its bytes are written, so a response
+can never arrive for an id the table does not know yet.
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import threading
+from concurrent.futures import Future, InvalidStateError
+from typing import Any, Callable, Optional
+
+__all__ = ["PendingRequests", "RequestFuture"]
+
+#: How many abandoned ids we remember, to tell a late response from a wrong one.
+ABANDONED_MEMORY = 1024
+
+
+class RequestFuture(Future):  # type: ignore[type-arg]
+    """A ``concurrent.futures.Future`` for one request, which knows its id and method.
+
+    ``cancel()`` works as on any future; when it succeeds the transport
+    forgets the request and tells the server (``notifications/cancelled``).
+    """
+
+    def __init__(
+        self, request_id: int, method: str, on_cancel: Optional[Callable[[RequestFuture], None]]
+    ) -> None:
+        super().__init__()
+        self.request_id = request_id
+        self.method = method
+        self._on_cancel = on_cancel
+
+    def cancel(self) -> bool:
+        """Cancel the request if it has not been answered; returns whether it was cancelled."""
+        cancelled = super().cancel()
+        if cancelled and self._on_cancel is not None:
+            on_cancel, self._on_cancel = self._on_cancel, None
+            on_cancel(self)
+        return cancelled
+
+
+class PendingRequests:
+    """Futures of the requests in flight, keyed by request id; safe from any thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._futures: dict[Any, RequestFuture] = {}
+        self._ids = itertools.count(1)
+        self._abandoned: collections.OrderedDict[Any, None] = collections.OrderedDict()
+        self._closed_error: Optional[Callable[[], BaseException]] = None
+
+    def __len__(self) -> int:
+        return len(self._futures)
+
+    def next_id(self) -> int:
+        """Return a fresh request id (thread-safe: ``itertools.count`` is atomic in CPython)."""
+        return next(self._ids)
+
+    def register(
+        self,
+        request_id: int,
+        method: str,
+        on_cancel: Optional[Callable[[RequestFuture], None]] = None,
+    ) -> RequestFuture:
+        """Create and store the future for a request about to be sent.
+
+        Raises:
+            the table's close error, if ``fail_all`` has run: nobody would
+            ever resolve a future registered now.
+        """
+        future = RequestFuture(request_id, method, on_cancel)
+        with self._lock:
+            if self._closed_error is not None:
+                raise self._closed_error()
+            self._futures[request_id] = future
+        return future
+
+    def _pop(self, request_id: Any) -> Optional[RequestFuture]:
+        with self._lock:
+            return self._futures.pop(request_id, None)
+
+    def resolve(self, request_id: Any, result: Any) -> bool:
+        """Give a request its result; ``False`` if no such request is waiting."""
+        future = self._pop(request_id)
+        if future is None:
+            return False
+        try:
+            future.set_result(result)
+        except InvalidStateError:  # cancelled by its caller in the meantime
+            return False
+        return True
+
+    def reject(self, request_id: Any, error: BaseException) -> bool:
+        """Fail a request with ``error``; ``False`` if no such request is waiting."""
+        future = self._pop(request_id)
+        if future is None:
+            return False
+        try:
+            future.set_exception(error)
+        except InvalidStateError:
+            return False
+        return True
+
+    def discard(self, request_id: Any) -> bool:
+        """Forget a request its caller gave up on; its late response will be recognised.
+
+        Returns ``True`` if it was still waiting (so the server should be told).
+        """
+        with self._lock:
+            future = self._futures.pop(request_id, None)
+            if future is None:
+                return False
+            self._abandoned[request_id] = None
+            if len(self._abandoned) > ABANDONED_MEMORY:
+                self._abandoned.popitem(last=False)
+        return True
+
+    def was_abandoned(self, request_id: Any) -> bool:
+        """Whether ``request_id`` belongs to a request given up on recently."""
+        with self._lock:
+            return request_id in self._abandoned
+
+    def fail_all(self, make_error: Callable[[], BaseException]) -> int:
+        """Fail every waiting request and refuse new ones; returns how many failed.
+
+        ``make_error`` builds one exception per future, so no two callers share
+        (and re-raise, concurrently) the same exception object.
+        """
+        with self._lock:
+            if self._closed_error is None:
+                self._closed_error = make_error
+            futures = list(self._futures.values())
+            self._futures.clear()
+        failed = 0
+        for future in futures:
+            try:
+                future.set_exception(make_error())
+                failed += 1
+            except InvalidStateError:
+                pass
+        return failed
