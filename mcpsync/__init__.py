@@ -1,0 +1,86 @@
+"""mcpsync: a synchronous, thread-based client for the Model Context Protocol.
+
+    import mcpsync
+
+    with mcpsync.connect(["python", "server.py"]) as client:
+        print([tool.name for tool in client.list_tools()])
+        print(client.call_tool("add", {"a": 1, "b": 2}).structured_content)
+
+Blocking calls that always return (every wait has a timeout), safe from many
+threads, no event loop. See the README for the whole API.
+"""
+
+import logging
+
+from ._version import __version__
+from .client import (
+    LATEST_PROTOCOL_VERSION,
+    SUPPORTED_PROTOCOL_VERSIONS,
+    Client,
+    ClientState,
+    connect,
+)
+from .config import (
+    DEFAULT_TIMEOUT,
+    USE_DEFAULT,
+    HTTPServerConfig,
+    ServerConfig,
+    StdioServerConfig,
+)
+from .errors import (
+    ConfigurationError,
+    ConnectError,
+    HTTPStatusError,
+    InvalidMessage,
+    MCPError,
+    NoResponseError,
+    NotSupportedError,
+    ProtocolError,
+    RequestTimeout,
+    ServerError,
+    SessionExpired,
+    ToolError,
+    TransportClosed,
+    TransportError,
+    UnsupportedProtocolVersion,
+)
+from .models import CallToolResult, ServerInfo, Tool
+from .transports import StdioTransport, Transport, TransportStats, create_transport
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "LATEST_PROTOCOL_VERSION",
+    "SUPPORTED_PROTOCOL_VERSIONS",
+    "USE_DEFAULT",
+    "CallToolResult",
+    "Client",
+    "ClientState",
+    "ConfigurationError",
+    "ConnectError",
+    "HTTPServerConfig",
+    "HTTPStatusError",
+    "InvalidMessage",
+    "MCPError",
+    "NoResponseError",
+    "NotSupportedError",
+    "ProtocolError",
+    "RequestTimeout",
+    "ServerConfig",
+    "ServerError",
+    "ServerInfo",
+    "SessionExpired",
+    "StdioServerConfig",
+    "StdioTransport",
+    "Tool",
+    "ToolError",
+    "Transport",
+    "TransportClosed",
+    "TransportError",
+    "TransportStats",
+    "UnsupportedProtocolVersion",
+    "__version__",
+    "connect",
+    "create_transport",
+]
+
+logging.getLogger(__name__).addHandler(logging.NullHandler())

@@ -1,0 +1,345 @@
+"""The MCP session on top of one transport: handshake, typed methods, server requests.
+
+    with mcpsync.connect(["python", "server.py"]) as client:
+        client.list_tools()
+        client.call_tool("add", {"a": 1, "b": 2}).structured_content
+
+Thread-safe: one client may serve many threads at once; each call blocks only
+its own thread. User callbacks (notification and request handlers) run on the
+client's dispatch thread, in arrival order, never on the transport's reader.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import threading
+from collections.abc import Mapping
+from typing import Any, Callable, Optional
+
+from . import messages
+from ._version import __version__
+from .config import USE_DEFAULT, server_config_from
+from .dispatch import Dispatcher
+from .errors import MCPError, ProtocolError, ServerError, TransportClosed, UnsupportedProtocolVersion
+from .messages import Message
+from .models import CallToolResult, ServerInfo, Tool
+from .pending import RequestFuture
+from .transports import create_transport
+from .transports.base import Transport
+
+__all__ = [
+    "LATEST_PROTOCOL_VERSION",
+    "SUPPORTED_PROTOCOL_VERSIONS",
+    "Client",
+    "ClientState",
+    "connect",
+]
+
+logger = logging.getLogger("mcpsync.client")
+
+#: Protocol revisions we negotiate, newest first; we offer the first.
+SUPPORTED_PROTOCOL_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0]
+
+NotificationHandler = Callable[[str, Optional[dict[str, Any]]], None]
+RequestHandler = Callable[[Optional[dict[str, Any]]], dict[str, Any]]
+
+
+class ClientState(enum.Enum):
+    """A client's life: unopened, open (initialized), closed."""
+
+    UNOPENED = "unopened"
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+class Client:
+    """An MCP client session over one transport.
+
+    Args:
+        transport: a ``Transport`` (see ``mcpsync.create_transport``); the
+            client takes it over: closing the client closes it.
+        client_info: ``clientInfo`` sent in ``initialize`` (default: mcpsync and its version).
+        capabilities: client ``capabilities`` sent in ``initialize`` (default: none).
+        on_notification: ``fn(method, params)`` for every notification the
+            server sends, run on the dispatch thread.
+        request_handlers: ``{method: fn(params) -> result}`` for requests the
+            server sends; run on the dispatch thread. A handler raising
+            ``ServerError`` answers with that error; any other exception
+            answers -32603. Methods without a handler get -32601.
+    """
+
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        client_info: Optional[Mapping[str, Any]] = None,
+        capabilities: Optional[Mapping[str, Any]] = None,
+        on_notification: Optional[NotificationHandler] = None,
+        request_handlers: Optional[Mapping[str, RequestHandler]] = None,
+    ) -> None:
+        self.transport = transport
+        self.client_info = dict(client_info or {"name": "mcpsync", "version": __version__})
+        self.capabilities = dict(capabilities or {})
+        self.on_notification = on_notification
+        self.request_handlers: dict[str, RequestHandler] = dict(request_handlers or {})
+        self.server_info: Optional[ServerInfo] = None
+        self.server_capabilities: dict[str, Any] = {}
+        self.protocol_version: Optional[str] = None
+        self.instructions: Optional[str] = None
+        self._state = ClientState.UNOPENED
+        self._lock = threading.Lock()
+        self._dispatcher = Dispatcher(transport.name)
+        transport.on_notification = self._on_notification
+        transport.on_request = self._on_request
+
+    # -- life ---------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """The server's name as configured (logs, threads), not its ``serverInfo`` name."""
+        return self.transport.name
+
+    @property
+    def state(self) -> ClientState:
+        """The client's life stage."""
+        return self._state
+
+    @property
+    def is_connected(self) -> bool:
+        """Whether the session is initialized and its transport still connected."""
+        return self._state is ClientState.OPEN and self.transport.is_connected
+
+    def initialize(self, *, timeout: Any = USE_DEFAULT) -> dict[str, Any]:
+        """Start the transport and run the MCP handshake.
+
+        Sends ``initialize`` with our latest protocol version, checks the
+        version the server chose, then sends ``notifications/initialized``.
+
+        Returns:
+            the raw ``initialize`` result.
+
+        Raises:
+            UnsupportedProtocolVersion: the server chose a version we do not
+                speak; the client is closed.
+            ConnectError, TransportClosed, RequestTimeout, ServerError,
+            ProtocolError: the handshake failed; the client is closed.
+        """
+        with self._lock:
+            if self._state is not ClientState.UNOPENED:
+                raise ProtocolError(f"{self.name}: initialize() may run once; the client is {self._state.value}")
+            try:
+                self.transport.start()
+                result = self.transport.request(
+                    "initialize",
+                    {
+                        "protocolVersion": LATEST_PROTOCOL_VERSION,
+                        "capabilities": self.capabilities,
+                        "clientInfo": self.client_info,
+                    },
+                    timeout=timeout,
+                )
+                self._accept_initialize_result(result)
+                self.transport.notify("notifications/initialized")
+            except BaseException:
+                self._close_locked()
+                raise
+            self._state = ClientState.OPEN
+        logger.info(
+            "server %r: connected to %s %s (protocol %s)",
+            self.name, self.server_info.name if self.server_info else "?",
+            self.server_info.version if self.server_info else "?", self.protocol_version,
+        )  # fmt: skip
+        return result
+
+    def _accept_initialize_result(self, result: dict[str, Any]) -> None:
+        version = result.get("protocolVersion")
+        if version not in SUPPORTED_PROTOCOL_VERSIONS:
+            raise UnsupportedProtocolVersion(version, SUPPORTED_PROTOCOL_VERSIONS)
+        capabilities = result.get("capabilities", {})
+        if not isinstance(capabilities, dict):
+            raise ProtocolError(f"initialize result: 'capabilities' must be an object, got {capabilities!r}")
+        instructions = result.get("instructions")
+        self.server_info = ServerInfo.from_dict(result.get("serverInfo"))
+        self.server_capabilities = capabilities
+        self.protocol_version = version
+        self.instructions = instructions if isinstance(instructions, str) else None
+
+    def close(self) -> None:
+        """End the session: close the transport (and its process) and stop the dispatch thread.
+
+        Idempotent; every wait inside is bounded.
+        """
+        with self._lock:
+            self._close_locked()
+
+    def _close_locked(self) -> None:
+        self._state = ClientState.CLOSED
+        try:
+            self.transport.close()
+        finally:
+            self._dispatcher.close()
+
+    def __enter__(self) -> Client:
+        if self._state is ClientState.UNOPENED:
+            self.initialize()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        server = f"{self.server_info.name} {self.server_info.version}" if self.server_info else "?"
+        return f"<mcpsync.Client {self.name!r} server={server!r} protocol={self.protocol_version} {self._state.value}>"
+
+    # -- raw messages -------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._state is not ClientState.OPEN:
+            if self._state is ClientState.UNOPENED:
+                raise ProtocolError(f"{self.name}: call initialize() (or use 'with') before sending requests")
+            raise TransportClosed(f"{self.name}: the client is closed")
+
+    def request(
+        self, method: str, params: Optional[dict[str, Any]] = None, *, timeout: Any = USE_DEFAULT
+    ) -> dict[str, Any]:
+        """Send any request and block for its ``result`` dict (see ``Transport.request``)."""
+        self._check_open()
+        return self.transport.request(method, params, timeout=timeout)
+
+    def send_request(self, method: str, params: Optional[dict[str, Any]] = None) -> RequestFuture:
+        """Send any request; returns a ``concurrent.futures.Future`` of its ``result`` dict."""
+        self._check_open()
+        return self.transport.send_request(method, params)
+
+    def notify(self, method: str, params: Optional[dict[str, Any]] = None) -> None:
+        """Send a notification."""
+        self._check_open()
+        self.transport.notify(method, params)
+
+    # -- typed methods ------------------------------------------------------
+
+    def ping(self, *, timeout: Any = USE_DEFAULT) -> None:
+        """Check the server answers; raises like ``request`` if it does not."""
+        self.request("ping", timeout=timeout)
+
+    def list_tools(self, *, timeout: Any = USE_DEFAULT) -> list[Tool]:
+        """All the server's tools, across every page (``timeout`` applies per page).
+
+        Raises:
+            ProtocolError: the server repeated a cursor (it would page forever)
+                or sent a malformed tool.
+        """
+        tools: list[Tool] = []
+        for page in self._pages("tools/list", "tools", timeout):
+            for item in page:
+                tools.append(Tool.from_dict(item, where=f"tools/list tool #{len(tools)}"))
+        return tools
+
+    def _pages(self, method: str, key: str, timeout: Any) -> Any:
+        cursor: Optional[str] = None
+        seen: set[str] = set()
+        while True:
+            result = self.request(method, {"cursor": cursor} if cursor is not None else None, timeout=timeout)
+            items = result.get(key, [])
+            if not isinstance(items, list):
+                raise ProtocolError(f"{method} result: '{key}' must be a list, got {items!r}")
+            yield items
+            cursor = result.get("nextCursor")
+            if cursor is None:
+                return
+            if not isinstance(cursor, str) or cursor in seen:
+                raise ProtocolError(f"{method} result: bad or repeated nextCursor {cursor!r}")
+            seen.add(cursor)
+
+    def call_tool(
+        self,
+        name: str,
+        arguments: Optional[Mapping[str, Any]] = None,
+        *,
+        timeout: Any = USE_DEFAULT,
+        meta: Optional[Mapping[str, Any]] = None,
+    ) -> CallToolResult:
+        """Call a tool and block for its result.
+
+        A tool's own failure comes back as ``result.is_error`` (call
+        ``result.raise_for_error()`` to raise ``ToolError``); a JSON-RPC error
+        (unknown tool, bad arguments) raises ``ServerError``.
+
+        Args:
+            arguments: the tool's arguments (a JSON object).
+            timeout: seconds; ``None`` for no limit; default: the transport's.
+            meta: passed through as the request's ``_meta``.
+        """
+        if arguments is not None and not isinstance(arguments, Mapping):
+            raise TypeError(f"arguments must be a mapping, not {type(arguments).__name__}")
+        params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
+        if meta is not None:
+            params["_meta"] = dict(meta)
+        return CallToolResult.from_dict(self.request("tools/call", params, timeout=timeout), name)
+
+    # -- from the server ------------------------------------------------------
+
+    def _on_notification(self, message: Message) -> None:
+        # Reader thread: queue only.
+        if self.on_notification is not None:
+            self._dispatcher.submit(self.on_notification, message["method"], message.get("params"))
+
+    def _on_request(self, message: Message) -> None:
+        # Reader thread. A ping is answered here, at once: no user code runs
+        # and a busy dispatch thread must not make the server think we died.
+        if message["method"] == "ping":
+            self._answer(message["id"], {})
+            return
+        self._dispatcher.submit(self._run_request_handler, message)
+
+    def _run_request_handler(self, message: Message) -> None:
+        method = message["method"]
+        handler = self.request_handlers.get(method)
+        if handler is None:
+            self._answer_error(message["id"], ServerError(messages.ErrorCode.METHOD_NOT_FOUND, f"Method not found: {method}"))
+            return
+        try:
+            result = handler(message.get("params"))
+        except ServerError as exc:
+            self._answer_error(message["id"], exc)
+        except Exception as exc:
+            logger.exception("server %r: handler for %r failed", self.name, method)
+            self._answer_error(message["id"], ServerError(messages.ErrorCode.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}"))
+        else:
+            self._answer(message["id"], result)
+
+    def _answer(self, request_id: Any, result: dict[str, Any]) -> None:
+        try:
+            self.transport.respond(request_id, result)
+        except MCPError as exc:
+            logger.debug("server %r: could not answer request %r: %s", self.name, request_id, exc)
+
+    def _answer_error(self, request_id: Any, error: ServerError) -> None:
+        try:
+            self.transport.respond(request_id, error=error)
+        except MCPError as exc:
+            logger.debug("server %r: could not answer request %r: %s", self.name, request_id, exc)
+
+
+def connect(target: Any, *, name: Optional[str] = None, timeout: Any = USE_DEFAULT, **client_kwargs: Any) -> Client:
+    """Start or reach one server, run the handshake, and return the ready ``Client``.
+
+    Args:
+        target: an ``mcpServers``-style dict (``{"command": ..., "args": [...]}``),
+            a ``StdioServerConfig`` / ``HTTPServerConfig``, a URL, a command
+            line string, or a list ``[command, *args]``.
+        name: the server's name in logs and thread names.
+        timeout: seconds for the handshake (default: the config's timeout, else 30 s).
+        **client_kwargs: passed to ``Client``.
+
+    Raises:
+        ConfigurationError: ``target`` is not a valid server description.
+        NotSupportedError: the transport it needs is not available yet.
+        ConnectError, TransportClosed, RequestTimeout, ProtocolError: as ``Client.initialize``.
+    """
+    config = server_config_from(target, name)
+    client = Client(create_transport(config), **client_kwargs)
+    client.initialize(timeout=timeout)
+    return client

@@ -1,0 +1,324 @@
+"""A small, real MCP server over stdio, built on ``mcpsync.messages``.
+
+It serves the demo and mcpsync's own tests, and you can use it to test code
+that talks to MCP servers::
+
+    python -m mcpsync.testing [--name NAME] [--page-size N] [--protocol-version V] [--ignore-sigterm]
+
+Tools:
+    echo(text)                  returns the text
+    add(a, b)                   returns the sum, also as structured content {"sum": ...}
+    fail(message)               a tool failure (``isError: true``)
+    sleep(seconds)              waits (stops early, without answering, when cancelled)
+    progress(steps, delay)      sends ``notifications/progress`` when asked for, then "done"
+    log(message, level)         sends ``notifications/message`` before answering
+    stderr(text, lines)         writes lines to stderr
+    crash(code, message)        writes message to stderr and exits mid-call
+    cancelled_requests()        the request ids the client has cancelled so far
+    ask_client(method, params)  sends a request to the client and returns its answer
+    misbehave(kind)             writes something broken: "garbage", "invalid", "unknown_id",
+                                "bad_response" (an invalid answer to this very call)
+
+Quick tools run on the reading thread; slow ones on a thread of their own, so
+the server keeps reading (and sees cancellations) while they run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from typing import Any, Callable, Optional
+
+from .. import messages
+from .._version import __version__
+from ..messages import ErrorCode
+
+HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+
+_TEXT = {"type": "string"}
+_NUMBER = {"type": "number"}
+_INTEGER = {"type": "integer"}
+
+
+def _schema(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": list(required)}
+
+
+TOOLS: list[dict[str, Any]] = [
+    {"name": "echo", "description": "Return the text you send.",
+     "inputSchema": _schema({"text": _TEXT}, ("text",))},
+    {"name": "add", "description": "Add two numbers.",
+     "inputSchema": _schema({"a": _NUMBER, "b": _NUMBER}, ("a", "b")),
+     "outputSchema": _schema({"sum": _NUMBER}, ("sum",))},
+    {"name": "fail", "description": "Fail with the given message (isError: true).",
+     "inputSchema": _schema({"message": _TEXT})},
+    {"name": "sleep", "description": "Wait for the given seconds, then answer.",
+     "inputSchema": _schema({"seconds": _NUMBER}, ("seconds",))},
+    {"name": "progress", "description": "Report progress in steps, then answer 'done'.",
+     "inputSchema": _schema({"steps": _INTEGER, "delay": _NUMBER})},
+    {"name": "log", "description": "Send a log notification to the client, then answer.",
+     "inputSchema": _schema({"message": _TEXT, "level": _TEXT}, ("message",))},
+    {"name": "stderr", "description": "Write lines to the server's stderr.",
+     "inputSchema": _schema({"text": _TEXT, "lines": _INTEGER}, ("text",))},
+    {"name": "crash", "description": "Exit in the middle of the call.",
+     "inputSchema": _schema({"code": _INTEGER, "message": _TEXT})},
+    {"name": "cancelled_requests", "description": "The request ids the client cancelled so far.",
+     "inputSchema": _schema({})},
+    {"name": "ask_client", "description": "Send a request to the client; return its answer.",
+     "inputSchema": _schema({"method": _TEXT, "params": {"type": "object"}}, ("method",))},
+    {"name": "misbehave", "description": "Write a broken message (for testing clients).",
+     "inputSchema": _schema({"kind": {"enum": ["garbage", "invalid", "unknown_id", "bad_response"]}},
+                            ("kind",))},
+]  # fmt: skip
+
+SLOW_TOOLS = frozenset({"sleep", "progress", "ask_client"})
+
+
+class ToolFailure(Exception):
+    """Raised by a tool to answer with ``isError: true``."""
+
+
+class TestServer:
+    """The server's state and handlers; ``serve()`` runs it on stdin/stdout."""
+
+    def __init__(
+        self,
+        name: str = "mcpsync-test-server",
+        page_size: Optional[int] = None,
+        protocol_version: Optional[str] = None,
+        stdin: Any = None,
+        stdout: Any = None,
+    ) -> None:
+        self.name = name
+        self.page_size = page_size
+        self.protocol_version = protocol_version
+        self._stdin = stdin if stdin is not None else sys.stdin.buffer
+        self._stdout = stdout if stdout is not None else sys.stdout.buffer
+        self._write_lock = threading.Lock()
+        self._lock = threading.Lock()
+        self._running: dict[Any, threading.Event] = {}
+        self._cancelled: list[Any] = []
+        self._client_answers: dict[str, tuple[threading.Event, list[dict[str, Any]]]] = {}
+        self._client_request_ids = iter(range(1, 1 << 62))
+        self._workers: list[threading.Thread] = []
+
+    # -- wire -----------------------------------------------------------------
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.send_raw(messages.encode(message))
+
+    def send_raw(self, data: bytes) -> None:
+        with self._write_lock:
+            self._stdout.write(data)
+            self._stdout.flush()
+
+    def serve(self) -> None:
+        """Read requests until stdin closes, then wait (bounded) for running tools."""
+        for line in iter(self._stdin.readline, b""):
+            if line.strip():
+                self.handle_line(line)
+        deadline = time.monotonic() + 5
+        for worker in self._workers:
+            worker.join(max(0.0, deadline - time.monotonic()))
+
+    def handle_line(self, line: bytes) -> None:
+        try:
+            message = json.loads(line)
+        except ValueError as exc:
+            self.send(messages.error_response(None, ErrorCode.PARSE_ERROR, f"Parse error: {exc}"))
+            return
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+            self.send(messages.error_response(None, ErrorCode.INVALID_REQUEST, "Invalid Request"))
+            return
+        method = message.get("method")
+        if method is None:
+            self._client_answered(message)
+        elif "id" not in message:
+            self._notification(method, message.get("params") or {})
+        else:
+            self._request(message["id"], method, message.get("params") or {})
+
+    # -- dispatch -------------------------------------------------------------
+
+    def _notification(self, method: str, params: dict[str, Any]) -> None:
+        if method == "notifications/cancelled":
+            request_id = params.get("requestId")
+            with self._lock:
+                self._cancelled.append(request_id)
+                event = self._running.get(request_id)
+            if event is not None:
+                event.set()
+
+    def _client_answered(self, message: dict[str, Any]) -> None:
+        with self._lock:
+            waiting = self._client_answers.get(str(message.get("id")))
+        if waiting is not None:
+            waiting[1].append(message)
+            waiting[0].set()
+
+    def _request(self, request_id: Any, method: str, params: dict[str, Any]) -> None:
+        if method == "initialize":
+            asked = params.get("protocolVersion")
+            version = self.protocol_version or (asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[0])
+            self.send(messages.success_response(request_id, {
+                "protocolVersion": version,
+                "capabilities": {"tools": {"listChanged": False}, "logging": {}},
+                "serverInfo": {"name": self.name, "version": __version__, "title": "mcpsync test server"},
+                "instructions": "A server for testing MCP clients.",
+            }))  # fmt: skip
+        elif method == "ping":
+            self.send(messages.success_response(request_id, {}))
+        elif method == "logging/setLevel":
+            self.send(messages.success_response(request_id, {}))
+        elif method == "tools/list":
+            self.send(messages.success_response(request_id, self._list_tools(params.get("cursor"))))
+        elif method == "tools/call":
+            name = params.get("name")
+            if name in SLOW_TOOLS:
+                worker = threading.Thread(target=self._call_tool, args=(request_id, params), daemon=True)
+                self._workers = [w for w in self._workers if w.is_alive()] + [worker]
+                worker.start()
+            else:
+                self._call_tool(request_id, params)
+        else:
+            self.send(messages.error_response(request_id, ErrorCode.METHOD_NOT_FOUND, f"Method not found: {method}"))
+
+    def _list_tools(self, cursor: Optional[str]) -> dict[str, Any]:
+        if self.page_size is None:
+            return {"tools": TOOLS}
+        start = int(cursor or 0)
+        end = start + self.page_size
+        result: dict[str, Any] = {"tools": TOOLS[start:end]}
+        if end < len(TOOLS):
+            result["nextCursor"] = str(end)
+        return result
+
+    def _call_tool(self, request_id: Any, params: dict[str, Any]) -> None:
+        name = params.get("name")
+        tool: Optional[Callable[..., dict[str, Any]]] = getattr(self, f"tool_{name}", None)
+        if tool is None or not any(t["name"] == name for t in TOOLS):
+            self.send(messages.error_response(request_id, ErrorCode.INVALID_PARAMS, f"Unknown tool: {name}"))
+            return
+        cancel = threading.Event()
+        with self._lock:
+            self._running[request_id] = cancel
+        try:
+            result = tool(request_id, cancel, params.get("_meta") or {}, **(params.get("arguments") or {}))
+        except ToolFailure as exc:
+            result = {"content": [{"type": "text", "text": str(exc)}], "isError": True}
+        except TypeError as exc:
+            result = {"content": [{"type": "text", "text": f"bad arguments: {exc}"}], "isError": True}
+        finally:
+            with self._lock:
+                self._running.pop(request_id, None)
+        if cancel.is_set() or result is None:
+            return  # cancelled: the spec says not to answer
+        self.send(messages.success_response(request_id, result))
+
+    # -- tools ----------------------------------------------------------------
+    # Each gets (request_id, cancel_event, meta, **arguments) and returns a result dict.
+
+    @staticmethod
+    def _text(text: str) -> dict[str, Any]:
+        return {"content": [{"type": "text", "text": text}], "isError": False}
+
+    def tool_echo(self, _id: Any, _cancel: threading.Event, _meta: dict[str, Any], text: str) -> dict[str, Any]:
+        return self._text(text)
+
+    def tool_add(self, _id: Any, _cancel: threading.Event, _meta: dict[str, Any], a: float, b: float) -> dict[str, Any]:
+        total = a + b
+        return {"content": [{"type": "text", "text": json.dumps({"sum": total})}],
+                "structuredContent": {"sum": total}, "isError": False}  # fmt: skip
+
+    def tool_fail(self, _id: Any, _cancel: threading.Event, _meta: dict[str, Any], message: str = "failed") -> dict[str, Any]:
+        raise ToolFailure(message)
+
+    def tool_sleep(self, _id: Any, cancel: threading.Event, _meta: dict[str, Any], seconds: float) -> dict[str, Any]:
+        cancel.wait(seconds)
+        return self._text(f"slept {seconds}s")
+
+    def tool_progress(self, _id: Any, cancel: threading.Event, meta: dict[str, Any], steps: int = 3, delay: float = 0.01) -> dict[str, Any]:
+        token = meta.get("progressToken")
+        for step in range(1, steps + 1):
+            if cancel.wait(delay):
+                break
+            if token is not None:
+                self.send(messages.notification("notifications/progress", {
+                    "progressToken": token, "progress": step, "total": steps, "message": f"step {step} of {steps}",
+                }))  # fmt: skip
+        return self._text("done")
+
+    def tool_log(self, _id: Any, _cancel: threading.Event, _meta: dict[str, Any], message: str, level: str = "info") -> dict[str, Any]:
+        self.send(messages.notification("notifications/message", {"level": level, "logger": self.name, "data": message}))
+        return self._text("logged")
+
+    def tool_stderr(self, _id: Any, _cancel: threading.Event, _meta: dict[str, Any], text: str, lines: int = 1) -> dict[str, Any]:
+        for _ in range(lines):
+            sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+        return self._text(f"wrote {lines} lines")
+
+    def tool_crash(self, _id: Any, _cancel: threading.Event, _meta: dict[str, Any], code: int = 3, message: str = "crashing on purpose") -> dict[str, Any]:
+        sys.stderr.write(message + "\n")
+        sys.stderr.flush()
+        os._exit(code)
+
+    def tool_cancelled_requests(self, _id: Any, _cancel: threading.Event, _meta: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            cancelled = list(self._cancelled)
+        return {"content": [{"type": "text", "text": json.dumps(cancelled)}],
+                "structuredContent": {"cancelled": cancelled}, "isError": False}  # fmt: skip
+
+    def tool_ask_client(self, _id: Any, cancel: threading.Event, _meta: dict[str, Any], method: str, params: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+        ask_id = f"s-{next(self._client_request_ids)}"
+        answered = threading.Event()
+        answers: list[dict[str, Any]] = []
+        with self._lock:
+            self._client_answers[ask_id] = (answered, answers)
+        self.send(messages.request(ask_id, method, params))
+        try:
+            if not answered.wait(10):
+                raise ToolFailure(f"the client did not answer {method} within 10s")
+        finally:
+            with self._lock:
+                self._client_answers.pop(ask_id, None)
+        answer = answers[0]
+        return {"content": [{"type": "text", "text": json.dumps(answer)}],
+                "structuredContent": answer, "isError": False}  # fmt: skip
+
+    def tool_misbehave(self, request_id: Any, _cancel: threading.Event, _meta: dict[str, Any], kind: str) -> Optional[dict[str, Any]]:
+        if kind == "garbage":
+            self.send_raw(b"this is not json {\n")
+        elif kind == "invalid":
+            self.send_raw(b'{"jsonrpc":"2.0","method":42}\n')
+        elif kind == "unknown_id":
+            self.send(messages.success_response(987654321, {}))
+        elif kind == "bad_response":
+            self.send_raw(messages.encode({"jsonrpc": "2.0", "id": request_id, "result": "not an object"}))
+            return None  # that was the answer
+        else:
+            raise ToolFailure(f"unknown kind {kind!r}")
+        return self._text(f"sent {kind}")
+
+
+def main(argv: Optional[list[str]] = None) -> None:
+    """Run the test server on stdin/stdout."""
+    parser = argparse.ArgumentParser(prog="python -m mcpsync.testing", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--name", default="mcpsync-test-server")
+    parser.add_argument("--page-size", type=int, default=None, help="page tools/list by this many tools")
+    parser.add_argument("--protocol-version", default=None, help="answer initialize with this version, whatever is asked")
+    parser.add_argument("--ignore-sigterm", action="store_true", help="ignore SIGTERM (tests the kill path)")
+    args = parser.parse_args(argv)
+    if args.ignore_sigterm:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    server = TestServer(args.name, page_size=args.page_size, protocol_version=args.protocol_version)
+    try:
+        server.serve()
+    except (BrokenPipeError, KeyboardInterrupt):
+        pass

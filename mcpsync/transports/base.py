@@ -1,0 +1,402 @@
+"""What every transport shares: the request/response machinery above the wire.
+
+A transport moves JSON-RPC messages and nothing else. Subclasses provide the
+wire (``_open``, ``_write``, ``_shutdown``) and feed every line or event they
+receive to ``_handle_data``; this class validates it, resolves the pending
+futures, and hands requests and notifications to the callbacks.
+
+Callbacks run on the transport's reader thread. They must return quickly and
+must not block on the transport (the ``Client`` only queues work for its own
+dispatch thread there); user code never runs on a reader thread.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import enum
+import logging
+import threading
+from dataclasses import dataclass, fields
+from typing import Any, Callable, Optional, Union
+
+from .. import messages
+from ..config import DEFAULT_TIMEOUT, USE_DEFAULT, resolve_timeout
+from ..errors import InvalidMessage, MCPError, RequestTimeout, ServerError, TransportClosed
+from ..messages import Kind, Message, RequestId
+from ..pending import PendingRequests, RequestFuture
+from ..schema import validate
+
+__all__ = ["Transport", "TransportState", "TransportStats"]
+
+logger = logging.getLogger("mcpsync.transport")
+
+MessageCallback = Callable[[Message], None]
+CloseCallback = Callable[[Optional[BaseException]], None]
+ErrorCallback = Callable[[BaseException], None]
+
+
+class TransportState(enum.Enum):
+    """Where a transport is in its life; it only moves forward."""
+
+    UNOPENED = "unopened"
+    OPEN = "open"
+    CLOSING = "closing"
+    CLOSED = "closed"
+
+
+@dataclass
+class TransportStats:
+    """Counters a user can read (``transport.stats``) to see what a connection went through.
+
+    Attributes:
+        sent: messages written.
+        received: messages read (each element of a batch counts).
+        malformed: lines or events that were not JSON (logged and skipped).
+        invalid: messages that failed the envelope schema (logged and skipped,
+            or failing their request when their id matched one).
+        unmatched_responses: responses whose id matches no request (logged and skipped).
+        late_responses: responses to requests their caller had given up on (dropped).
+        cancelled: requests we gave up on and told the server about.
+    """
+
+    sent: int = 0
+    received: int = 0
+    malformed: int = 0
+    invalid: int = 0
+    unmatched_responses: int = 0
+    late_responses: int = 0
+    cancelled: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        """The counters as a plain dict."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+class Transport:
+    """Base class of the transports; see the module docstring for the division of labour.
+
+    Args:
+        name: the server's name, used in logs, errors and thread names.
+        timeout: default seconds for ``request`` (``None``: 30 s; ``math.inf``: no limit).
+        on_notification: called with each notification from the server.
+        on_request: called with each request from the server; answer with ``respond``.
+        on_close: called once when the transport closes, with the error that
+            closed it, or ``None`` after ``close()``.
+        on_error: called with each non-fatal problem (an invalid message, say).
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        timeout: Optional[float] = None,
+        on_notification: Optional[MessageCallback] = None,
+        on_request: Optional[MessageCallback] = None,
+        on_close: Optional[CloseCallback] = None,
+        on_error: Optional[ErrorCallback] = None,
+    ) -> None:
+        self.name = name
+        self.default_timeout = DEFAULT_TIMEOUT if timeout is None else timeout
+        self.on_notification = on_notification
+        self.on_request = on_request
+        self.on_close = on_close
+        self.on_error = on_error
+        self.stats = TransportStats()
+        self.pending = PendingRequests()
+        self._state = TransportState.UNOPENED
+        self._state_lock = threading.Lock()
+        self._close_notified = False
+
+    # -- life -------------------------------------------------------------
+
+    @property
+    def state(self) -> TransportState:
+        """The transport's life stage."""
+        return self._state
+
+    @property
+    def is_connected(self) -> bool:
+        """Whether messages can be sent now."""
+        return self._state is TransportState.OPEN
+
+    def start(self) -> None:
+        """Open the connection (start the process, the reader threads).
+
+        Raises:
+            ConnectError: the server could not be started or reached.
+            TransportClosed: the transport was closed already.
+        """
+        with self._state_lock:
+            if self._state is TransportState.OPEN:
+                return
+            if self._state is not TransportState.UNOPENED:
+                raise TransportClosed(f"{self.name}: cannot start a closed transport")
+            self._open()
+            self._state = TransportState.OPEN
+
+    def close(self) -> None:
+        """Close the connection, fail what is pending, and join every thread (bounded).
+
+        Idempotent and safe from any thread, including a callback.
+        """
+        with self._state_lock:
+            if self._state in (TransportState.CLOSING, TransportState.CLOSED):
+                return
+            self._state = TransportState.CLOSING
+        self.pending.fail_all(lambda: TransportClosed(f"{self.name}: closed by the client"))
+        try:
+            self._shutdown()
+        finally:
+            self._state = TransportState.CLOSED
+            self._notify_closed(None)
+
+    def __enter__(self) -> Transport:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _notify_closed(self, error: Optional[BaseException]) -> None:
+        with self._state_lock:
+            if self._close_notified:
+                return
+            self._close_notified = True
+        if self.on_close is not None:
+            try:
+                self.on_close(error)
+            except Exception:
+                logger.exception("server %r: on_close callback failed", self.name)
+
+    def _connection_lost(self, make_error: Callable[[], TransportClosed]) -> None:
+        """Called by the reader when the connection ends without ``close()``."""
+        with self._state_lock:
+            closing = self._state in (TransportState.CLOSING, TransportState.CLOSED)
+            if not closing:
+                self._state = TransportState.CLOSED
+        if closing:
+            return
+        error = make_error()
+        logger.warning("server %r: connection lost: %s", self.name, error)
+        self.pending.fail_all(make_error)
+        self._notify_closed(error)
+
+    # -- sending ------------------------------------------------------------
+
+    def _send(self, message: Message) -> None:
+        data = messages.encode(message)
+        if self._state is not TransportState.OPEN:
+            raise TransportClosed(f"{self.name}: not connected ({self._state.value})")
+        self._write(data)
+
+    def send_request(self, method: str, params: Optional[dict[str, Any]] = None) -> RequestFuture:
+        """Send a request and return at once with a ``concurrent.futures.Future``.
+
+        The future's result is the response's ``result`` dict; it fails with
+        ``ServerError`` for an error response and ``TransportClosed`` when the
+        connection goes. ``future.cancel()`` forgets the request and sends
+        ``notifications/cancelled`` (except for ``initialize``). No timeout
+        applies: bound your own wait, as in ``future.result(timeout=...)``.
+
+        Raises:
+            TypeError: ``params`` is not a dict (or not JSON-serialisable).
+            TransportClosed: the connection is closed.
+        """
+        if params is not None and not isinstance(params, dict):
+            raise TypeError(f"params must be a dict or None, not {type(params).__name__}")
+        request_id = self.pending.next_id()
+        data = messages.encode(messages.request(request_id, method, params))
+        if self._state is not TransportState.OPEN:
+            raise TransportClosed(f"{self.name}: not connected ({self._state.value})")
+        future = self.pending.register(request_id, method, self._future_cancelled)
+        try:
+            self._write(data)
+        except BaseException as exc:
+            self.pending.reject(request_id, exc)
+            raise
+        return future
+
+    def request(
+        self, method: str, params: Optional[dict[str, Any]] = None, *, timeout: Any = USE_DEFAULT
+    ) -> dict[str, Any]:
+        """Send a request and block until its result arrives.
+
+        Args:
+            timeout: seconds; ``None`` waits without limit; default: the transport's.
+
+        Returns:
+            the response's ``result`` dict.
+
+        Raises:
+            RequestTimeout: no answer in time (the server is told with
+                ``notifications/cancelled``).
+            ServerError: the server answered with an error.
+            TransportClosed: the connection closed first.
+            KeyboardInterrupt: as usual; the request is cancelled first.
+        """
+        seconds = resolve_timeout(timeout, self.default_timeout)
+        future = self.send_request(method, params)
+        try:
+            result: dict[str, Any] = future.result(seconds)
+            return result
+        except concurrent.futures.TimeoutError:
+            if not self.abandon(future, f"timed out after {seconds:g}s"):
+                # The response won the race against the timeout.
+                return future.result(0)  # type: ignore[no-any-return]
+            raise RequestTimeout(method, seconds or 0.0) from None
+        except KeyboardInterrupt:
+            self.abandon(future, "interrupted by the user")
+            raise
+
+    def _future_cancelled(self, future: RequestFuture) -> None:
+        self.abandon(future, "cancelled by the caller")
+
+    def abandon(self, future: RequestFuture, reason: str) -> bool:
+        """Give up on a request: forget it and tell the server, unless it is ``initialize``.
+
+        Returns ``True`` if the request was still waiting; its late response
+        will be dropped (counted in ``stats.late_responses``).
+        """
+        if not self.pending.discard(future.request_id):
+            return False
+        if not future.done():
+            future.set_exception(TransportClosed(f"{self.name}: request abandoned: {reason}"))
+            # Nobody is waiting for this exception: mark it retrieved.
+            future.exception()
+        # The spec forbids cancelling initialize; the client will disconnect instead.
+        if future.method != "initialize" and self.is_connected:
+            self.stats.cancelled += 1
+            try:
+                self.notify(
+                    "notifications/cancelled", {"requestId": future.request_id, "reason": reason}
+                )
+            except MCPError as exc:
+                logger.debug("server %r: could not send cancellation: %s", self.name, exc)
+        return True
+
+    def notify(self, method: str, params: Optional[dict[str, Any]] = None) -> None:
+        """Send a notification.
+
+        Raises:
+            TransportClosed: the connection is closed.
+        """
+        self._send(messages.notification(method, params))
+
+    def respond(
+        self,
+        request_id: RequestId,
+        result: Optional[dict[str, Any]] = None,
+        *,
+        error: Union[ServerError, dict[str, Any], None] = None,
+    ) -> None:
+        """Answer a request the server sent: with ``result``, or with ``error``.
+
+        ``error`` may be a ``ServerError`` or a JSON-RPC error object dict.
+        """
+        if error is not None:
+            if isinstance(error, ServerError):
+                error = messages.error_object(error.code, error.message, error.data)
+            self._send({"jsonrpc": messages.JSONRPC_VERSION, "id": request_id, "error": error})
+        else:
+            self._send(messages.success_response(request_id, result if result is not None else {}))
+
+    # -- receiving ----------------------------------------------------------
+
+    def _problem(self, error: InvalidMessage) -> None:
+        logger.warning("server %r: skipped %s", self.name, error)
+        if self.on_error is not None:
+            try:
+                self.on_error(error)
+            except Exception:
+                logger.exception("server %r: on_error callback failed", self.name)
+
+    def _handle_data(self, data: Union[bytes, str]) -> None:
+        """Handle one framed message (a line, an SSE event's data) from the wire."""
+        try:
+            decoded = messages.decode(data)
+        except ValueError as exc:
+            self.stats.malformed += 1
+            self._problem(InvalidMessage(f"not JSON ({exc})", messages.shorten(data)))
+            return
+        if type(decoded) is list and decoded:
+            # JSON-RPC batches existed only in 2025-03-26; accepting one is cheap.
+            for item in decoded:
+                self._handle_message(item)
+        else:
+            self._handle_message(decoded)
+
+    def _handle_message(self, message: Any) -> None:
+        self.stats.received += 1
+        try:
+            kind = validate(message)
+        except InvalidMessage as exc:
+            self.stats.invalid += 1
+            raw_id = message.get("id") if type(message) is dict and "method" not in message else None
+            if isinstance(raw_id, (int, float, str)) and self.pending.reject(
+                messages.response_key(raw_id), exc
+            ):
+                # The request it answers fails now instead of timing out.
+                logger.warning("server %r: request %r failed: %s", self.name, raw_id, exc)
+                return
+            self._problem(exc)
+            return
+        if kind is Kind.SUCCESS:
+            key = messages.response_key(message["id"])
+            if not self.pending.resolve(key, message["result"]):
+                self._unmatched(key, message)
+        elif kind is Kind.ERROR:
+            raw_id = message.get("id")
+            key = messages.response_key(raw_id)
+            if raw_id is None or not self.pending.reject(
+                key, ServerError.from_error_object(message["error"])
+            ):
+                self._unmatched(key, message)
+        else:
+            callback = self.on_request if kind is Kind.REQUEST else self.on_notification
+            if callback is None:
+                if kind is Kind.REQUEST:
+                    # Nobody handles requests here: the spec wants an answer anyway.
+                    self._answer_unhandled(message)
+                return
+            try:
+                callback(message)
+            except Exception:
+                logger.exception("server %r: %s callback failed", self.name, kind.value)
+
+    def _answer_unhandled(self, message: Message) -> None:
+        try:
+            self.respond(
+                message["id"],
+                error=messages.error_object(
+                    messages.ErrorCode.METHOD_NOT_FOUND, f"Method not found: {message['method']}"
+                ),
+            )
+        except MCPError as exc:
+            logger.debug("server %r: could not answer %r: %s", self.name, message["method"], exc)
+
+    def _unmatched(self, key: Any, message: Message) -> None:
+        if key is not None and self.pending.was_abandoned(key):
+            self.stats.late_responses += 1
+            logger.debug("server %r: dropped late response to abandoned request %r", self.name, key)
+            return
+        self.stats.unmatched_responses += 1
+        self._problem(
+            InvalidMessage(
+                "response to no request we sent" if key is not None else "error response without id",
+                messages.shorten(messages.encode(message).decode("utf-8").rstrip("\n")),
+            )
+        )
+
+    # -- the wire (subclasses) -----------------------------------------------
+
+    def _open(self) -> None:
+        """Open the wire and start the reader thread(s)."""
+        raise NotImplementedError
+
+    def _write(self, data: bytes) -> None:
+        """Write one encoded message (thread-safe); raise ``TransportClosed`` if the wire is gone."""
+        raise NotImplementedError
+
+    def _shutdown(self) -> None:
+        """Close the wire and join every thread, each wait bounded."""
+        raise NotImplementedError

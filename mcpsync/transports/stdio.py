@@ -1,0 +1,300 @@
+"""The stdio transport: the server is our child process; one JSON message per line.
+
+Threads (named ``mcpsync-<role>-<server>``): a reader for the child's stdout
+and one for its stderr. The stderr thread reads all the time, so a server that
+floods stderr never blocks on a full pipe; each line goes to the logger
+``mcpsync.server.<name>`` at INFO and into a bounded tail that is attached to
+``TransportClosed`` when the server dies.
+
+The child's environment: by default only the variables a program needs to run
+(``DEFAULT_INHERITED_ENV_VARS``) plus the configured ``env``, so secrets in our
+environment do not leak to every server; ``inherit_env=True`` passes ours whole.
+
+Shutdown, per the MCP spec: close the child's stdin, wait, SIGTERM to its
+process group, wait, SIGKILL; every wait is bounded and the child is reaped.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from typing import IO, Any, Optional
+
+from ..config import StdioServerConfig
+from ..errors import ConnectError, TransportClosed
+from .base import Transport
+
+__all__ = ["DEFAULT_INHERITED_ENV_VARS", "StdioTransport", "default_environment"]
+
+logger = logging.getLogger("mcpsync.transport")
+
+if sys.platform == "win32":  # pragma: no cover - we test on POSIX
+    DEFAULT_INHERITED_ENV_VARS: tuple[str, ...] = (
+        "APPDATA", "COMSPEC", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PATHEXT",
+        "PROCESSOR_ARCHITECTURE", "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "TMP", "USERNAME",
+        "USERPROFILE",
+    )  # fmt: skip
+else:
+    DEFAULT_INHERITED_ENV_VARS = (
+        "HOME", "LANG", "LC_ALL", "LC_CTYPE", "LOGNAME", "PATH", "SHELL", "TERM", "TMPDIR", "TZ",
+        "USER",
+    )  # fmt: skip
+
+#: Lines of the server's stderr kept for error messages.
+STDERR_TAIL_LINES = 20
+#: stderr is read in pieces of at most this many bytes, so an endless line costs no memory.
+STDERR_CHUNK = 64 * 1024
+#: How long the reader waits for the exit code and last stderr lines after stdout closes.
+EXIT_GRACE = 0.5
+
+
+def default_environment() -> dict[str, str]:
+    """The part of our environment a server gets by default."""
+    env = {}
+    for key in DEFAULT_INHERITED_ENV_VARS:
+        value = os.environ.get(key)
+        # A value starting with "()" is an exported shell function: never pass those on.
+        if value is not None and not value.startswith("()"):
+            env[key] = value
+    return env
+
+
+def _safe_logger_name(name: str) -> str:
+    return "mcpsync.server." + name.replace(".", "_")
+
+
+class StdioTransport(Transport):
+    """Talk to a server we start as a child process, over its stdin and stdout.
+
+    Args:
+        command: the program (looked up on ``PATH``).
+        args: its arguments.
+        env: variables added to the child's environment.
+        cwd: the child's working directory.
+        inherit_env: give the child our whole environment, not the safe default.
+        name: the server's name (default: the program's base name).
+        timeout: default request timeout in seconds (``None``: 30 s).
+        exit_timeout: seconds to wait for the child to exit after its stdin is closed.
+        terminate_timeout: seconds to wait after SIGTERM before SIGKILL.
+        **callbacks: ``on_notification``, ``on_request``, ``on_close``, ``on_error``
+            (see ``Transport``).
+    """
+
+    def __init__(
+        self,
+        command: str,
+        args: Sequence[str] = (),
+        *,
+        env: Optional[Mapping[str, str]] = None,
+        cwd: Optional[str] = None,
+        inherit_env: bool = False,
+        name: Optional[str] = None,
+        timeout: Optional[float] = None,
+        exit_timeout: float = 2.0,
+        terminate_timeout: float = 2.0,
+        **callbacks: Any,
+    ) -> None:
+        config = StdioServerConfig(
+            command=command, args=args, env=env, cwd=cwd, timeout=timeout, name=name,
+            inherit_env=inherit_env,
+        )  # fmt: skip
+        super().__init__(name=config.display_name, timeout=timeout, **callbacks)
+        self.config = config
+        self.exit_timeout = exit_timeout
+        self.terminate_timeout = terminate_timeout
+        self.server_logger = logging.getLogger(_safe_logger_name(self.name))
+        self._process: Optional[subprocess.Popen[bytes]] = None
+        self._write_lock = threading.Lock()
+        self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
+        self._reader: Optional[threading.Thread] = None
+        self._stderr_reader: Optional[threading.Thread] = None
+        # Set when close() runs on the reader thread itself: the reader closes stdout on its way out.
+        self._reader_closes_stdout = False
+
+    @classmethod
+    def from_config(cls, config: StdioServerConfig, **kwargs: Any) -> StdioTransport:
+        """Build from a ``StdioServerConfig``; ``kwargs`` as for the constructor."""
+        return cls(
+            config.command, config.args, env=config.env, cwd=config.cwd,
+            inherit_env=config.inherit_env, name=config.name, timeout=config.timeout, **kwargs,
+        )  # fmt: skip
+
+    @property
+    def pid(self) -> Optional[int]:
+        """The child's process id, once started."""
+        return self._process.pid if self._process is not None else None
+
+    @property
+    def returncode(self) -> Optional[int]:
+        """The child's exit code, once it has exited and been reaped."""
+        return self._process.returncode if self._process is not None else None
+
+    @property
+    def stderr_tail(self) -> tuple[str, ...]:
+        """The last lines the server wrote to stderr."""
+        return tuple(self._stderr_tail)
+
+    # -- opening ------------------------------------------------------------
+
+    def _open(self) -> None:
+        config = self.config
+        env = dict(os.environ) if config.inherit_env else default_environment()
+        env.update(config.env or {})
+        popen_kwargs: dict[str, Any] = {}
+        if sys.platform == "win32":  # pragma: no cover
+            popen_kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP
+        else:
+            # Its own process group, so shutdown reaches the server's own children too.
+            popen_kwargs["start_new_session"] = True
+        try:
+            self._process = subprocess.Popen(
+                [config.command, *config.args],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+                cwd=config.cwd,
+                **popen_kwargs,
+            )
+        except OSError as exc:
+            raise ConnectError(
+                f"cannot start server {self.name!r} ({config.command!r}): {exc.strerror or exc}"
+            ) from exc
+        self._reader = threading.Thread(
+            target=self._read_stdout, name=f"mcpsync-reader-{self.name}", daemon=True
+        )
+        self._stderr_reader = threading.Thread(
+            target=self._read_stderr, name=f"mcpsync-stderr-{self.name}", daemon=True
+        )
+        self._stderr_reader.start()
+        self._reader.start()
+
+    # -- the wire -----------------------------------------------------------
+
+    def _write(self, data: bytes) -> None:
+        process = self._process
+        assert process is not None and process.stdin is not None
+        with self._write_lock:
+            try:
+                process.stdin.write(data)
+                process.stdin.flush()
+            except (OSError, ValueError) as exc:  # broken pipe, or stdin closed by close()
+                raise self._closed_error(f"cannot write to the server: {exc}") from exc
+            self.stats.sent += 1
+
+    def _read_stdout(self) -> None:
+        process = self._process
+        assert process is not None and process.stdout is not None
+        stdout = process.stdout
+        try:
+            for line in iter(stdout.readline, b""):
+                if line.strip():
+                    try:
+                        self._handle_data(line)
+                    except Exception:  # never let one message end the reader
+                        logger.exception("server %r: failed to handle a message", self.name)
+        except (OSError, ValueError) as exc:
+            logger.debug("server %r: stdout read ended: %s", self.name, exc)
+        finally:
+            self._connection_lost(self._describe_exit)
+            if self._reader_closes_stdout:
+                stdout.close()
+
+    def _read_stderr(self) -> None:
+        process = self._process
+        assert process is not None and process.stderr is not None
+        stderr: IO[bytes] = process.stderr
+        server_logger = self.server_logger
+        try:
+            for chunk in iter(lambda: stderr.readline(STDERR_CHUNK), b""):
+                line = chunk.decode("utf-8", "replace").rstrip("\r\n")
+                self._stderr_tail.append(line)
+                if server_logger.isEnabledFor(logging.INFO):
+                    server_logger.info("%s", line)
+        except (OSError, ValueError) as exc:
+            logger.debug("server %r: stderr read ended: %s", self.name, exc)
+
+    def _closed_error(self, detail: str) -> TransportClosed:
+        return TransportClosed(
+            f"{self.name}: {detail}",
+            exit_code=self.returncode,
+            stderr_tail=self.stderr_tail,
+        )
+
+    def _describe_exit(self) -> TransportClosed:
+        """Build the error for a server that went away: exit code and last stderr lines."""
+        process = self._process
+        assert process is not None
+        try:
+            process.wait(EXIT_GRACE)
+        except subprocess.TimeoutExpired:
+            return self._closed_error("the server closed its stdout but is still running")
+        if self._stderr_reader is not None:
+            # Its last words may still be in the pipe.
+            self._stderr_reader.join(EXIT_GRACE)
+        return self._closed_error(f"the server process exited with code {process.returncode}")
+
+    # -- closing ------------------------------------------------------------
+
+    def _signal_group(self, sig: int) -> None:
+        process = self._process
+        assert process is not None
+        try:
+            if sys.platform == "win32":  # pragma: no cover
+                process.kill() if sig == getattr(signal, "SIGKILL", None) else process.terminate()
+            else:
+                os.killpg(process.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def _shutdown(self) -> None:
+        process = self._process
+        if process is None:
+            return
+        assert process.stdin is not None
+        # A writer blocked on a full pipe holds the lock; then skip straight to signals.
+        if self._write_lock.acquire(timeout=self.exit_timeout):
+            try:
+                process.stdin.close()
+            except OSError:
+                pass
+            finally:
+                self._write_lock.release()
+        try:
+            process.wait(self.exit_timeout)
+        except subprocess.TimeoutExpired:
+            logger.info("server %r: did not exit after stdin closed; sending SIGTERM", self.name)
+            self._signal_group(signal.SIGTERM)
+            try:
+                process.wait(self.terminate_timeout)
+            except subprocess.TimeoutExpired:
+                logger.warning("server %r: ignored SIGTERM; sending SIGKILL", self.name)
+                self._signal_group(getattr(signal, "SIGKILL", signal.SIGTERM))
+                try:
+                    process.wait(self.terminate_timeout)
+                except subprocess.TimeoutExpired:
+                    logger.error("server %r: process %d survived SIGKILL", self.name, process.pid)
+        current = threading.current_thread()
+        for thread, stream in ((self._reader, process.stdout), (self._stderr_reader, process.stderr)):
+            if thread is None or stream is None:
+                continue
+            if thread is current:
+                self._reader_closes_stdout = True
+                continue
+            thread.join(self.terminate_timeout)
+            if thread.is_alive():
+                # Closing a stream another thread is reading would block on its lock.
+                logger.warning("server %r: thread %s did not stop; leaving it", self.name, thread.name)
+                continue
+            stream.close()
+        if not process.stdin.closed and not self._write_lock.locked():
+            try:
+                process.stdin.close()
+            except OSError:
+                pass
