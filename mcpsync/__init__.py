@@ -10,7 +10,7 @@ Blocking calls that always return (every wait has a timeout), safe from many
 threads, no event loop. See the README for the whole API.
 """
 
-import logging
+import logging as _logging
 
 from ._version import __version__
 from .client import (
@@ -83,4 +83,4 @@ __all__ = [
     "create_transport",
 ]
 
-logging.getLogger(__name__).addHandler(logging.NullHandler())
+_logging.getLogger(__name__).addHandler(_logging.NullHandler())

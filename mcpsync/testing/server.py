@@ -9,12 +9,14 @@ Tools:
     echo(text)                  returns the text
     add(a, b)                   returns the sum, also as structured content {"sum": ...}
     fail(message)               a tool failure (``isError: true``)
-    sleep(seconds)              waits (stops early, without answering, when cancelled)
+    sleep(seconds, ignore_cancel)  waits; stops early, without answering, when cancelled
+                                (unless ignore_cancel: then it answers late, as some servers do)
     progress(steps, delay)      sends ``notifications/progress`` when asked for, then "done"
     log(message, level)         sends ``notifications/message`` before answering
     stderr(text, lines)         writes lines to stderr
     crash(code, message)        writes message to stderr and exits mid-call
     cancelled_requests()        the request ids the client has cancelled so far
+    environment(names)          the server's working directory and the named environment variables
     ask_client(method, params)  sends a request to the client and returns its answer
     misbehave(kind)             writes something broken: "garbage", "invalid", "unknown_id",
                                 "bad_response" (an invalid answer to this very call)
@@ -58,7 +60,7 @@ TOOLS: list[dict[str, Any]] = [
     {"name": "fail", "description": "Fail with the given message (isError: true).",
      "inputSchema": _schema({"message": _TEXT})},
     {"name": "sleep", "description": "Wait for the given seconds, then answer.",
-     "inputSchema": _schema({"seconds": _NUMBER}, ("seconds",))},
+     "inputSchema": _schema({"seconds": _NUMBER, "ignore_cancel": {"type": "boolean"}}, ("seconds",))},
     {"name": "progress", "description": "Report progress in steps, then answer 'done'.",
      "inputSchema": _schema({"steps": _INTEGER, "delay": _NUMBER})},
     {"name": "log", "description": "Send a log notification to the client, then answer.",
@@ -69,6 +71,8 @@ TOOLS: list[dict[str, Any]] = [
      "inputSchema": _schema({"code": _INTEGER, "message": _TEXT})},
     {"name": "cancelled_requests", "description": "The request ids the client cancelled so far.",
      "inputSchema": _schema({})},
+    {"name": "environment", "description": "The working directory and the named environment variables.",
+     "inputSchema": _schema({"names": {"type": "array", "items": _TEXT}})},
     {"name": "ask_client", "description": "Send a request to the client; return its answer.",
      "inputSchema": _schema({"method": _TEXT, "params": {"type": "object"}}, ("method",))},
     {"name": "misbehave", "description": "Write a broken message (for testing clients).",
@@ -238,8 +242,13 @@ class TestServer:
     def tool_fail(self, _id: Any, _cancel: threading.Event, _meta: dict[str, Any], message: str = "failed") -> dict[str, Any]:
         raise ToolFailure(message)
 
-    def tool_sleep(self, _id: Any, cancel: threading.Event, _meta: dict[str, Any], seconds: float) -> dict[str, Any]:
-        cancel.wait(seconds)
+    def tool_sleep(self, _id: Any, cancel: threading.Event, _meta: dict[str, Any], seconds: float,
+                   ignore_cancel: bool = False) -> dict[str, Any]:
+        if ignore_cancel:
+            time.sleep(seconds)
+            cancel.clear()
+        else:
+            cancel.wait(seconds)
         return self._text(f"slept {seconds}s")
 
     def tool_progress(self, _id: Any, cancel: threading.Event, meta: dict[str, Any], steps: int = 3, delay: float = 0.01) -> dict[str, Any]:
@@ -273,6 +282,10 @@ class TestServer:
             cancelled = list(self._cancelled)
         return {"content": [{"type": "text", "text": json.dumps(cancelled)}],
                 "structuredContent": {"cancelled": cancelled}, "isError": False}  # fmt: skip
+
+    def tool_environment(self, _id: Any, _cancel: threading.Event, _meta: dict[str, Any], names: Optional[list[str]] = None) -> dict[str, Any]:
+        found = {"cwd": os.getcwd(), "env": {name: os.environ.get(name) for name in names or []}}
+        return {"content": [{"type": "text", "text": json.dumps(found)}], "structuredContent": found, "isError": False}
 
     def tool_ask_client(self, _id: Any, cancel: threading.Event, _meta: dict[str, Any], method: str, params: Optional[dict[str, Any]] = None) -> dict[str, Any]:
         ask_id = f"s-{next(self._client_request_ids)}"

@@ -106,6 +106,8 @@ class Transport:
         self._state = TransportState.UNOPENED
         self._state_lock = threading.Lock()
         self._close_notified = False
+        # close() must still reap and join after the connection was lost on its own.
+        self._shutdown_started = False
 
     # -- life -------------------------------------------------------------
 
@@ -140,9 +142,11 @@ class Transport:
         Idempotent and safe from any thread, including a callback.
         """
         with self._state_lock:
-            if self._state in (TransportState.CLOSING, TransportState.CLOSED):
+            if self._shutdown_started:
                 return
-            self._state = TransportState.CLOSING
+            self._shutdown_started = True
+            if self._state is not TransportState.CLOSED:  # not already lost
+                self._state = TransportState.CLOSING
         self.pending.fail_all(lambda: TransportClosed(f"{self.name}: closed by the client"))
         try:
             self._shutdown()
@@ -169,13 +173,15 @@ class Transport:
                 logger.exception("server %r: on_close callback failed", self.name)
 
     def _connection_lost(self, make_error: Callable[[], TransportClosed]) -> None:
-        """Called by the reader when the connection ends without ``close()``."""
+        """Called by the reader when the connection ends without ``close()``.
+
+        Pending requests fail at once; the wire's resources stay until the
+        owner calls ``close()``, which is still required.
+        """
         with self._state_lock:
-            closing = self._state in (TransportState.CLOSING, TransportState.CLOSED)
-            if not closing:
-                self._state = TransportState.CLOSED
-        if closing:
-            return
+            if self._shutdown_started:
+                return  # close() is at work and reports the closing itself
+            self._state = TransportState.CLOSED
         error = make_error()
         logger.warning("server %r: connection lost: %s", self.name, error)
         self.pending.fail_all(make_error)

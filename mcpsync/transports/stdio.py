@@ -12,6 +12,9 @@ environment do not leak to every server; ``inherit_env=True`` passes ours whole.
 
 Shutdown, per the MCP spec: close the child's stdin, wait, SIGTERM to its
 process group, wait, SIGKILL; every wait is bounded and the child is reaped.
+The server runs in a process group of its own, so whatever it started itself
+(``npx`` and ``uvx`` start the real server as a grandchild) is signalled too,
+even when the server itself exits cleanly.
 """
 
 from __future__ import annotations
@@ -268,6 +271,8 @@ class StdioTransport(Transport):
                 self._write_lock.release()
         try:
             process.wait(self.exit_timeout)
+            # The server is gone; children it left in its process group go too.
+            self._signal_group(signal.SIGTERM)
         except subprocess.TimeoutExpired:
             logger.info("server %r: did not exit after stdin closed; sending SIGTERM", self.name)
             self._signal_group(signal.SIGTERM)

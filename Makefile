@@ -1,0 +1,58 @@
+# The CI contract: `make demo` and `make test` work on a fresh machine with
+# nothing but Python 3.9+ and make; each installs what it needs into .venv.
+
+PYTHON ?= python3
+VENV ?= .venv
+VENV_PYTHON := $(VENV)/bin/python
+PIP := $(VENV_PYTHON) -m pip --disable-pip-version-check --quiet
+PYTEST_ARGS ?=
+
+# One stamp per set of extras; each is redone when the package metadata changes.
+RUNTIME_STAMP := $(VENV)/.installed-runtime
+TEST_STAMP := $(VENV)/.installed-test
+DEV_STAMP := $(VENV)/.installed-dev
+
+.PHONY: install demo test lint typecheck bench clean
+
+$(VENV_PYTHON):
+	$(PYTHON) -m venv $(VENV)
+
+$(RUNTIME_STAMP): setup.cfg setup.py pyproject.toml | $(VENV_PYTHON)
+	$(PIP) install -e .
+	touch $@
+
+$(TEST_STAMP): setup.cfg setup.py pyproject.toml | $(VENV_PYTHON)
+	$(PIP) install -e '.[test]'
+	touch $@ $(RUNTIME_STAMP)
+
+$(DEV_STAMP): setup.cfg setup.py pyproject.toml | $(VENV_PYTHON)
+	$(PIP) install -e '.[test,dev]'
+	touch $@ $(TEST_STAMP) $(RUNTIME_STAMP)
+
+## install: create .venv if missing and install mcpsync (editable) with its test extra
+install: $(TEST_STAMP)
+
+## demo: run the demo against the bundled test server over stdio
+demo: $(RUNTIME_STAMP)
+	$(VENV_PYTHON) -m mcpsync demo
+
+## test: run the whole test suite
+test: $(TEST_STAMP)
+	$(VENV_PYTHON) -m pytest $(PYTEST_ARGS)
+
+## lint: ruff
+lint: $(DEV_STAMP)
+	$(VENV_PYTHON) -m ruff check mcpsync tests benchmarks
+
+## typecheck: mypy (strict) on the package
+typecheck: $(DEV_STAMP)
+	$(VENV_PYTHON) -m mypy
+
+## bench: the side-by-side benchmarks (mcpsync vs the official SDK vs a raw client)
+bench: $(TEST_STAMP)
+	$(VENV_PYTHON) benchmarks/bench_stdio.py
+
+## clean: remove the virtualenv and build leftovers
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

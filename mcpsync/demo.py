@@ -1,0 +1,78 @@
+"""The demo: start the bundled test server over stdio and show what mcpsync does.
+
+Run it with ``make demo`` or ``python -m mcpsync demo``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from typing import Any, TextIO
+
+from .client import connect
+from .errors import RequestTimeout, ToolError
+from .testing import server_config
+
+__all__ = ["run_demo"]
+
+
+def _table(rows: list[tuple[str, ...]], out: TextIO) -> None:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for n, row in enumerate(rows):
+        out.write("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n")
+        if n == 0:
+            out.write("  " + "  ".join("-" * width for width in widths) + "\n")
+
+
+def _params(schema: Any) -> str:
+    properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
+    required = set(schema.get("required", [])) if isinstance(schema, dict) else set()
+    return ", ".join(name + ("" if name in required else "?") for name in properties)
+
+
+def run_demo(out: TextIO = sys.stdout) -> int:
+    """Run the demo, writing to ``out``; returns the exit status."""
+    threads_before = threading.active_count()
+    started = time.perf_counter()
+    with connect(server_config(name="demo-server")) as client:
+        info = client.server_info
+        assert info is not None
+        out.write(f"Connected to {info.name} {info.version} over stdio ")
+        out.write(f"(protocol {client.protocol_version}) in {time.perf_counter() - started:.2f}s\n\n")
+
+        tools = client.list_tools()
+        out.write(f"{len(tools)} tools:\n")
+        _table([("name", "parameters", "description")]
+               + [(t.name, _params(t.input_schema), t.description or "") for t in tools], out)  # fmt: skip
+
+        out.write("\nCalls:\n")
+        result = client.call_tool("echo", {"text": "Hello from mcpsync"})
+        out.write(f"  echo(text='Hello from mcpsync')  -> {result.text!r}\n")
+        result = client.call_tool("add", {"a": 2, "b": 40})
+        out.write(f"  add(a=2, b=40)                   -> structured {json.dumps(result.structured_content)}\n")
+        result = client.call_tool("fail", {"message": "this tool always fails"})
+        try:
+            result.raise_for_error()
+        except ToolError as exc:
+            out.write(f"  fail(...)                        -> is_error={result.is_error}: {exc}\n")
+        try:
+            client.call_tool("sleep", {"seconds": 10}, timeout=0.5)
+        except RequestTimeout as exc:
+            out.write(f"  sleep(seconds=10), timeout=0.5   -> {type(exc).__name__}: {exc}\n")
+        cancelled = client.call_tool("cancelled_requests").structured_content or {}
+        out.write(f"  cancelled_requests()             -> the server saw cancellations of {cancelled.get('cancelled')}\n")
+
+        started = time.perf_counter()
+        calls = 1000
+        for n in range(calls):
+            client.call_tool("echo", {"text": str(n)})
+        elapsed = time.perf_counter() - started
+        out.write(f"\n{calls} sequential echo calls took {elapsed:.2f}s ({calls / elapsed:,.0f} calls/s).\n")
+        out.write(f"Transport counters: {client.transport.stats.as_dict()}\n")
+        transport = client.transport
+    exit_code = getattr(transport, "returncode", None)
+    left = threading.active_count() - threads_before
+    out.write(f"\nClosed: server exit code {exit_code}, {left} threads left running.\n")
+    return 0 if left == 0 and exit_code is not None else 1

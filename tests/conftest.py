@@ -1,0 +1,122 @@
+"""Shared fixtures. ``no_leaks`` runs for every test: a test that leaves a
+thread, a child process (or zombie) or a file descriptor behind fails."""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from mcpsync.testing import server_command, server_config
+
+#: How long a test's threads and processes get to finish after it ends.
+LEAK_GRACE = 5.0
+
+
+def _children() -> set[int]:
+    """Our child processes, zombies included (Linux /proc; empty elsewhere)."""
+    me = os.getpid()
+    found = set()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # The command name (field 2) may hold spaces and parentheses: split after the last ')'.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if int(fields[1]) == me:
+            found.add(int(entry))
+    return found
+
+
+def _fds() -> set[int]:
+    try:
+        return {int(fd) for fd in os.listdir("/proc/self/fd")}
+    except OSError:
+        return set()
+
+
+@pytest.fixture(autouse=True)
+def no_leaks() -> Iterator[None]:
+    """Fail the test if it leaves threads, child processes or descriptors behind."""
+    threads_before = set(threading.enumerate())
+    children_before = _children()
+    fds_before = _fds()
+    yield
+    deadline = time.monotonic() + LEAK_GRACE
+    while True:
+        gc.collect()
+        threads = [t for t in threading.enumerate() if t not in threads_before and t.is_alive()]
+        children = _children() - children_before
+        fds = _fds() - fds_before
+        if not (threads or children or fds) or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    problems = []
+    if threads:
+        problems.append(f"threads left running: {[t.name for t in threads]}")
+    if children:
+        problems.append(f"child processes left: {sorted(children)}")
+    if fds:
+        described = {fd: _describe_fd(fd) for fd in sorted(fds)}
+        problems.append(f"file descriptors left open: {described}")
+    if problems:
+        pytest.fail("leak after test: " + "; ".join(problems), pytrace=False)
+
+
+def _describe_fd(fd: int) -> str:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return "?"
+
+
+@pytest.fixture
+def test_server_command() -> list[str]:
+    """The command line of mcpsync's bundled test server."""
+    return server_command()
+
+
+@pytest.fixture
+def client():  # type: ignore[no-untyped-def]
+    """An initialized client on the bundled test server (closed after the test)."""
+    import mcpsync
+
+    with mcpsync.connect(server_config(timeout=20)) as c:
+        yield c
+
+
+def python_server(code: str) -> list[str]:
+    """A command that runs ``code`` as a server script with this interpreter."""
+    return [sys.executable, "-c", code]
+
+
+INITIALIZE_RESULT = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {"tools": {}},
+    "serverInfo": {"name": "scripted", "version": "1"},
+}
+
+
+def scripted_server(script: dict, log_file=None) -> list[str]:  # type: ignore[type-arg]
+    """A command running tests/scripted_server.py with ``script`` (see its docstring)."""
+    import json
+    from pathlib import Path
+
+    script = {"initialize": [INITIALIZE_RESULT], **script}
+    command = [sys.executable, str(Path(__file__).with_name("scripted_server.py")), json.dumps(script)]
+    if log_file is not None:
+        command.append(str(log_file))
+    return command

@@ -1,0 +1,51 @@
+"""The public API is a contract: every name DESIGN.md promises is exported, and nothing stray."""
+
+import subprocess
+import sys
+import types
+
+import mcpsync
+from mcpsync import errors
+
+PROMISED = {
+    "connect", "Client", "StdioServerConfig", "HTTPServerConfig", "create_transport",
+    "MCPError", "ServerError", "TransportError", "TransportClosed", "ConnectError", "HTTPStatusError",
+    "SessionExpired", "NoResponseError", "RequestTimeout", "ProtocolError", "InvalidMessage",
+    "UnsupportedProtocolVersion", "ConfigurationError", "ToolError", "Tool", "CallToolResult",
+}  # fmt: skip
+
+
+def test_all_lists_exactly_the_public_names():
+    public = {
+        name for name, value in vars(mcpsync).items()
+        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+    }  # fmt: skip
+    assert set(mcpsync.__all__) == public | {"__version__"}
+    assert PROMISED <= set(mcpsync.__all__)
+
+
+def test_exception_tree():
+    for name in errors.__all__:
+        assert issubclass(getattr(errors, name), mcpsync.MCPError)
+    assert issubclass(mcpsync.RequestTimeout, TimeoutError)
+    assert issubclass(mcpsync.ConfigurationError, ValueError)
+    assert issubclass(mcpsync.NotSupportedError, NotImplementedError)
+    assert issubclass(mcpsync.TransportClosed, mcpsync.TransportError)
+    assert str(mcpsync.TransportClosed()) == "Transport closed"
+    assert str(mcpsync.ServerError(-32601, "Method not found")) == "MCP error -32601: Method not found"
+    assert str(mcpsync.NoResponseError(7)) == "No response received for request ID 7"
+
+
+def test_import_has_no_side_effects_and_loads_no_heavy_modules():
+    code = "import sys, mcpsync; print(sorted(m for m in ('jsonschema', 'requests', 'sseclient') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "[]"
+    assert out.stderr == ""
+
+
+def test_package_ships_py_typed_and_the_schema():
+    from importlib import resources
+
+    root = resources.files("mcpsync")
+    assert root.joinpath("py.typed").is_file()
+    assert root.joinpath("schemas").joinpath("jsonrpc.schema.json").is_file()
