@@ -298,7 +298,9 @@ class Client:
         method = message["method"]
         handler = self.request_handlers.get(method)
         if handler is None:
-            self._answer_error(message["id"], ServerError(messages.ErrorCode.METHOD_NOT_FOUND, f"Method not found: {method}"))
+            self._answer_error(
+                message["id"], ServerError(messages.ErrorCode.METHOD_NOT_FOUND, f"Method not found: {method}")
+            )
             return
         try:
             result = handler(message.get("params"))
@@ -306,7 +308,9 @@ class Client:
             self._answer_error(message["id"], exc)
         except Exception as exc:
             logger.exception("server %r: handler for %r failed", self.name, method)
-            self._answer_error(message["id"], ServerError(messages.ErrorCode.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}"))
+            self._answer_error(
+                message["id"], ServerError(messages.ErrorCode.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
+            )
         else:
             self._answer(message["id"], result)
 

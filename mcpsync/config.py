@@ -199,9 +199,7 @@ def server_config_from_dict(entry: Mapping[str, Any], name: Optional[str] = None
             raise ConfigurationError(f"{where}: has both 'command' and 'url'; give one, or set 'type'")
         kind = "http" if "url" in entry else "stdio"
     timeout_ms = entry.get("timeout")
-    if timeout_ms is not None and (
-        isinstance(timeout_ms, bool) or not isinstance(timeout_ms, (int, float))
-    ):
+    if timeout_ms is not None and (isinstance(timeout_ms, bool) or not isinstance(timeout_ms, (int, float))):
         raise ConfigurationError(f"{where}: 'timeout' must be milliseconds (a number), not {timeout_ms!r}")
     timeout = None if timeout_ms is None else timeout_ms / 1000.0
     if kind == "stdio":
@@ -219,9 +217,7 @@ def server_config_from_dict(entry: Mapping[str, Any], name: Optional[str] = None
     if kind in HTTP_TYPES:
         if "url" not in entry:
             raise ConfigurationError(f"{where}: an {kind} server needs 'url'")
-        return HTTPServerConfig(
-            url=entry["url"], headers=entry.get("headers"), type=kind, timeout=timeout, name=name
-        )
+        return HTTPServerConfig(url=entry["url"], headers=entry.get("headers"), type=kind, timeout=timeout, name=name)
     raise ConfigurationError(f"{where}: unknown 'type' {kind!r}; expected 'stdio', 'http' or 'sse'")
 
 
@@ -249,6 +245,5 @@ def server_config_from(target: Any, name: Optional[str] = None) -> ServerConfig:
             raise ConfigurationError("empty command list")
         return StdioServerConfig(command=parts[0], args=parts[1:], name=name)
     raise ConfigurationError(
-        "expected a server config, an mcpServers-style dict, a URL or a command, "
-        f"not {type(target).__name__}"
+        f"expected a server config, an mcpServers-style dict, a URL or a command, not {type(target).__name__}"
     )

@@ -9,6 +9,7 @@ import json
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any, TextIO
 
 from .client import connect
@@ -18,7 +19,7 @@ from .testing import server_config
 __all__ = ["run_demo"]
 
 
-def _table(rows: list[tuple[str, ...]], out: TextIO) -> None:
+def _table(rows: Sequence[tuple[str, ...]], out: TextIO) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for n, row in enumerate(rows):
         out.write("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n")
@@ -62,7 +63,9 @@ def run_demo(out: TextIO = sys.stdout) -> int:
         except RequestTimeout as exc:
             out.write(f"  sleep(seconds=10), timeout=0.5   -> {type(exc).__name__}: {exc}\n")
         cancelled = client.call_tool("cancelled_requests").structured_content or {}
-        out.write(f"  cancelled_requests()             -> the server saw cancellations of {cancelled.get('cancelled')}\n")
+        out.write(
+            f"  cancelled_requests()             -> the server saw cancellations of {cancelled.get('cancelled')}\n"
+        )
 
         started = time.perf_counter()
         calls = 1000

@@ -93,9 +93,7 @@ class TransportClosed(TransportError):
         if detail:
             text += f": {detail}"
         if stderr_tail:
-            text += "\nlast stderr lines of the server:\n" + "\n".join(
-                "  " + line for line in stderr_tail
-            )
+            text += "\nlast stderr lines of the server:\n" + "\n".join("  " + line for line in stderr_tail)
         super().__init__(text)
         self.exit_code = exit_code
         self.stderr_tail = stderr_tail
@@ -164,10 +162,7 @@ class UnsupportedProtocolVersion(ProtocolError):
     """The server chose a protocol version this client does not speak."""
 
     def __init__(self, version: Any, supported: tuple[str, ...]) -> None:
-        super().__init__(
-            f"server answered with protocol version {version!r}; "
-            f"mcpsync supports {', '.join(supported)}"
-        )
+        super().__init__(f"server answered with protocol version {version!r}; mcpsync supports {', '.join(supported)}")
         self.version = version
         self.supported = supported
 

@@ -93,9 +93,7 @@ def error_object(code: int, message: str, data: Any = None) -> dict[str, Any]:
     return error
 
 
-def error_response(
-    request_id: Optional[RequestId], code: int, message: str, data: Any = None
-) -> Message:
+def error_response(request_id: Optional[RequestId], code: int, message: str, data: Any = None) -> Message:
     """Build an error response (``request_id`` is ``None`` when it is unknown)."""
     return {"jsonrpc": JSONRPC_VERSION, "id": request_id, "error": error_object(code, message, data)}
 

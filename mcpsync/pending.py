@@ -26,9 +26,7 @@ class RequestFuture(Future):  # type: ignore[type-arg]
     forgets the request and tells the server (``notifications/cancelled``).
     """
 
-    def __init__(
-        self, request_id: int, method: str, on_cancel: Optional[Callable[[RequestFuture], None]]
-    ) -> None:
+    def __init__(self, request_id: int, method: str, on_cancel: Optional[Callable[[RequestFuture], None]]) -> None:
         super().__init__()
         self.request_id = request_id
         self.method = method
@@ -114,9 +112,7 @@ class PendingRequests:
             future = self._futures.pop(request_id, None)
             if future is None:
                 return False
-            self._abandoned[request_id] = None
-            if len(self._abandoned) > ABANDONED_MEMORY:
-                self._abandoned.popitem(last=False)
+            self._remember_abandoned(request_id)
         return True
 
     def was_abandoned(self, request_id: Any) -> bool:
@@ -124,17 +120,32 @@ class PendingRequests:
         with self._lock:
             return request_id in self._abandoned
 
+    def in_flight(self) -> list[RequestFuture]:
+        """A snapshot of the futures still waiting."""
+        with self._lock:
+            return list(self._futures.values())
+
+    def _remember_abandoned(self, request_id: Any) -> None:
+        # Caller holds the lock.
+        self._abandoned[request_id] = None
+        if len(self._abandoned) > ABANDONED_MEMORY:
+            self._abandoned.popitem(last=False)
+
     def fail_all(self, make_error: Callable[[], BaseException]) -> int:
         """Fail every waiting request and refuse new ones; returns how many failed.
 
         ``make_error`` builds one exception per future, so no two callers share
-        (and re-raise, concurrently) the same exception object.
+        (and re-raise, concurrently) the same exception object. The failed ids
+        count as abandoned: a server answering them while the connection winds
+        down is not mistaken for a server sending stray responses.
         """
         with self._lock:
             if self._closed_error is None:
                 self._closed_error = make_error
             futures = list(self._futures.values())
             self._futures.clear()
+            for future in futures:
+                self._remember_abandoned(future.request_id)
         failed = 0
         for future in futures:
             try:

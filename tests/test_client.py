@@ -65,7 +65,11 @@ def test_list_tools_follows_every_page():
         assert [t.name for t in paged.list_tools(timeout=T)] == [t.name for t in whole.list_tools(timeout=T)]
         assert paged.transport.stats.sent > whole.transport.stats.sent + 4  # it really paged
     tools = {t.name: t for t in whole_tools()}
-    assert tools["add"].output_schema == {"type": "object", "properties": {"sum": {"type": "number"}}, "required": ["sum"]}
+    assert tools["add"].output_schema == {
+        "type": "object",
+        "properties": {"sum": {"type": "number"}},
+        "required": ["sum"],
+    }
     assert tools["echo"].input_schema["required"] == ["text"]
     assert tools["echo"].description == "Return the text you send."
 

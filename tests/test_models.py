@@ -30,8 +30,13 @@ def test_bad_tools_are_protocol_errors(raw, words):
 
 def test_call_tool_result_text_joins_only_text_blocks():
     result = CallToolResult.from_dict(
-        {"content": [{"type": "text", "text": "a"}, {"type": "image", "data": "", "mimeType": "image/png"},
-                     {"type": "text", "text": "b"}]}  # fmt: skip
+        {
+            "content": [
+                {"type": "text", "text": "a"},
+                {"type": "image", "data": "", "mimeType": "image/png"},
+                {"type": "text", "text": "b"},
+            ]
+        }
     )
     assert result.text == "a\nb" and not result.is_error and result.structured_content is None
 

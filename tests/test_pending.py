@@ -68,6 +68,7 @@ def test_fail_all_fails_each_future_with_its_own_exception_and_refuses_new_ones(
     assert len({id(e) for e in errors}) == 3
     with pytest.raises(TransportClosed):
         table.register(9, "late")
+    assert all(table.was_abandoned(n) for n in range(3)), "answers arriving during shutdown are late, not stray"
 
 
 def test_cancel_calls_the_hook_once_and_resolve_after_cancel_is_harmless():

@@ -1,5 +1,6 @@
 """mcpsync.transports.stdio against real child processes: life, faults, shutdown."""
 
+import json
 import os
 import signal
 import sys
@@ -12,8 +13,6 @@ import mcpsync
 from mcpsync.errors import ConnectError, InvalidMessage, RequestTimeout, TransportClosed
 from mcpsync.testing import server_command, server_config
 from mcpsync.transports import StdioTransport
-
-from .conftest import python_server
 
 CALL_TIMEOUT = 20
 
@@ -213,6 +212,28 @@ def test_close_fails_pending_requests_and_later_sends():
         transport.send_request("ping")
     with pytest.raises(TransportClosed):
         transport.notify("notifications/initialized")
+
+
+def test_close_cancels_what_is_in_flight_on_the_wire(tmp_path):
+    """Closing with a call in flight tells the server, then fails the call; its late answer is not a stray."""
+    from .conftest import scripted_server
+
+    log = tmp_path / "received.jsonl"
+    command, *args = scripted_server({"tools/call": ["silent"]}, log)
+    transport = StdioTransport(command, args, name="s")
+    transport.start()
+    transport.request("initialize", {}, timeout=CALL_TIMEOUT)
+    future = transport.send_request("tools/call", {"name": "x"})
+    transport.close()
+    with pytest.raises(TransportClosed):
+        future.result(timeout=1)
+    sent = [json.loads(line) for line in log.read_text().splitlines()]
+    assert sent[-1] == {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": future.request_id, "reason": "the client is closing"},
+    }
+    assert transport.stats.cancelled == 1
 
 
 def test_concurrent_close_from_many_threads():

@@ -83,6 +83,16 @@ TOOLS: list[dict[str, Any]] = [
 SLOW_TOOLS = frozenset({"sleep", "progress", "ask_client"})
 
 
+class ToolCall:
+    """What a tool knows about the call it serves."""
+
+    def __init__(self, request_id: Any, meta: dict[str, Any]) -> None:
+        self.request_id = request_id
+        self.meta = meta
+        #: Set when the client cancels the request.
+        self.cancel = threading.Event()
+
+
 class ToolFailure(Exception):
     """Raised by a tool to answer with ``isError: true``."""
 
@@ -208,11 +218,11 @@ class TestServer:
         if tool is None or not any(t["name"] == name for t in TOOLS):
             self.send(messages.error_response(request_id, ErrorCode.INVALID_PARAMS, f"Unknown tool: {name}"))
             return
-        cancel = threading.Event()
+        call = ToolCall(request_id, params.get("_meta") or {})
         with self._lock:
-            self._running[request_id] = cancel
+            self._running[request_id] = call.cancel
         try:
-            result = tool(request_id, cancel, params.get("_meta") or {}, **(params.get("arguments") or {}))
+            result = tool(call, **(params.get("arguments") or {}))
         except ToolFailure as exc:
             result = {"content": [{"type": "text", "text": str(exc)}], "isError": True}
         except TypeError as exc:
@@ -220,41 +230,40 @@ class TestServer:
         finally:
             with self._lock:
                 self._running.pop(request_id, None)
-        if cancel.is_set() or result is None:
+        if call.cancel.is_set() or result is None:
             return  # cancelled: the spec says not to answer
         self.send(messages.success_response(request_id, result))
 
     # -- tools ----------------------------------------------------------------
-    # Each gets (request_id, cancel_event, meta, **arguments) and returns a result dict.
+    # Each gets the ToolCall and the arguments, and returns a result dict.
 
     @staticmethod
     def _text(text: str) -> dict[str, Any]:
         return {"content": [{"type": "text", "text": text}], "isError": False}
 
-    def tool_echo(self, _id: Any, _cancel: threading.Event, _meta: dict[str, Any], text: str) -> dict[str, Any]:
+    def tool_echo(self, call: ToolCall, text: str) -> dict[str, Any]:
         return self._text(text)
 
-    def tool_add(self, _id: Any, _cancel: threading.Event, _meta: dict[str, Any], a: float, b: float) -> dict[str, Any]:
+    def tool_add(self, call: ToolCall, a: float, b: float) -> dict[str, Any]:
         total = a + b
         return {"content": [{"type": "text", "text": json.dumps({"sum": total})}],
                 "structuredContent": {"sum": total}, "isError": False}  # fmt: skip
 
-    def tool_fail(self, _id: Any, _cancel: threading.Event, _meta: dict[str, Any], message: str = "failed") -> dict[str, Any]:
+    def tool_fail(self, call: ToolCall, message: str = "failed") -> dict[str, Any]:
         raise ToolFailure(message)
 
-    def tool_sleep(self, _id: Any, cancel: threading.Event, _meta: dict[str, Any], seconds: float,
-                   ignore_cancel: bool = False) -> dict[str, Any]:
+    def tool_sleep(self, call: ToolCall, seconds: float, ignore_cancel: bool = False) -> dict[str, Any]:
         if ignore_cancel:
             time.sleep(seconds)
-            cancel.clear()
+            call.cancel.clear()
         else:
-            cancel.wait(seconds)
+            call.cancel.wait(seconds)
         return self._text(f"slept {seconds}s")
 
-    def tool_progress(self, _id: Any, cancel: threading.Event, meta: dict[str, Any], steps: int = 3, delay: float = 0.01) -> dict[str, Any]:
-        token = meta.get("progressToken")
+    def tool_progress(self, call: ToolCall, steps: int = 3, delay: float = 0.01) -> dict[str, Any]:
+        token = call.meta.get("progressToken")
         for step in range(1, steps + 1):
-            if cancel.wait(delay):
+            if call.cancel.wait(delay):
                 break
             if token is not None:
                 self.send(messages.notification("notifications/progress", {
@@ -262,32 +271,34 @@ class TestServer:
                 }))  # fmt: skip
         return self._text("done")
 
-    def tool_log(self, _id: Any, _cancel: threading.Event, _meta: dict[str, Any], message: str, level: str = "info") -> dict[str, Any]:
-        self.send(messages.notification("notifications/message", {"level": level, "logger": self.name, "data": message}))
+    def tool_log(self, call: ToolCall, message: str, level: str = "info") -> dict[str, Any]:
+        self.send(
+            messages.notification("notifications/message", {"level": level, "logger": self.name, "data": message})
+        )
         return self._text("logged")
 
-    def tool_stderr(self, _id: Any, _cancel: threading.Event, _meta: dict[str, Any], text: str, lines: int = 1) -> dict[str, Any]:
+    def tool_stderr(self, call: ToolCall, text: str, lines: int = 1) -> dict[str, Any]:
         for _ in range(lines):
             sys.stderr.write(text + "\n")
         sys.stderr.flush()
         return self._text(f"wrote {lines} lines")
 
-    def tool_crash(self, _id: Any, _cancel: threading.Event, _meta: dict[str, Any], code: int = 3, message: str = "crashing on purpose") -> dict[str, Any]:
+    def tool_crash(self, call: ToolCall, code: int = 3, message: str = "crashing on purpose") -> dict[str, Any]:
         sys.stderr.write(message + "\n")
         sys.stderr.flush()
         os._exit(code)
 
-    def tool_cancelled_requests(self, _id: Any, _cancel: threading.Event, _meta: dict[str, Any]) -> dict[str, Any]:
+    def tool_cancelled_requests(self, call: ToolCall) -> dict[str, Any]:
         with self._lock:
             cancelled = list(self._cancelled)
         return {"content": [{"type": "text", "text": json.dumps(cancelled)}],
                 "structuredContent": {"cancelled": cancelled}, "isError": False}  # fmt: skip
 
-    def tool_environment(self, _id: Any, _cancel: threading.Event, _meta: dict[str, Any], names: Optional[list[str]] = None) -> dict[str, Any]:
+    def tool_environment(self, call: ToolCall, names: Optional[list[str]] = None) -> dict[str, Any]:
         found = {"cwd": os.getcwd(), "env": {name: os.environ.get(name) for name in names or []}}
         return {"content": [{"type": "text", "text": json.dumps(found)}], "structuredContent": found, "isError": False}
 
-    def tool_ask_client(self, _id: Any, cancel: threading.Event, _meta: dict[str, Any], method: str, params: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    def tool_ask_client(self, call: ToolCall, method: str, params: Optional[dict[str, Any]] = None) -> dict[str, Any]:
         ask_id = f"s-{next(self._client_request_ids)}"
         answered = threading.Event()
         answers: list[dict[str, Any]] = []
@@ -304,7 +315,7 @@ class TestServer:
         return {"content": [{"type": "text", "text": json.dumps(answer)}],
                 "structuredContent": answer, "isError": False}  # fmt: skip
 
-    def tool_misbehave(self, request_id: Any, _cancel: threading.Event, _meta: dict[str, Any], kind: str) -> Optional[dict[str, Any]]:
+    def tool_misbehave(self, call: ToolCall, kind: str) -> Optional[dict[str, Any]]:
         if kind == "garbage":
             self.send_raw(b"this is not json {\n")
         elif kind == "invalid":
@@ -312,7 +323,7 @@ class TestServer:
         elif kind == "unknown_id":
             self.send(messages.success_response(987654321, {}))
         elif kind == "bad_response":
-            self.send_raw(messages.encode({"jsonrpc": "2.0", "id": request_id, "result": "not an object"}))
+            self.send_raw(messages.encode({"jsonrpc": "2.0", "id": call.request_id, "result": "not an object"}))
             return None  # that was the answer
         else:
             raise ToolFailure(f"unknown kind {kind!r}")
@@ -321,11 +332,14 @@ class TestServer:
 
 def main(argv: Optional[list[str]] = None) -> None:
     """Run the test server on stdin/stdout."""
-    parser = argparse.ArgumentParser(prog="python -m mcpsync.testing", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m mcpsync.testing", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--name", default="mcpsync-test-server")
     parser.add_argument("--page-size", type=int, default=None, help="page tools/list by this many tools")
-    parser.add_argument("--protocol-version", default=None, help="answer initialize with this version, whatever is asked")
+    parser.add_argument(
+        "--protocol-version", default=None, help="answer initialize with this version, whatever is asked"
+    )
     parser.add_argument("--ignore-sigterm", action="store_true", help="ignore SIGTERM (tests the kill path)")
     args = parser.parse_args(argv)
     if args.ignore_sigterm:

@@ -145,6 +145,9 @@ class Transport:
             if self._shutdown_started:
                 return
             self._shutdown_started = True
+        if self._state is TransportState.OPEN:
+            self._cancel_in_flight("the client is closing")
+        with self._state_lock:
             if self._state is not TransportState.CLOSED:  # not already lost
                 self._state = TransportState.CLOSING
         self.pending.fail_all(lambda: TransportClosed(f"{self.name}: closed by the client"))
@@ -153,6 +156,27 @@ class Transport:
         finally:
             self._state = TransportState.CLOSED
             self._notify_closed(None)
+
+    def _cancel_in_flight(self, reason: str) -> None:
+        """Tell the server about every request still in flight, so it can stop working on them."""
+        for future in self.pending.in_flight():
+            if not self._tell_cancelled(future, reason):
+                return  # the wire is gone: nothing more to tell
+
+    def _tell_cancelled(self, future: RequestFuture, reason: str) -> bool:
+        """Send ``notifications/cancelled`` for a request; ``False`` if it could not be sent.
+
+        Never for ``initialize``: the spec forbids it (the client disconnects instead).
+        """
+        if future.method == "initialize" or not self.is_connected:
+            return True
+        try:
+            self.notify("notifications/cancelled", {"requestId": future.request_id, "reason": reason})
+        except MCPError as exc:
+            logger.debug("server %r: could not send cancellation: %s", self.name, exc)
+            return False
+        self.stats.cancelled += 1
+        return True
 
     def __enter__(self) -> Transport:
         self.start()
@@ -265,19 +289,12 @@ class Transport:
         """
         if not self.pending.discard(future.request_id):
             return False
-        if not future.done():
+        try:
             future.set_exception(TransportClosed(f"{self.name}: request abandoned: {reason}"))
-            # Nobody is waiting for this exception: mark it retrieved.
-            future.exception()
-        # The spec forbids cancelling initialize; the client will disconnect instead.
-        if future.method != "initialize" and self.is_connected:
-            self.stats.cancelled += 1
-            try:
-                self.notify(
-                    "notifications/cancelled", {"requestId": future.request_id, "reason": reason}
-                )
-            except MCPError as exc:
-                logger.debug("server %r: could not send cancellation: %s", self.name, exc)
+            future.exception()  # nobody waits for this exception: mark it retrieved
+        except concurrent.futures.InvalidStateError:
+            pass  # already cancelled by its caller
+        self._tell_cancelled(future, reason)
         return True
 
     def notify(self, method: str, params: Optional[dict[str, Any]] = None) -> None:
@@ -338,9 +355,7 @@ class Transport:
         except InvalidMessage as exc:
             self.stats.invalid += 1
             raw_id = message.get("id") if type(message) is dict and "method" not in message else None
-            if isinstance(raw_id, (int, float, str)) and self.pending.reject(
-                messages.response_key(raw_id), exc
-            ):
+            if isinstance(raw_id, (int, float, str)) and self.pending.reject(messages.response_key(raw_id), exc):
                 # The request it answers fails now instead of timing out.
                 logger.warning("server %r: request %r failed: %s", self.name, raw_id, exc)
                 return
@@ -353,9 +368,7 @@ class Transport:
         elif kind is Kind.ERROR:
             raw_id = message.get("id")
             key = messages.response_key(raw_id)
-            if raw_id is None or not self.pending.reject(
-                key, ServerError.from_error_object(message["error"])
-            ):
+            if raw_id is None or not self.pending.reject(key, ServerError.from_error_object(message["error"])):
                 self._unmatched(key, message)
         else:
             callback = self.on_request if kind is Kind.REQUEST else self.on_notification

@@ -169,9 +169,7 @@ class StdioTransport(Transport):
             raise ConnectError(
                 f"cannot start server {self.name!r} ({config.command!r}): {exc.strerror or exc}"
             ) from exc
-        self._reader = threading.Thread(
-            target=self._read_stdout, name=f"mcpsync-reader-{self.name}", daemon=True
-        )
+        self._reader = threading.Thread(target=self._read_stdout, name=f"mcpsync-reader-{self.name}", daemon=True)
         self._stderr_reader = threading.Thread(
             target=self._read_stderr, name=f"mcpsync-stderr-{self.name}", daemon=True
         )
