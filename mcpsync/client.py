@@ -21,7 +21,7 @@ from . import messages
 from ._version import __version__
 from .config import USE_DEFAULT, server_config_from
 from .dispatch import Dispatcher
-from .errors import MCPError, ProtocolError, ServerError, TransportClosed, UnsupportedProtocolVersion
+from .errors import MCPError, ProtocolError, ServerError, UnsupportedProtocolVersion
 from .messages import Message
 from .models import CallToolResult, ServerInfo, Tool
 from .pending import RequestFuture
@@ -93,6 +93,7 @@ class Client:
         self._dispatcher = Dispatcher(transport.name)
         transport.on_notification = self._on_notification
         transport.on_request = self._on_request
+        transport.on_close = self._on_transport_closed
 
     # -- life ---------------------------------------------------------------
 
@@ -195,11 +196,17 @@ class Client:
 
     # -- raw messages -------------------------------------------------------
 
+    def _on_transport_closed(self, error: Optional[BaseException]) -> None:
+        # Reader thread (or close()). No lock: initialize() may hold it while
+        # it waits for the response this very closing has just failed.
+        if error is not None and self._state is ClientState.OPEN:
+            self._state = ClientState.CLOSED
+
     def _check_open(self) -> None:
         if self._state is not ClientState.OPEN:
             if self._state is ClientState.UNOPENED:
                 raise ProtocolError(f"{self.name}: call initialize() (or use 'with') before sending requests")
-            raise TransportClosed(f"{self.name}: the client is closed")
+            raise self.transport.closed_error()
 
     def request(
         self, method: str, params: Optional[dict[str, Any]] = None, *, timeout: Any = USE_DEFAULT
@@ -306,10 +313,11 @@ class Client:
             result = handler(message.get("params"))
         except ServerError as exc:
             self._answer_error(message["id"], exc)
-        except Exception as exc:
+        except Exception:
+            # The details stay in our log: an exception's text may hold what a server should not see.
             logger.exception("server %r: handler for %r failed", self.name, method)
             self._answer_error(
-                message["id"], ServerError(messages.ErrorCode.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
+                message["id"], ServerError(messages.ErrorCode.INTERNAL_ERROR, f"the client's {method} handler failed")
             )
         else:
             self._answer(message["id"], result)

@@ -95,8 +95,13 @@ class TransportClosed(TransportError):
         if stderr_tail:
             text += "\nlast stderr lines of the server:\n" + "\n".join("  " + line for line in stderr_tail)
         super().__init__(text)
+        self.detail = detail
         self.exit_code = exit_code
         self.stderr_tail = stderr_tail
+
+    def copy(self) -> TransportClosed:
+        """A new exception saying the same (each waiting caller gets its own)."""
+        return type(self)(self.detail, exit_code=self.exit_code, stderr_tail=self.stderr_tail)
 
 
 class ConnectError(TransportError):

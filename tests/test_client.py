@@ -170,7 +170,7 @@ def test_request_handlers_run_on_the_dispatch_thread_and_may_call_back():
         assert answer["result"] == {"roots": [{"uri": "file:///tmp", "name": "from handler"}]}
         assert threads == ["mcpsync-dispatch-test-server"]
         answer = client.call_tool("ask_client", {"method": "x/broken"}, timeout=T).structured_content
-        assert answer["error"] == {"code": -32603, "message": "RuntimeError: handler bug"}
+        assert answer["error"] == {"code": -32603, "message": "the client's x/broken handler failed"}
         answer = client.call_tool("ask_client", {"method": "x/refuses"}, timeout=T).structured_content
         assert answer["error"] == {"code": -32002, "message": "no such thing"}
 
@@ -227,7 +227,12 @@ def test_connect_accepts_a_dict_config():
 
 
 def test_a_server_that_dies_is_reported_and_close_still_cleans_up():
+    """Every call after the server died says why, not just the one that saw it happen."""
     with mcpsync.connect(server_config()) as client:
         with pytest.raises(mcpsync.TransportClosed, match="exited with code 5"):
-            client.call_tool("crash", {"code": 5}, timeout=T)
-        assert not client.is_connected
+            client.call_tool("crash", {"code": 5, "message": "last words"}, timeout=T)
+        assert not client.is_connected and client.state is mcpsync.ClientState.CLOSED
+        for _ in range(2):
+            with pytest.raises(mcpsync.TransportClosed, match="exited with code 5") as info:
+                client.call_tool("echo", {"text": "x"}, timeout=T)
+            assert info.value.exit_code == 5 and "last words" in info.value.stderr_tail

@@ -108,6 +108,8 @@ class Transport:
         self._close_notified = False
         # close() must still reap and join after the connection was lost on its own.
         self._shutdown_started = False
+        # Set when the connection was lost: builds the error that says why.
+        self._lost_error: Optional[TransportClosed] = None
 
     # -- life -------------------------------------------------------------
 
@@ -157,6 +159,18 @@ class Transport:
             self._state = TransportState.CLOSED
             self._notify_closed(None)
 
+    def closed_error(self) -> TransportClosed:
+        """The error for a request that cannot be sent now.
+
+        After the server went away on its own, it says why (exit code, last
+        stderr lines), for every later call as for the ones that were waiting.
+        """
+        if self._lost_error is not None:
+            return self._lost_error.copy()
+        if self._state is TransportState.UNOPENED:
+            return TransportClosed(f"{self.name}: not started")
+        return TransportClosed(f"{self.name}: closed by the client")
+
     def _cancel_in_flight(self, reason: str) -> None:
         """Tell the server about every request still in flight, so it can stop working on them."""
         for future in self.pending.in_flight():
@@ -196,19 +210,25 @@ class Transport:
             except Exception:
                 logger.exception("server %r: on_close callback failed", self.name)
 
-    def _connection_lost(self, make_error: Callable[[], TransportClosed]) -> None:
+    def _connection_lost(self, describe: Callable[[], TransportClosed]) -> None:
         """Called by the reader when the connection ends without ``close()``.
 
-        Pending requests fail at once; the wire's resources stay until the
-        owner calls ``close()``, which is still required.
+        ``describe`` builds the error that says why (it may wait briefly for
+        the exit code); it runs once. Pending requests fail at once with
+        copies of it, and so does every later call. The wire's resources stay
+        until the owner calls ``close()``, which is still required.
         """
         with self._state_lock:
             if self._shutdown_started:
                 return  # close() is at work and reports the closing itself
+        error = describe()
+        with self._state_lock:
+            if self._shutdown_started:
+                return
             self._state = TransportState.CLOSED
-        error = make_error()
+            self._lost_error = error
         logger.warning("server %r: connection lost: %s", self.name, error)
-        self.pending.fail_all(make_error)
+        self.pending.fail_all(error.copy)
         self._notify_closed(error)
 
     # -- sending ------------------------------------------------------------
@@ -216,7 +236,7 @@ class Transport:
     def _send(self, message: Message) -> None:
         data = messages.encode(message)
         if self._state is not TransportState.OPEN:
-            raise TransportClosed(f"{self.name}: not connected ({self._state.value})")
+            raise self.closed_error()
         self._write(data)
 
     def send_request(self, method: str, params: Optional[dict[str, Any]] = None) -> RequestFuture:
@@ -237,7 +257,7 @@ class Transport:
         request_id = self.pending.next_id()
         data = messages.encode(messages.request(request_id, method, params))
         if self._state is not TransportState.OPEN:
-            raise TransportClosed(f"{self.name}: not connected ({self._state.value})")
+            raise self.closed_error()
         future = self.pending.register(request_id, method, self._future_cancelled)
         try:
             self._write(data)
