@@ -43,6 +43,7 @@ from .errors import (
     TransportClosed,
     TransportError,
     UnsupportedProtocolVersion,
+    WriteTimeout,
 )
 from .models import CallToolResult, ServerInfo, Tool
 from .transports import StdioTransport, Transport, TransportStats, create_transport
@@ -78,6 +79,7 @@ __all__ = [
     "TransportError",
     "TransportStats",
     "UnsupportedProtocolVersion",
+    "WriteTimeout",
     "__version__",
     "connect",
     "create_transport",

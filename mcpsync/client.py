@@ -89,6 +89,7 @@ class Client:
         self.protocol_version: Optional[str] = None
         self.instructions: Optional[str] = None
         self._state = ClientState.UNOPENED
+        self._initializing = False
         self._lock = threading.Lock()
         self._dispatcher = Dispatcher(transport.name)
         transport.on_notification = self._on_notification
@@ -128,24 +129,29 @@ class Client:
             ProtocolError: the handshake failed; the client is closed.
         """
         with self._lock:
-            if self._state is not ClientState.UNOPENED:
+            if self._state is not ClientState.UNOPENED or self._initializing:
                 raise ProtocolError(f"{self.name}: initialize() may run once; the client is {self._state.value}")
-            try:
-                self.transport.start()
-                result = self.transport.request(
-                    "initialize",
-                    {
-                        "protocolVersion": LATEST_PROTOCOL_VERSION,
-                        "capabilities": self.capabilities,
-                        "clientInfo": self.client_info,
-                    },
-                    timeout=timeout,
-                )
-                self._accept_initialize_result(result)
-                self.transport.notify("notifications/initialized")
-            except BaseException:
-                self._close_locked()
-                raise
+            self._initializing = True
+        # The lock is not held while we wait, so close() from another thread can cut the handshake short.
+        try:
+            self.transport.start()
+            result = self.transport.request(
+                "initialize",
+                {
+                    "protocolVersion": LATEST_PROTOCOL_VERSION,
+                    "capabilities": self.capabilities,
+                    "clientInfo": self.client_info,
+                },
+                timeout=timeout,
+            )
+            self._accept_initialize_result(result)
+            self.transport.notify("notifications/initialized")
+        except BaseException:
+            self.close()
+            raise
+        with self._lock:
+            if self._state is not ClientState.UNOPENED:  # close() ran meanwhile
+                raise self.transport.closed_error()
             self._state = ClientState.OPEN
         logger.info(
             "server %r: connected to %s %s (protocol %s)",
@@ -173,10 +179,8 @@ class Client:
         Idempotent; every wait inside is bounded.
         """
         with self._lock:
-            self._close_locked()
-
-    def _close_locked(self) -> None:
-        self._state = ClientState.CLOSED
+            self._state = ClientState.CLOSED
+        # Outside the lock: a handler calling close() while another thread closes must not deadlock.
         try:
             self.transport.close()
         finally:
@@ -309,16 +313,18 @@ class Client:
                 message["id"], ServerError(messages.ErrorCode.METHOD_NOT_FOUND, f"Method not found: {method}")
             )
             return
+        failed = ServerError(messages.ErrorCode.INTERNAL_ERROR, f"the client's {method} handler failed")
         try:
             result = handler(message.get("params"))
+            if not isinstance(result, dict):
+                raise TypeError(f"a request handler must return a dict, not {type(result).__name__}")
+            messages.encode(result)  # fail here, not after half an answer
         except ServerError as exc:
             self._answer_error(message["id"], exc)
         except Exception:
             # The details stay in our log: an exception's text may hold what a server should not see.
             logger.exception("server %r: handler for %r failed", self.name, method)
-            self._answer_error(
-                message["id"], ServerError(messages.ErrorCode.INTERNAL_ERROR, f"the client's {method} handler failed")
-            )
+            self._answer_error(message["id"], failed)
         else:
             self._answer(message["id"], result)
 

@@ -9,6 +9,7 @@ Every exception is an ``MCPError``; catch that to catch them all::
     │   ├── ConnectError             the server could not be started or reached
     │   ├── HTTPStatusError          an HTTP request got a non-2xx status
     │   ├── SessionExpired           an HTTP session id was refused with 404
+    │   ├── WriteTimeout             the server did not take our message in time (also a TimeoutError)
     │   └── NoResponseError          a stream ended before the response arrived
     ├── RequestTimeout               no answer within the timeout (also a TimeoutError)
     ├── ProtocolError                the peer broke the protocol
@@ -42,6 +43,7 @@ __all__ = [
     "TransportClosed",
     "TransportError",
     "UnsupportedProtocolVersion",
+    "WriteTimeout",
 ]
 
 
@@ -124,6 +126,13 @@ class HTTPStatusError(TransportError):
 
 class SessionExpired(TransportError):
     """The server answered 404 to a request that carried a session id."""
+
+
+class WriteTimeout(TransportError, TimeoutError):
+    """The server did not take a message within the write timeout: it stopped reading its input.
+
+    Nothing of the message was sent, so the connection is still usable.
+    """
 
 
 class NoResponseError(TransportError):

@@ -118,14 +118,24 @@ def encode(message: Message) -> bytes:
     return (_encoder.encode(message) + "\n").encode("utf-8")
 
 
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+# JSON has no NaN or Infinity; Python's json module would accept them by default.
+_decoder = json.JSONDecoder(parse_constant=_refuse_constant)
+
+
 def decode(data: Union[bytes, str]) -> Any:
     """Decode one JSON text (bytes must be UTF-8). Returns whatever JSON it holds.
 
     Raises:
-        ValueError: not UTF-8 or not JSON (``json.JSONDecodeError`` and
-        ``UnicodeDecodeError`` are both ``ValueError``).
+        ValueError: not UTF-8, not JSON, or holding NaN/Infinity
+        (``json.JSONDecodeError`` and ``UnicodeDecodeError`` are both ``ValueError``).
     """
-    return json.loads(data)
+    if isinstance(data, bytes):
+        data = data.decode("utf-8")
+    return _decoder.decode(data)
 
 
 def response_key(raw_id: Any) -> Any:
@@ -139,8 +149,9 @@ def response_key(raw_id: Any) -> Any:
         return raw_id
     if type(raw_id) is float and raw_id.is_integer():
         return int(raw_id)
-    if type(raw_id) is str and raw_id.isdigit() and raw_id.isascii() and len(raw_id) < 20:
-        return int(raw_id)
+    if type(raw_id) is str and raw_id.isascii() and raw_id.isdigit() and len(raw_id) < 20:
+        if raw_id == "0" or raw_id[0] != "0":  # "01" is not how anyone writes 1
+            return int(raw_id)
     return raw_id
 
 

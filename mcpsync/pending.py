@@ -88,7 +88,8 @@ class PendingRequests:
             return False
         try:
             future.set_result(result)
-        except InvalidStateError:  # cancelled by its caller in the meantime
+        except InvalidStateError:
+            self._cancelled_meanwhile(request_id)
             return False
         return True
 
@@ -100,8 +101,14 @@ class PendingRequests:
         try:
             future.set_exception(error)
         except InvalidStateError:
+            self._cancelled_meanwhile(request_id)
             return False
         return True
+
+    def _cancelled_meanwhile(self, request_id: Any) -> None:
+        # Its caller cancelled between our lookup and the answer: the answer is late, not stray.
+        with self._lock:
+            self._remember_abandoned(request_id)
 
     def discard(self, request_id: Any) -> bool:
         """Forget a request its caller gave up on; its late response will be recognised.

@@ -2,6 +2,7 @@
 
 import json
 import threading
+import time
 
 import pytest
 
@@ -236,3 +237,54 @@ def test_a_server_that_dies_is_reported_and_close_still_cleans_up():
             with pytest.raises(mcpsync.TransportClosed, match="exited with code 5") as info:
                 client.call_tool("echo", {"text": "x"}, timeout=T)
             assert info.value.exit_code == 5 and "last words" in info.value.stderr_tail
+
+
+def test_an_invalid_request_from_the_server_is_answered_with_invalid_request(client):
+    answer = client.call_tool("misbehave", {"kind": "invalid_request"}, timeout=T).structured_content
+    assert answer["error"]["code"] == -32600
+    assert "params" in answer["error"]["message"]
+
+
+def test_a_handler_returning_something_unsendable_still_answers():
+    handlers = {"roots/list": lambda params: {"roots": {1, 2}}, "x/list": lambda params: ["not", "a", "dict"]}
+    with mcpsync.connect(server_config(), request_handlers=handlers) as client:
+        for method in handlers:
+            answer = client.call_tool("ask_client", {"method": method}, timeout=T).structured_content
+            assert answer["error"] == {"code": -32603, "message": f"the client's {method} handler failed"}
+
+
+def test_close_from_another_thread_cuts_a_hanging_handshake_short():
+    client = mcpsync.Client(mcpsync.create_transport(scripted_server({"initialize": ["silent"]})))
+    errors = []
+    thread = threading.Thread(target=lambda: _capture(errors, lambda: client.initialize(timeout=None)))
+    thread.start()
+    deadline = time.monotonic() + T
+    while not client.transport.pending.in_flight() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    client.close()
+    thread.join(T)
+    assert not thread.is_alive()
+    assert isinstance(errors[0], mcpsync.TransportClosed)
+    assert client.state is mcpsync.ClientState.CLOSED
+
+
+def _capture(errors, fn):
+    try:
+        fn()
+    except BaseException as exc:
+        errors.append(exc)
+
+
+def test_close_from_a_handler_while_another_thread_closes():
+    closed_in_handler = threading.Event()
+
+    def handler(params):
+        client.close()
+        closed_in_handler.set()
+        return {}
+
+    client = mcpsync.connect(server_config(), request_handlers={"x/close": handler})
+    client.send_request("tools/call", {"name": "ask_client", "arguments": {"method": "x/close"}})
+    assert closed_in_handler.wait(T)
+    client.close()
+    assert client.state is mcpsync.ClientState.CLOSED

@@ -58,11 +58,14 @@ def test_decode_rejects_invalid_json_and_utf8():
         messages.decode(b"{nope")
     with pytest.raises(ValueError):
         messages.decode(b'"\xff\xfe"')
+    for constant in (b"NaN", b"Infinity", b"-Infinity"):
+        with pytest.raises(ValueError, match="is not JSON"):
+            messages.decode(b'{"x": ' + constant + b"}")
 
 
 @pytest.mark.parametrize(
     "raw, key",
-    [(5, 5), (5.0, 5), ("5", 5), ("abc", "abc"), (5.5, 5.5), ("-1", "-1"), ("٣", "٣")],
+    [(5, 5), (5.0, 5), ("5", 5), ("0", 0), ("abc", "abc"), (5.5, 5.5), ("-1", "-1"), ("٣", "٣"), ("01", "01")],
 )
 def test_response_key_maps_integer_like_ids_to_int(raw, key):
     assert messages.response_key(raw) == key

@@ -1,6 +1,7 @@
 """mcpsync.pending: the id -> future table, without any I/O or threads of its own."""
 
 import threading
+from concurrent.futures import Future
 
 import pytest
 
@@ -80,3 +81,12 @@ def test_cancel_calls_the_hook_once_and_resolve_after_cancel_is_harmless():
     assert calls == [future]  # ... but the hook runs once
     assert not table.resolve(1, {})  # the future is cancelled: nothing to set
     assert future.request_id == 1 and future.method == "m"
+
+
+def test_an_answer_racing_a_cancel_counts_as_late():
+    table = PendingRequests()
+    future = table.register(1, "m")
+    # Cancelled without the hook, as when cancel() lands between the reader's lookup and its answer.
+    Future.cancel(future)
+    assert not table.resolve(1, {})
+    assert table.was_abandoned(1)

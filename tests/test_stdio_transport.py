@@ -316,3 +316,93 @@ def test_many_threads_share_one_transport_and_each_gets_its_own_answer():
         assert not any(t.is_alive() for t in threads)
         assert failures == [] and wrong == []
         assert client.transport.stats.sent >= 3200
+
+
+DEAF_SERVER = """
+import json, sys, time
+line = sys.stdin.readline()
+request = json.loads(line)
+sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": {}}) + "\\n")
+sys.stdout.flush()
+time.sleep(60)  # never reads stdin again
+"""
+
+
+def test_a_server_that_stops_reading_cannot_block_callers_or_close():
+    """A 2 MB call to a server that no longer reads: bounded failure, and close() still returns promptly."""
+    transport = StdioTransport(sys.executable, ["-c", DEAF_SERVER], name="deaf", write_timeout=0.5,
+                               exit_timeout=0.2, terminate_timeout=1)  # fmt: skip
+    _opened.append(transport)
+    transport.start()
+    transport.request("initialize", {}, timeout=CALL_TIMEOUT)
+    with pytest.raises(TransportClosed, match="stopped reading its input in the middle of a message"):
+        transport.request("tools/call", {"name": "echo", "arguments": {"text": "a" * 2_000_000}}, timeout=5)
+    assert not transport.is_connected, "half a message on the wire: the connection is given up"
+    with pytest.raises(TransportClosed, match="middle of a message"):
+        transport.request("ping", timeout=5)
+    transport.close()
+    assert transport.returncode is not None
+
+
+def test_a_write_that_cannot_start_in_time_is_a_write_timeout():
+    """Nothing written yet: WriteTimeout (also a TimeoutError), and the connection stays usable."""
+    transport = started(write_timeout=0.2)
+    with transport._write_lock:  # as if another writer were stuck on a full pipe
+        with pytest.raises(mcpsync.WriteTimeout, match="not reading its input") as info:
+            transport.notify("notifications/roots/list_changed")
+    assert isinstance(info.value, TimeoutError)
+    assert call(transport, "echo", text="fine")["content"][0]["text"] == "fine"
+
+
+def test_a_child_that_ignores_sigterm_and_holds_the_pipes_is_killed(tmp_path):
+    """The server exits but leaves a child holding its stdout/stderr and ignoring SIGTERM: no leak."""
+    pid_file = tmp_path / "child.pid"
+    code = (
+        "import subprocess, sys, runpy\n"
+        "child = subprocess.Popen(['sh', '-c', 'trap \"\" TERM; sleep 60 & wait; sleep 60'])\n"
+        f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
+        "sys.argv = ['mcpsync.testing']\n"
+        "runpy.run_module('mcpsync.testing', run_name='__main__')\n"
+    )
+    transport = StdioTransport(sys.executable, ["-c", code], name="holder", terminate_timeout=0.5)
+    _opened.append(transport)
+    transport.start()
+    transport.request("ping", timeout=CALL_TIMEOUT)
+    child = int(pid_file.read_text())
+    transport.close()
+    assert not any(t.name.endswith("-holder") for t in threading.enumerate())
+    assert _gone(child)
+
+
+def _gone(pid: int, within: float = 5.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                if f.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                    return True  # a zombie waiting for init: dead
+        except OSError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_second_close_waits_for_the_first():
+    transport = started(exit_timeout=0.3)
+    transport.send_request("tools/call", {"name": "sleep", "arguments": {"seconds": 60, "ignore_cancel": True}})
+    seen = []
+    threads = [
+        threading.Thread(target=lambda: (transport.close(), seen.append(transport.returncode))) for _ in range(3)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(20)
+    assert len(seen) == 3 and None not in seen, "every close() returns only when the server is reaped"
+
+
+def test_nan_from_the_server_is_malformed_not_a_crash():
+    transport = started()
+    transport._handle_data(b'{"jsonrpc":"2.0","id":999,"result":{"x":NaN}}')
+    assert transport.stats.malformed == 1
+    assert call(transport, "echo", text="ok")["content"][0]["text"] == "ok"

@@ -19,7 +19,8 @@ Tools:
     environment(names)          the server's working directory and the named environment variables
     ask_client(method, params)  sends a request to the client and returns its answer
     misbehave(kind)             writes something broken: "garbage", "invalid", "unknown_id",
-                                "bad_response" (an invalid answer to this very call)
+                                "bad_response" (an invalid answer to this very call),
+                                "invalid_request" (a request with array params; returns the answer)
 
 Quick tools run on the reading thread; slow ones on a thread of their own, so
 the server keeps reading (and sees cancellations) while they run.
@@ -76,11 +77,11 @@ TOOLS: list[dict[str, Any]] = [
     {"name": "ask_client", "description": "Send a request to the client; return its answer.",
      "inputSchema": _schema({"method": _TEXT, "params": {"type": "object"}}, ("method",))},
     {"name": "misbehave", "description": "Write a broken message (for testing clients).",
-     "inputSchema": _schema({"kind": {"enum": ["garbage", "invalid", "unknown_id", "bad_response"]}},
+     "inputSchema": _schema({"kind": {"enum": ["garbage", "invalid", "unknown_id", "bad_response", "invalid_request"]}},
                             ("kind",))},
 ]  # fmt: skip
 
-SLOW_TOOLS = frozenset({"sleep", "progress", "ask_client"})
+SLOW_TOOLS = frozenset({"sleep", "progress", "ask_client", "misbehave"})
 
 
 class ToolCall:
@@ -170,7 +171,7 @@ class TestServer:
 
     def _client_answered(self, message: dict[str, Any]) -> None:
         with self._lock:
-            waiting = self._client_answers.get(str(message.get("id")))
+            waiting = self._client_answers.get(message.get("id"))  # type: ignore[arg-type]
         if waiting is not None:
             waiting[1].append(message)
             waiting[0].set()
@@ -241,13 +242,16 @@ class TestServer:
     def _text(text: str) -> dict[str, Any]:
         return {"content": [{"type": "text", "text": text}], "isError": False}
 
+    @staticmethod
+    def _structured(data: dict[str, Any]) -> dict[str, Any]:
+        # Structured content, and the same as JSON text for clients that read only text.
+        return {"content": [{"type": "text", "text": json.dumps(data)}], "structuredContent": data, "isError": False}
+
     def tool_echo(self, call: ToolCall, text: str) -> dict[str, Any]:
         return self._text(text)
 
     def tool_add(self, call: ToolCall, a: float, b: float) -> dict[str, Any]:
-        total = a + b
-        return {"content": [{"type": "text", "text": json.dumps({"sum": total})}],
-                "structuredContent": {"sum": total}, "isError": False}  # fmt: skip
+        return self._structured({"sum": a + b})
 
     def tool_fail(self, call: ToolCall, message: str = "failed") -> dict[str, Any]:
         raise ToolFailure(message)
@@ -291,29 +295,29 @@ class TestServer:
     def tool_cancelled_requests(self, call: ToolCall) -> dict[str, Any]:
         with self._lock:
             cancelled = list(self._cancelled)
-        return {"content": [{"type": "text", "text": json.dumps(cancelled)}],
-                "structuredContent": {"cancelled": cancelled}, "isError": False}  # fmt: skip
+        return self._structured({"cancelled": cancelled})
 
     def tool_environment(self, call: ToolCall, names: Optional[list[str]] = None) -> dict[str, Any]:
         found = {"cwd": os.getcwd(), "env": {name: os.environ.get(name) for name in names or []}}
-        return {"content": [{"type": "text", "text": json.dumps(found)}], "structuredContent": found, "isError": False}
+        return self._structured(found)
 
     def tool_ask_client(self, call: ToolCall, method: str, params: Optional[dict[str, Any]] = None) -> dict[str, Any]:
-        ask_id = f"s-{next(self._client_request_ids)}"
+        return self._ask(messages.request(f"s-{next(self._client_request_ids)}", method, params))
+
+    def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Send a request to the client and return its answer as the tool's result."""
         answered = threading.Event()
         answers: list[dict[str, Any]] = []
         with self._lock:
-            self._client_answers[ask_id] = (answered, answers)
-        self.send(messages.request(ask_id, method, params))
+            self._client_answers[request["id"]] = (answered, answers)
+        self.send(request)
         try:
             if not answered.wait(10):
-                raise ToolFailure(f"the client did not answer {method} within 10s")
+                raise ToolFailure(f"the client did not answer {request['method']!r} within 10s")
         finally:
             with self._lock:
-                self._client_answers.pop(ask_id, None)
-        answer = answers[0]
-        return {"content": [{"type": "text", "text": json.dumps(answer)}],
-                "structuredContent": answer, "isError": False}  # fmt: skip
+                self._client_answers.pop(request["id"], None)
+        return self._structured(answers[0])
 
     def tool_misbehave(self, call: ToolCall, kind: str) -> Optional[dict[str, Any]]:
         if kind == "garbage":
@@ -325,6 +329,10 @@ class TestServer:
         elif kind == "bad_response":
             self.send_raw(messages.encode({"jsonrpc": "2.0", "id": call.request_id, "result": "not an object"}))
             return None  # that was the answer
+        elif kind == "invalid_request":
+            # params must be an object: a client should answer -32600
+            request_id = f"s-{next(self._client_request_ids)}"
+            return self._ask({"jsonrpc": "2.0", "id": request_id, "method": "roots/list", "params": [1]})
         else:
             raise ToolFailure(f"unknown kind {kind!r}")
         return self._text(f"sent {kind}")

@@ -16,6 +16,7 @@ import concurrent.futures
 import enum
 import logging
 import threading
+import time
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Optional, Union
 
@@ -29,6 +30,17 @@ from ..schema import validate
 __all__ = ["Transport", "TransportState", "TransportStats"]
 
 logger = logging.getLogger("mcpsync.transport")
+
+#: Default seconds a write may wait for a server that is not reading its input.
+DEFAULT_WRITE_TIMEOUT = 10.0
+#: Seconds close() spends at most telling the server about requests in flight.
+CLOSE_NOTICE_BUDGET = 1.0
+#: Seconds a timed-out caller waits for a response that won the race against its timeout.
+RACE_GRACE = 1.0
+#: Seconds a write from a reader thread may wait (a blocked reader reads no responses).
+READER_WRITE_TIMEOUT = 1.0
+#: Seconds a second close() waits for the first to finish.
+CLOSE_WAIT = 30.0
 
 MessageCallback = Callable[[Message], None]
 CloseCallback = Callable[[Optional[BaseException]], None]
@@ -83,6 +95,8 @@ class Transport:
         on_close: called once when the transport closes, with the error that
             closed it, or ``None`` after ``close()``.
         on_error: called with each non-fatal problem (an invalid message, say).
+        write_timeout: seconds a write may wait for a server that does not read
+            its input; then ``WriteTimeout`` (default 10 s).
     """
 
     def __init__(
@@ -94,8 +108,10 @@ class Transport:
         on_request: Optional[MessageCallback] = None,
         on_close: Optional[CloseCallback] = None,
         on_error: Optional[ErrorCallback] = None,
+        write_timeout: float = DEFAULT_WRITE_TIMEOUT,
     ) -> None:
         self.name = name
+        self.write_timeout = write_timeout
         self.default_timeout = DEFAULT_TIMEOUT if timeout is None else timeout
         self.on_notification = on_notification
         self.on_request = on_request
@@ -110,6 +126,7 @@ class Transport:
         self._shutdown_started = False
         # Set when the connection was lost: builds the error that says why.
         self._lost_error: Optional[TransportClosed] = None
+        self._closed_event = threading.Event()
 
     # -- life -------------------------------------------------------------
 
@@ -133,7 +150,7 @@ class Transport:
         with self._state_lock:
             if self._state is TransportState.OPEN:
                 return
-            if self._state is not TransportState.UNOPENED:
+            if self._state is not TransportState.UNOPENED or self._shutdown_started:
                 raise TransportClosed(f"{self.name}: cannot start a closed transport")
             self._open()
             self._state = TransportState.OPEN
@@ -141,12 +158,17 @@ class Transport:
     def close(self) -> None:
         """Close the connection, fail what is pending, and join every thread (bounded).
 
-        Idempotent and safe from any thread, including a callback.
+        Idempotent and safe from any thread, including a callback. A second
+        caller waits (bounded) until the first has finished, except on the
+        transport's own threads, which the first caller may be joining.
         """
         with self._state_lock:
-            if self._shutdown_started:
-                return
+            first = not self._shutdown_started
             self._shutdown_started = True
+        if not first:
+            if threading.current_thread() not in self._threads():
+                self._closed_event.wait(CLOSE_WAIT)
+            return
         if self._state is TransportState.OPEN:
             self._cancel_in_flight("the client is closing")
         with self._state_lock:
@@ -157,6 +179,7 @@ class Transport:
             self._shutdown()
         finally:
             self._state = TransportState.CLOSED
+            self._closed_event.set()
             self._notify_closed(None)
 
     def closed_error(self) -> TransportClosed:
@@ -172,12 +195,18 @@ class Transport:
         return TransportClosed(f"{self.name}: closed by the client")
 
     def _cancel_in_flight(self, reason: str) -> None:
-        """Tell the server about every request still in flight, so it can stop working on them."""
-        for future in self.pending.in_flight():
-            if not self._tell_cancelled(future, reason):
-                return  # the wire is gone: nothing more to tell
+        """Tell the server about every request still in flight, so it can stop working on them.
 
-    def _tell_cancelled(self, future: RequestFuture, reason: str) -> bool:
+        All of it within ``CLOSE_NOTICE_BUDGET``: a server that does not read
+        must not hold up ``close()``.
+        """
+        deadline = time.monotonic() + CLOSE_NOTICE_BUDGET
+        for future in self.pending.in_flight():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self._tell_cancelled(future, reason, remaining):
+                return  # out of time, or the wire is gone: nothing more to tell
+
+    def _tell_cancelled(self, future: RequestFuture, reason: str, write_timeout: Optional[float] = None) -> bool:
         """Send ``notifications/cancelled`` for a request; ``False`` if it could not be sent.
 
         Never for ``initialize``: the spec forbids it (the client disconnects instead).
@@ -185,7 +214,10 @@ class Transport:
         if future.method == "initialize" or not self.is_connected:
             return True
         try:
-            self.notify("notifications/cancelled", {"requestId": future.request_id, "reason": reason})
+            self._send(
+                messages.notification("notifications/cancelled", {"requestId": future.request_id, "reason": reason}),
+                write_timeout,
+            )
         except MCPError as exc:
             logger.debug("server %r: could not send cancellation: %s", self.name, exc)
             return False
@@ -219,11 +251,11 @@ class Transport:
         until the owner calls ``close()``, which is still required.
         """
         with self._state_lock:
-            if self._shutdown_started:
-                return  # close() is at work and reports the closing itself
+            if self._shutdown_started or self._lost_error is not None:
+                return  # close() is at work and reports the closing itself, or it was reported
         error = describe()
         with self._state_lock:
-            if self._shutdown_started:
+            if self._shutdown_started or self._lost_error is not None:
                 return
             self._state = TransportState.CLOSED
             self._lost_error = error
@@ -233,11 +265,11 @@ class Transport:
 
     # -- sending ------------------------------------------------------------
 
-    def _send(self, message: Message) -> None:
+    def _send(self, message: Message, write_timeout: Optional[float] = None) -> None:
         data = messages.encode(message)
         if self._state is not TransportState.OPEN:
             raise self.closed_error()
-        self._write(data)
+        self._write(data, self.write_timeout if write_timeout is None else write_timeout)
 
     def send_request(self, method: str, params: Optional[dict[str, Any]] = None) -> RequestFuture:
         """Send a request and return at once with a ``concurrent.futures.Future``.
@@ -251,7 +283,11 @@ class Transport:
         Raises:
             TypeError: ``params`` is not a dict (or not JSON-serialisable).
             TransportClosed: the connection is closed.
+            WriteTimeout: the server took nothing within ``write_timeout``.
         """
+        return self._send_request(method, params, self.write_timeout)
+
+    def _send_request(self, method: str, params: Optional[dict[str, Any]], write_timeout: float) -> RequestFuture:
         if params is not None and not isinstance(params, dict):
             raise TypeError(f"params must be a dict or None, not {type(params).__name__}")
         request_id = self.pending.next_id()
@@ -260,7 +296,7 @@ class Transport:
             raise self.closed_error()
         future = self.pending.register(request_id, method, self._future_cancelled)
         try:
-            self._write(data)
+            self._write(data, write_timeout)
         except BaseException as exc:
             self.pending.reject(request_id, exc)
             raise
@@ -285,14 +321,19 @@ class Transport:
             KeyboardInterrupt: as usual; the request is cancelled first.
         """
         seconds = resolve_timeout(timeout, self.default_timeout)
-        future = self.send_request(method, params)
+        write_timeout = self.write_timeout if seconds is None else min(seconds, self.write_timeout)
+        future = self._send_request(method, params, write_timeout)
         try:
             result: dict[str, Any] = future.result(seconds)
             return result
         except concurrent.futures.TimeoutError:
             if not self.abandon(future, f"timed out after {seconds:g}s"):
-                # The response won the race against the timeout.
-                return future.result(0)  # type: ignore[no-any-return]
+                # The response won the race: the reader took it from the table and is
+                # setting it on the future right now, so this wait is short.
+                try:
+                    return future.result(RACE_GRACE)  # type: ignore[no-any-return]
+                except concurrent.futures.TimeoutError:
+                    pass
             raise RequestTimeout(method, seconds or 0.0) from None
         except KeyboardInterrupt:
             self.abandon(future, "interrupted by the user")
@@ -374,6 +415,8 @@ class Transport:
             kind = validate(message)
         except InvalidMessage as exc:
             self.stats.invalid += 1
+            if type(message) is dict and "method" in message:
+                self._refuse_invalid_request(message, exc)
             raw_id = message.get("id") if type(message) is dict and "method" not in message else None
             if isinstance(raw_id, (int, float, str)) and self.pending.reject(messages.response_key(raw_id), exc):
                 # The request it answers fails now instead of timing out.
@@ -401,6 +444,19 @@ class Transport:
                 callback(message)
             except Exception:
                 logger.exception("server %r: %s callback failed", self.name, kind.value)
+
+    def _refuse_invalid_request(self, message: Message, error: InvalidMessage) -> None:
+        """JSON-RPC wants -32600 for an invalid request whose id we can read."""
+        request_id = message.get("id")
+        if not isinstance(request_id, (int, str)) or isinstance(request_id, bool):
+            return
+        try:
+            self.respond(
+                request_id,
+                error=messages.error_object(messages.ErrorCode.INVALID_REQUEST, f"Invalid Request: {error.reason}"),
+            )
+        except MCPError as exc:
+            logger.debug("server %r: could not refuse request %r: %s", self.name, request_id, exc)
 
     def _answer_unhandled(self, message: Message) -> None:
         try:
@@ -432,10 +488,19 @@ class Transport:
         """Open the wire and start the reader thread(s)."""
         raise NotImplementedError
 
-    def _write(self, data: bytes) -> None:
-        """Write one encoded message (thread-safe); raise ``TransportClosed`` if the wire is gone."""
+    def _write(self, data: bytes, timeout: float) -> None:
+        """Write one encoded message, thread-safe, within ``timeout`` seconds.
+
+        Raises:
+            WriteTimeout: nothing could be written in time (the connection is still sound).
+            TransportClosed: the wire is gone, or broke mid-message.
+        """
         raise NotImplementedError
 
     def _shutdown(self) -> None:
         """Close the wire and join every thread, each wait bounded."""
         raise NotImplementedError
+
+    def _threads(self) -> tuple[Optional[threading.Thread], ...]:
+        """The transport's own threads (readers)."""
+        return ()

@@ -22,16 +22,18 @@ from __future__ import annotations
 import collections
 import logging
 import os
+import select
 import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from typing import IO, Any, Optional
 
 from ..config import StdioServerConfig
-from ..errors import ConnectError, TransportClosed
-from .base import Transport
+from ..errors import ConnectError, TransportClosed, WriteTimeout
+from .base import READER_WRITE_TIMEOUT, Transport
 
 __all__ = ["DEFAULT_INHERITED_ENV_VARS", "StdioTransport", "default_environment"]
 
@@ -55,6 +57,7 @@ STDERR_TAIL_LINES = 20
 STDERR_CHUNK = 64 * 1024
 #: How long the reader waits for the exit code and last stderr lines after stdout closes.
 EXIT_GRACE = 0.5
+SIGKILL = getattr(signal, "SIGKILL", signal.SIGTERM)  # Windows has no SIGKILL
 
 
 def default_environment() -> dict[str, str]:
@@ -83,10 +86,11 @@ class StdioTransport(Transport):
         inherit_env: give the child our whole environment, not the safe default.
         name: the server's name (default: the program's base name).
         timeout: default request timeout in seconds (``None``: 30 s).
+        write_timeout: seconds a write waits for a server that stopped reading its input.
         exit_timeout: seconds to wait for the child to exit after its stdin is closed.
         terminate_timeout: seconds to wait after SIGTERM before SIGKILL.
-        **callbacks: ``on_notification``, ``on_request``, ``on_close``, ``on_error``
-            (see ``Transport``).
+        **options: ``on_notification``, ``on_request``, ``on_close``, ``on_error``,
+            ``write_timeout`` (see ``Transport``).
     """
 
     def __init__(
@@ -101,19 +105,20 @@ class StdioTransport(Transport):
         timeout: Optional[float] = None,
         exit_timeout: float = 2.0,
         terminate_timeout: float = 2.0,
-        **callbacks: Any,
+        **options: Any,
     ) -> None:
         config = StdioServerConfig(
             command=command, args=args, env=env, cwd=cwd, timeout=timeout, name=name,
             inherit_env=inherit_env,
         )  # fmt: skip
-        super().__init__(name=config.display_name, timeout=timeout, **callbacks)
+        super().__init__(name=config.display_name, timeout=timeout, **options)
         self.config = config
         self.exit_timeout = exit_timeout
         self.terminate_timeout = terminate_timeout
         self.server_logger = logging.getLogger(_safe_logger_name(self.name))
         self._process: Optional[subprocess.Popen[bytes]] = None
         self._write_lock = threading.Lock()
+        self._stdin_fd: Optional[int] = None
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self._reader: Optional[threading.Thread] = None
         self._stderr_reader: Optional[threading.Thread] = None
@@ -169,6 +174,11 @@ class StdioTransport(Transport):
             raise ConnectError(
                 f"cannot start server {self.name!r} ({config.command!r}): {exc.strerror or exc}"
             ) from exc
+        assert self._process.stdin is not None
+        self._stdin_fd = self._process.stdin.fileno()
+        if sys.platform != "win32":
+            # Writes wait for room with select() and a deadline instead of blocking forever.
+            os.set_blocking(self._stdin_fd, False)
         self._reader = threading.Thread(target=self._read_stdout, name=f"mcpsync-reader-{self.name}", daemon=True)
         self._stderr_reader = threading.Thread(
             target=self._read_stderr, name=f"mcpsync-stderr-{self.name}", daemon=True
@@ -178,16 +188,63 @@ class StdioTransport(Transport):
 
     # -- the wire -----------------------------------------------------------
 
-    def _write(self, data: bytes) -> None:
-        process = self._process
-        assert process is not None and process.stdin is not None
-        with self._write_lock:
-            try:
-                process.stdin.write(data)
-                process.stdin.flush()
-            except (OSError, ValueError) as exc:  # broken pipe, or stdin closed by close()
-                raise self._closed_error(f"cannot write to the server: {exc}") from exc
+    def _write(self, data: bytes, timeout: float) -> None:
+        # A reader blocked on a write reads no responses: it gets a short leash.
+        if threading.current_thread() is self._reader:
+            timeout = min(timeout, READER_WRITE_TIMEOUT)
+        if not self._write_lock.acquire(timeout=timeout):
+            raise self._write_timeout_error(timeout)
+        try:
+            fd = self._stdin_fd
+            if fd is None:
+                raise self.closed_error()
+            total = len(data)
+            written = 0
+            deadline: Optional[float] = None
+            while True:
+                try:
+                    written += os.write(fd, data if not written else memoryview(data)[written:])
+                except BlockingIOError:
+                    pass
+                except OSError as exc:  # broken pipe: the server is gone
+                    raise self._closed_error(f"cannot write to the server: {exc.strerror or exc}") from exc
+                if written >= total:
+                    break
+                # The pipe is full: the server is not reading. Wait for room, bounded.
+                if deadline is None:
+                    deadline = time.monotonic() + timeout
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    if not written:
+                        raise self._write_timeout_error(timeout)
+                    raise self._broken_mid_message(written, total, timeout)
+                select.select([], [fd], [], remaining)
             self.stats.sent += 1
+        finally:
+            self._write_lock.release()
+
+    def _write_timeout_error(self, timeout: float) -> WriteTimeout:
+        return WriteTimeout(f"{self.name}: could not write within {timeout:g}s: the server is not reading its input")
+
+    def _broken_mid_message(self, written: int, total: int, timeout: float) -> TransportClosed:
+        """Half a message is on the wire: nothing later could be framed right. Hang up."""
+        error = self._closed_error(
+            f"the server stopped reading its input in the middle of a message "
+            f"({written} of {total} bytes taken in {timeout:g}s)"
+        )
+        self._close_stdin_locked()
+        self._connection_lost(lambda: error)
+        return error.copy()
+
+    def _close_stdin_locked(self) -> None:
+        # Caller holds the write lock.
+        process = self._process
+        self._stdin_fd = None
+        if process is not None and process.stdin is not None and not process.stdin.closed:
+            try:
+                process.stdin.close()
+            except OSError:
+                pass
 
     def _read_stdout(self) -> None:
         process = self._process
@@ -248,23 +305,23 @@ class StdioTransport(Transport):
         assert process is not None
         try:
             if sys.platform == "win32":  # pragma: no cover
-                process.kill() if sig == getattr(signal, "SIGKILL", None) else process.terminate()
+                process.kill() if sig == SIGKILL else process.terminate()
             else:
                 os.killpg(process.pid, sig)
         except (ProcessLookupError, PermissionError):
             pass
 
+    def _threads(self) -> tuple[Optional[threading.Thread], ...]:
+        return (self._reader, self._stderr_reader)
+
     def _shutdown(self) -> None:
         process = self._process
         if process is None:
             return
-        assert process.stdin is not None
-        # A writer blocked on a full pipe holds the lock; then skip straight to signals.
+        # Writes are bounded, so the lock comes free; should it not, go straight to signals.
         if self._write_lock.acquire(timeout=self.exit_timeout):
             try:
-                process.stdin.close()
-            except OSError:
-                pass
+                self._close_stdin_locked()
             finally:
                 self._write_lock.release()
         try:
@@ -278,26 +335,41 @@ class StdioTransport(Transport):
                 process.wait(self.terminate_timeout)
             except subprocess.TimeoutExpired:
                 logger.warning("server %r: ignored SIGTERM; sending SIGKILL", self.name)
-                self._signal_group(getattr(signal, "SIGKILL", signal.SIGTERM))
+                self._signal_group(SIGKILL)
                 try:
                     process.wait(self.terminate_timeout)
                 except subprocess.TimeoutExpired:
                     logger.error("server %r: process %d survived SIGKILL", self.name, process.pid)
+        self._join_readers(process)
+        if self._write_lock.acquire(timeout=self.terminate_timeout):
+            try:
+                self._close_stdin_locked()
+            finally:
+                self._write_lock.release()
+
+    def _join_readers(self, process: subprocess.Popen[bytes]) -> None:
+        """Join the reader threads and close their pipes.
+
+        The readers end when the pipes reach end-of-file, which needs every
+        process holding them to be gone: a child of the server that ignored
+        SIGTERM still holds them, so it gets SIGKILL too.
+        """
         current = threading.current_thread()
-        for thread, stream in ((self._reader, process.stdout), (self._stderr_reader, process.stderr)):
-            if thread is None or stream is None:
-                continue
+        pairs = [(t, stream) for t, stream in ((self._reader, process.stdout), (self._stderr_reader, process.stderr))
+                 if t is not None and stream is not None]  # fmt: skip
+        for attempt in range(2):
+            for thread, _ in pairs:
+                if thread is not current:
+                    thread.join(self.terminate_timeout)
+            if not any(t.is_alive() and t is not current for t, _ in pairs) or attempt:
+                break
+            logger.warning("server %r: its children still hold its pipes; sending SIGKILL", self.name)
+            self._signal_group(SIGKILL)
+        for thread, stream in pairs:
             if thread is current:
                 self._reader_closes_stdout = True
-                continue
-            thread.join(self.terminate_timeout)
-            if thread.is_alive():
+            elif thread.is_alive():
                 # Closing a stream another thread is reading would block on its lock.
-                logger.warning("server %r: thread %s did not stop; leaving it", self.name, thread.name)
-                continue
-            stream.close()
-        if not process.stdin.closed and not self._write_lock.locked():
-            try:
-                process.stdin.close()
-            except OSError:
-                pass
+                logger.error("server %r: thread %s did not stop; leaving it", self.name, thread.name)
+            else:
+                stream.close()
