@@ -48,6 +48,18 @@ from .errors import (
 from .models import CallToolResult, ServerInfo, Tool
 from .transports import StdioTransport, Transport, TransportStats, create_transport
 
+_LAZY = ("SSETransport", "StreamableHTTPTransport")
+
+
+def __getattr__(name: str) -> object:
+    # The HTTP transports load requests on first use, not on `import mcpsync`.
+    if name in _LAZY:
+        from . import transports
+
+        return getattr(transports, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "DEFAULT_TIMEOUT",
     "LATEST_PROTOCOL_VERSION",
@@ -66,12 +78,14 @@ __all__ = [
     "NotSupportedError",
     "ProtocolError",
     "RequestTimeout",
+    "SSETransport",
     "ServerConfig",
     "ServerError",
     "ServerInfo",
     "SessionExpired",
     "StdioServerConfig",
     "StdioTransport",
+    "StreamableHTTPTransport",
     "Tool",
     "ToolError",
     "Transport",

@@ -145,7 +145,9 @@ class Client:
                 timeout=timeout,
             )
             self._accept_initialize_result(result)
+            self.transport.protocol_version = self.protocol_version
             self.transport.notify("notifications/initialized")
+            self.transport.handshake_complete()
         except BaseException:
             self.close()
             raise

@@ -116,12 +116,24 @@ class HTTPStatusError(TransportError):
     Attributes:
         status_code: the HTTP status.
         body: the response body text.
+        www_authenticate: the ``WWW-Authenticate`` header, if sent (where to authenticate).
+        auth_server: the ``Mcp-Auth-Server`` header, if sent.
     """
 
-    def __init__(self, message: str, *, status_code: int, body: str = "") -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int,
+        body: str = "",
+        www_authenticate: Optional[str] = None,
+        auth_server: Optional[str] = None,
+    ) -> None:
         super().__init__(message)
         self.status_code = status_code
         self.body = body
+        self.www_authenticate = www_authenticate
+        self.auth_server = auth_server
 
 
 class SessionExpired(TransportError):

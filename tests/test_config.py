@@ -76,7 +76,12 @@ def test_resolve_timeout():
         resolve_timeout(0, 30.0)
 
 
-def test_http_is_refused_clearly_until_it_is_implemented():
-    with pytest.raises(mcpsync.NotSupportedError) as info:
-        mcpsync.connect("http://127.0.0.1:9/mcp")
-    assert "'http' transport is not available" in str(info.value)
+def test_a_url_nobody_listens_on_is_a_clear_connect_error():
+    import socket
+
+    with socket.socket() as probe:  # a port that was free a moment ago: nobody listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(mcpsync.ConnectError) as info:
+        mcpsync.connect(f"http://127.0.0.1:{port}/mcp", timeout=5)
+    assert f"cannot reach http://127.0.0.1:{port}/mcp" in str(info.value)

@@ -20,7 +20,9 @@ def test_all_lists_exactly_the_public_names():
         name for name, value in vars(mcpsync).items()
         if not name.startswith("_") and not isinstance(value, types.ModuleType)
     }  # fmt: skip
-    assert set(mcpsync.__all__) == public | {"__version__"}
+    assert set(mcpsync.__all__) == public | {"__version__"} | set(mcpsync._LAZY)
+    for name in mcpsync.__all__:
+        assert getattr(mcpsync, name) is not None
     assert PROMISED <= set(mcpsync.__all__)
 
 

@@ -7,14 +7,37 @@ HTTP (``type="http"``) or HTTP+SSE (``type="sse"``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import HTTPServerConfig, ServerConfig, StdioServerConfig, server_config_from
-from ..errors import NotSupportedError
 from .base import Transport, TransportState, TransportStats
 from .stdio import StdioTransport
 
-__all__ = ["StdioTransport", "Transport", "TransportState", "TransportStats", "create_transport"]
+if TYPE_CHECKING:
+    from .http import StreamableHTTPTransport
+    from .sse import SSETransport
+
+#: Imported on first use: ``requests`` costs ~100 ms, which stdio users need not pay.
+_LAZY = {"StreamableHTTPTransport": ".http", "SSETransport": ".sse"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "SSETransport",
+    "StdioTransport",
+    "StreamableHTTPTransport",
+    "Transport",
+    "TransportState",
+    "TransportStats",
+    "create_transport",
+]
 
 
 def create_transport(config: Any, **kwargs: Any) -> Transport:
@@ -26,13 +49,17 @@ def create_transport(config: Any, **kwargs: Any) -> Transport:
 
     Raises:
         ConfigurationError: the configuration is invalid.
-        NotSupportedError: an HTTP transport (not in this version yet).
     """
     server: ServerConfig = server_config_from(config)
     if isinstance(server, StdioServerConfig):
         return StdioTransport.from_config(server, **kwargs)
     assert isinstance(server, HTTPServerConfig)
-    raise NotSupportedError(
-        f"server {server.display_name!r}: the {server.type!r} transport is not available in "
-        "this version of mcpsync yet; only stdio servers can be used"
-    )
+    if server.type == "http":
+        from .http import StreamableHTTPTransport
+
+        return StreamableHTTPTransport(
+            server.url, headers=server.headers, name=server.name, timeout=server.timeout, **kwargs
+        )
+    from .sse import SSETransport
+
+    return SSETransport(server.url, headers=server.headers, name=server.name, timeout=server.timeout, **kwargs)

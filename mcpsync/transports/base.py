@@ -118,6 +118,8 @@ class Transport:
         self.on_close = on_close
         self.on_error = on_error
         self.stats = TransportStats()
+        #: The negotiated protocol version, set by the client (HTTP sends it as a header).
+        self.protocol_version: Optional[str] = None
         self.pending = PendingRequests()
         self._state = TransportState.UNOPENED
         self._state_lock = threading.Lock()
@@ -296,7 +298,7 @@ class Transport:
             raise self.closed_error()
         future = self.pending.register(request_id, method, self._future_cancelled)
         try:
-            self._write(data, write_timeout)
+            self._write(data, write_timeout, future)
         except BaseException as exc:
             self.pending.reject(request_id, exc)
             raise
@@ -356,7 +358,14 @@ class Transport:
         except concurrent.futures.InvalidStateError:
             pass  # already cancelled by its caller
         self._tell_cancelled(future, reason)
+        self._request_abandoned(future)
         return True
+
+    def _request_abandoned(self, future: RequestFuture) -> None:
+        """Hook: a request was given up on (HTTP transports stop reading its stream)."""
+
+    def handshake_complete(self) -> None:
+        """Hook the client calls after ``notifications/initialized`` (HTTP starts its GET listener)."""
 
     def notify(self, method: str, params: Optional[dict[str, Any]] = None) -> None:
         """Send a notification.
@@ -488,8 +497,11 @@ class Transport:
         """Open the wire and start the reader thread(s)."""
         raise NotImplementedError
 
-    def _write(self, data: bytes, timeout: float) -> None:
+    def _write(self, data: bytes, timeout: float, request: Optional[RequestFuture] = None) -> None:
         """Write one encoded message, thread-safe, within ``timeout`` seconds.
+
+        ``request`` is the future when the message is a request (HTTP
+        transports tie the exchange that carries its answer to it).
 
         Raises:
             WriteTimeout: nothing could be written in time (the connection is still sound).

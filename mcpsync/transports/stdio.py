@@ -33,6 +33,7 @@ from typing import IO, Any, Optional
 
 from ..config import StdioServerConfig
 from ..errors import ConnectError, TransportClosed, WriteTimeout
+from ..pending import RequestFuture
 from .base import READER_WRITE_TIMEOUT, Transport
 
 __all__ = ["DEFAULT_INHERITED_ENV_VARS", "StdioTransport", "default_environment"]
@@ -188,7 +189,7 @@ class StdioTransport(Transport):
 
     # -- the wire -----------------------------------------------------------
 
-    def _write(self, data: bytes, timeout: float) -> None:
+    def _write(self, data: bytes, timeout: float, request: Optional[RequestFuture] = None) -> None:
         # A reader blocked on a write reads no responses: it gets a short leash.
         if threading.current_thread() is self._reader:
             timeout = min(timeout, READER_WRITE_TIMEOUT)

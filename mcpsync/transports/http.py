@@ -1,0 +1,552 @@
+"""HTTP transports' shared parts, and the Streamable HTTP transport (MCP 2025-03-26 onward).
+
+Every client message is a POST to one endpoint. A request's answer comes
+back as a JSON body or as an SSE stream that may carry the server's
+notifications and requests first. The exchange for a request runs on a
+worker thread (``mcpsync-http-<server>``), so ``send_request`` returns at
+once; notifications and responses are POSTed from the caller's thread.
+
+Sessions: the ``Mcp-Session-Id`` the server gives on ``initialize`` goes on
+every later request, with ``MCP-Protocol-Version`` once negotiated. A 404 on
+a request that carried a session id means the session expired: the transport
+runs the handshake again (the same ``initialize``, no session id) and retries
+the request once. A stream that breaks before the answer is resumed with
+``Last-Event-ID`` after the server's ``retry`` interval. After the handshake
+a GET stream (``mcpsync-listener-<server>``) receives what the server sends
+on its own; 405 means the server offers none.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import logging
+import socket
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from typing import Any, Callable, Optional
+
+import requests
+
+from .. import messages
+from ..errors import (
+    ConnectError,
+    HTTPStatusError,
+    NoResponseError,
+    ProtocolError,
+    SessionExpired,
+    TransportClosed,
+    TransportError,
+)
+from ..pending import RequestFuture
+from ..sse import events
+from .base import Transport
+
+__all__ = [
+    "ACCEPT",
+    "LAST_EVENT_ID",
+    "MCP_PROTOCOL_VERSION",
+    "MCP_SESSION_ID",
+    "StreamableHTTPTransport",
+    "http_call",
+    "new_session",
+    "status_error",
+]
+
+logger = logging.getLogger("mcpsync.transport")
+
+MCP_SESSION_ID = "Mcp-Session-Id"
+MCP_PROTOCOL_VERSION = "MCP-Protocol-Version"
+LAST_EVENT_ID = "Last-Event-ID"
+WWW_AUTHENTICATE = "WWW-Authenticate"
+MCP_AUTH_SERVER = "Mcp-Auth-Server"
+ACCEPT = "application/json, text/event-stream"
+JSON = "application/json"
+EVENT_STREAM = "text/event-stream"
+
+#: Characters of an error body kept in ``HTTPStatusError``.
+BODY_LIMIT = 2000
+#: Seconds close() gives the DELETE that ends the session.
+DELETE_TIMEOUT = 2.0
+#: Seconds to wait before reconnecting a broken GET listener, doubled per failure up to the cap.
+LISTENER_BACKOFF = (0.5, 30.0)
+#: Failed GET listener connections in a row before it gives up (with a warning).
+LISTENER_MAX_FAILURES = 8
+
+
+def status_error(response: requests.Response) -> HTTPStatusError:
+    """Build the error for a non-2xx answer: status, body text, and the auth hints.
+
+    The text reads ``HTTP <status>: <body> [WWW-Authenticate: ...; Mcp-Auth-Server: ...]``.
+    """
+    try:
+        body = response.text
+    except Exception:  # a body that cannot be read must not hide the status
+        body = ""
+    body = body.strip()
+    shown = body if len(body) <= BODY_LIMIT else body[:BODY_LIMIT] + "..."
+    text = f"HTTP {response.status_code}: {shown or response.reason or ''}".rstrip()
+    hints = [
+        f"{name}: {response.headers[name]}" for name in (WWW_AUTHENTICATE, MCP_AUTH_SERVER) if name in response.headers
+    ]
+    if hints:
+        text += " [" + "; ".join(hints) + "]"
+    return HTTPStatusError(
+        text,
+        status_code=response.status_code,
+        body=body,
+        www_authenticate=response.headers.get(WWW_AUTHENTICATE),
+        auth_server=response.headers.get(MCP_AUTH_SERVER),
+    )
+
+
+def content_type(response: requests.Response) -> str:
+    """The media type of a response, lower case, without parameters."""
+    return response.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
+
+
+def check_session_id(value: str) -> str:
+    """The spec allows only visible ASCII (0x21-0x7E) in a session id; refuse anything else."""
+    if not value or not all(0x21 <= ord(ch) <= 0x7E for ch in value):
+        raise ProtocolError(f"the server sent an invalid {MCP_SESSION_ID}: {value!r} (visible ASCII only)")
+    return value
+
+
+def interrupt(response: Optional[requests.Response]) -> None:
+    """Wake a thread blocked reading ``response`` (from another thread): shut its socket down."""
+    if response is None:
+        return
+    try:
+        sock = response.raw.connection.sock  # type: ignore[union-attr]  # urllib3 keeps it there
+        sock.shutdown(socket.SHUT_RDWR)
+    except Exception:  # already released or closed: nothing is blocked on it
+        pass
+
+
+def http_call(
+    session: requests.Session, method: str, url: str, name: str, closing: threading.Event, **kwargs: Any
+) -> requests.Response:
+    """One HTTP call; ``requests`` exceptions become ours here, and only here."""
+    try:
+        return session.request(method, url, **kwargs)
+    except requests.exceptions.ConnectTimeout as exc:
+        raise ConnectError(f"{name}: could not connect to {url} in time") from exc
+    except requests.exceptions.ConnectionError as exc:
+        if closing.is_set():
+            raise TransportClosed(f"{name}: closed by the client") from exc
+        raise ConnectError(f"{name}: cannot reach {url}: {_reason(exc)}") from exc
+    except requests.exceptions.RequestException as exc:
+        raise TransportError(f"{name}: {method} {url} failed: {_reason(exc)}") from exc
+
+
+def new_session(max_connections: int) -> requests.Session:
+    """A ``requests.Session`` whose pool holds as many connections as we use at once."""
+    session = requests.Session()
+    adapter = requests.adapters.HTTPAdapter(pool_connections=1, pool_maxsize=max_connections)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
+
+
+class _Workers:
+    """A small, bounded pool of named threads that run submitted calls; closed with a bound."""
+
+    def __init__(self, name: str, size: int) -> None:
+        self._name = name
+        self._size = size
+        self._queue: collections.deque[Callable[[], None]] = collections.deque()
+        self._lock = threading.Condition()
+        self._threads: list[threading.Thread] = []
+        self._idle = 0
+        self._closed = False
+
+    def submit(self, fn: Callable[[], None]) -> None:
+        with self._lock:
+            if self._closed:
+                raise TransportClosed(f"{self._name}: closed")
+            self._queue.append(fn)
+            if self._idle == 0 and len(self._threads) < self._size:
+                thread = threading.Thread(
+                    target=self._run, name=f"mcpsync-http-{self._name}-{len(self._threads) + 1}", daemon=True
+                )
+                self._threads.append(thread)
+                thread.start()
+            else:
+                self._lock.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                self._idle += 1
+                while not self._queue and not self._closed:
+                    self._lock.wait()
+                self._idle -= 1
+                if not self._queue:
+                    return
+                fn = self._queue.popleft()
+            fn()
+
+    def close(self, timeout: float) -> list[Callable[[], None]]:
+        """Stop taking work, let running calls finish (bounded); returns the calls never started."""
+        with self._lock:
+            self._closed = True
+            left = list(self._queue)
+            self._queue.clear()
+            self._lock.notify_all()
+        deadline = time.monotonic() + timeout
+        for thread in self._threads:
+            if thread is not threading.current_thread():
+                thread.join(max(0.0, deadline - time.monotonic()))
+                if thread.is_alive():
+                    logger.warning("thread %s did not stop within %ss", thread.name, timeout)
+        return left
+
+
+class StreamableHTTPTransport(Transport):
+    """Talk to a server at one HTTP endpoint (Streamable HTTP).
+
+    Args:
+        url: the MCP endpoint.
+        headers: extra headers on every request (e.g. ``Authorization``).
+        auth: any ``requests`` auth object (bearer tokens, custom schemes).
+        name: the server's name (default: the URL's host).
+        timeout: default request timeout in seconds (``None``: 30 s).
+        connect_timeout: seconds to establish a connection.
+        read_timeout: seconds a stream may stay silent before it counts as broken.
+        max_connections: requests in flight at once (worker threads and pooled connections).
+        listen: open the GET stream for server-initiated messages after the handshake.
+        max_resumptions: attempts to resume a broken stream with ``Last-Event-ID``.
+        retry_delay: seconds before resuming when the server gave no ``retry``
+            (doubled each attempt).
+        session: a ``requests.Session`` to use (its adapters, proxies, TLS
+            settings); closed with the transport only if we created it.
+        **options: ``on_notification``, ``on_request``, ``on_close``, ``on_error``,
+            ``write_timeout`` (see ``Transport``).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Optional[Mapping[str, str]] = None,
+        auth: Any = None,
+        name: Optional[str] = None,
+        timeout: Optional[float] = None,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 300.0,
+        max_connections: int = 10,
+        listen: bool = True,
+        max_resumptions: int = 3,
+        retry_delay: float = 1.0,
+        session: Optional[requests.Session] = None,
+        **options: Any,
+    ) -> None:
+        from ..config import HTTPServerConfig  # validates url, headers and timeout
+
+        config = HTTPServerConfig(url=url, headers=headers, timeout=timeout, name=name)
+        super().__init__(name=config.display_name, timeout=timeout, **options)
+        self.url = url
+        self.headers = dict(headers or {})
+        self.auth = auth
+        self.connect_timeout = connect_timeout
+        self.read_timeout = read_timeout
+        self.max_connections = max_connections
+        self.listen = listen
+        self.max_resumptions = max_resumptions
+        self.retry_delay = retry_delay
+        self.session_id: Optional[str] = None
+        self._own_session = session is None
+        self._http = session
+        self._workers = _Workers(self.name, max_connections)
+        self._closing = threading.Event()
+        self._streams: dict[int, requests.Response] = {}  # request id -> the response being read
+        self._streams_lock = threading.Lock()
+        self._renew_lock = threading.Lock()
+        self._initialize_body: Optional[bytes] = None
+        self._listener: Optional[threading.Thread] = None
+        self._listener_response: Optional[requests.Response] = None
+
+    # -- plumbing -------------------------------------------------------------
+
+    def _open(self) -> None:
+        if self._http is None:
+            self._http = new_session(self.max_connections + 2)  # + the GET stream and a notification
+
+    def _request_headers(self, extra: Optional[Mapping[str, str]] = None, session: bool = True) -> dict[str, str]:
+        headers = {"Accept": ACCEPT, "Content-Type": JSON, **self.headers}
+        if session and self.session_id is not None:
+            headers[MCP_SESSION_ID] = self.session_id
+        if self.protocol_version is not None:
+            headers[MCP_PROTOCOL_VERSION] = self.protocol_version
+        if extra:
+            headers.update(extra)
+        return headers
+
+    def _call(
+        self, method: str, headers: dict[str, str], timeout: Any, data: Optional[bytes] = None, stream: bool = False
+    ) -> requests.Response:
+        assert self._http is not None
+        return http_call(self._http, method, self.url, self.name, self._closing, headers=headers, data=data,
+                         auth=self.auth, timeout=timeout, stream=stream)  # fmt: skip
+
+    # -- sending ----------------------------------------------------------------
+
+    def _write(self, data: bytes, timeout: float, request: Optional[RequestFuture] = None) -> None:
+        if request is None:
+            # Notifications and our answers: the server acknowledges with 202, at once.
+            self._post_message(data, timeout)
+            return
+        if request.method == "initialize":
+            self._initialize_body = data  # kept, to open a new session when this one expires
+        self.stats.sent += 1
+        self._workers.submit(lambda: self._run_exchange(data, request))
+
+    def _post_message(self, data: bytes, timeout: float, retried: bool = False) -> None:
+        sent_session = self.session_id
+        response = self._call("POST", self._request_headers(), (min(self.connect_timeout, timeout), timeout), data)
+        with response:
+            if response.status_code == 404 and sent_session is not None and not retried:
+                self._renew_session(sent_session)
+                return self._post_message(data, timeout, retried=True)
+            if not response.ok:
+                raise status_error(response)
+        self.stats.sent += 1
+
+    def _run_exchange(self, data: bytes, request: RequestFuture) -> None:
+        """Worker thread: POST a request and read its answer; any failure fails the request."""
+        try:
+            self._exchange(data, request)
+            if not request.done() and not self._closing.is_set():
+                raise NoResponseError(request.request_id)
+        except BaseException as exc:
+            error = exc if isinstance(exc, Exception) else TransportError(f"{self.name}: {exc!r}")
+            if not self.pending.reject(request.request_id, error) and not request.done():
+                logger.debug(
+                    "server %r: request %s failed after it was settled: %s", self.name, request.request_id, exc
+                )
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            with self._streams_lock:
+                self._streams.pop(request.request_id, None)
+
+    def _exchange(self, data: bytes, request: RequestFuture, retried: bool = False) -> None:
+        sent_session = self.session_id
+        response = self._call(
+            "POST", self._request_headers(), (self.connect_timeout, self.read_timeout), data, stream=True
+        )
+        with response:
+            with self._streams_lock:
+                self._streams[request.request_id] = response
+            if request.done():  # abandoned while we were connecting
+                return
+            if response.status_code == 404 and sent_session is not None:
+                if retried:
+                    raise SessionExpired(f"{self.name}: the server refused the renewed session too (404)")
+                self._renew_session(sent_session)
+                return self._exchange(data, request, retried=True)
+            if not response.ok:
+                raise status_error(response)
+            if request.method == "initialize":
+                self._take_session_id(response)
+            if response.status_code == 202:
+                return  # accepted: the answer comes on the GET stream
+            kind = content_type(response)
+            if kind == JSON:
+                body = response.content
+                if body.strip():
+                    self._handle_data(body)
+            elif kind == EVENT_STREAM:
+                self._read_answer_stream(response, request)
+            else:
+                raise ProtocolError(
+                    f"{self.name}: unexpected Content-Type {kind or 'none'!r} in the answer to a request"
+                )
+
+    def _take_session_id(self, response: requests.Response) -> None:
+        value = response.headers.get(MCP_SESSION_ID)
+        self.session_id = check_session_id(value) if value is not None else None
+
+    # -- streams ------------------------------------------------------------------
+
+    def _read_events(self, response: requests.Response) -> tuple[Optional[str], Optional[int]]:
+        """Feed every event of a stream to the message handling; return the last event id and retry.
+
+        A stream that breaks (reset, timeout) just ends here: the caller decides about resuming.
+        """
+        last_id: Optional[str] = None
+        retry: Optional[int] = None
+        try:
+            for event in events(response.iter_content(chunk_size=None)):
+                if event.id:
+                    last_id = event.id
+                if event.retry is not None:
+                    retry = event.retry
+                if event.event == "message" and event.data:
+                    self._handle_data(event.data)
+        except (requests.exceptions.RequestException, OSError, ValueError) as exc:
+            if not self._closing.is_set():
+                logger.info("server %r: stream broke: %s", self.name, _reason(exc))
+        return last_id, retry
+
+    def _read_answer_stream(self, response: requests.Response, request: RequestFuture) -> None:
+        last_id, retry = self._read_events(response)
+        attempt = 0
+        while not request.done() and not self._closing.is_set():
+            if last_id is None or attempt >= self.max_resumptions:
+                raise NoResponseError(request.request_id)
+            attempt += 1
+            delay = retry / 1000.0 if retry is not None else self.retry_delay * 2 ** (attempt - 1)
+            logger.info("server %r: resuming the stream of request %s after event %s in %.2fs",
+                        self.name, request.request_id, last_id, delay)  # fmt: skip
+            if self._closing.wait(delay):
+                return
+            resumed = self._call(
+                "GET",
+                self._request_headers({LAST_EVENT_ID: last_id}),
+                (self.connect_timeout, self.read_timeout),
+                stream=True,
+            )
+            with resumed:
+                with self._streams_lock:
+                    self._streams[request.request_id] = resumed
+                if resumed.status_code in (404, 405) or not resumed.ok:
+                    logger.info("server %r: cannot resume (HTTP %d)", self.name, resumed.status_code)
+                    raise NoResponseError(request.request_id)
+                new_id, new_retry = self._read_events(resumed)
+            last_id = new_id or last_id
+            retry = new_retry if new_retry is not None else retry
+
+    def _request_abandoned(self, future: RequestFuture) -> None:
+        with self._streams_lock:
+            response = self._streams.pop(future.request_id, None)
+        interrupt(response)
+
+    # -- the session ------------------------------------------------------------------
+
+    def _renew_session(self, expired: str) -> None:
+        """The server forgot our session: run the handshake again, once for all threads that noticed."""
+        with self._renew_lock:
+            if self.session_id != expired:
+                return  # another thread has renewed it already
+            logger.warning("server %r: session %s expired (404); starting a new one", self.name, expired)
+            self.session_id = None
+            body = self._initialize_body
+            if body is None:
+                raise SessionExpired(f"{self.name}: the session expired before initialize was sent")
+            request_id = json.loads(body)["id"]
+            response = self._call(
+                "POST",
+                self._request_headers(session=False),
+                (self.connect_timeout, self.read_timeout),
+                body,
+                stream=True,
+            )
+            with response:
+                if not response.ok:
+                    raise SessionExpired(
+                        f"{self.name}: session expired, and renewing it failed: {status_error(response)}"
+                    )
+                self._take_session_id(response)
+                answer = self._find_answer(response, request_id)
+            if "error" in answer:
+                raise SessionExpired(f"{self.name}: session expired, and renewing it failed: {answer['error']}")
+            version = answer.get("result", {}).get("protocolVersion")
+            if version != self.protocol_version:
+                raise SessionExpired(
+                    f"{self.name}: the new session speaks protocol {version!r}, not {self.protocol_version!r}"
+                )
+            self._post_message(
+                messages.encode(messages.notification("notifications/initialized")), self.write_timeout, retried=True
+            )
+
+    def _find_answer(self, response: requests.Response, request_id: Any) -> dict[str, Any]:
+        """Read a JSON or SSE answer and return the response to ``request_id``; other messages are handled."""
+        if content_type(response) == JSON:
+            candidates: Iterator[Any] = iter([messages.decode(response.content)])
+        else:
+            candidates = (messages.decode(e.data) for e in events(response.iter_content(chunk_size=None)) if e.data)
+        for message in candidates:
+            if isinstance(message, dict) and "method" not in message and message.get("id") == request_id:
+                return message
+            self._handle_message(message)
+        raise NoResponseError(request_id)
+
+    def handshake_complete(self) -> None:
+        if self.listen and self._listener is None and not self._closing.is_set():
+            self._listener = threading.Thread(target=self._listen, name=f"mcpsync-listener-{self.name}", daemon=True)
+            self._listener.start()
+
+    def _listen(self) -> None:
+        """The GET stream for what the server sends on its own; reconnects with backoff."""
+        last_id: Optional[str] = None
+        failures = 0
+        while not self._closing.is_set():
+            extra = {"Accept": EVENT_STREAM, **({LAST_EVENT_ID: last_id} if last_id else {})}
+            headers = self._request_headers(extra)
+            headers.pop("Content-Type", None)
+            try:
+                response = self._call("GET", headers, (self.connect_timeout, self.read_timeout), stream=True)
+            except TransportError as exc:
+                failures += 1
+                logger.info("server %r: GET stream failed: %s", self.name, exc)
+            else:
+                with response:
+                    self._listener_response = response
+                    if self._closing.is_set():
+                        return
+                    if response.status_code == 405:
+                        logger.debug("server %r: offers no GET stream (405)", self.name)
+                        return
+                    if not response.ok:
+                        failures += 1
+                        logger.info("server %r: GET stream refused: %s", self.name, status_error(response))
+                    else:
+                        failures = 0
+                        new_id, _ = self._read_events(response)
+                        last_id = new_id or last_id
+                    self._listener_response = None
+            if failures >= LISTENER_MAX_FAILURES:
+                logger.warning("server %r: GET stream failed %d times in a row; giving up on it", self.name, failures)
+                return
+            self._closing.wait(
+                min(LISTENER_BACKOFF[1], LISTENER_BACKOFF[0] * 2**failures) if failures else LISTENER_BACKOFF[0]
+            )
+
+    # -- closing ------------------------------------------------------------------------
+
+    def _threads(self) -> tuple[Optional[threading.Thread], ...]:
+        return (self._listener, *self._workers._threads)
+
+    def _shutdown(self) -> None:
+        self._closing.set()
+        interrupt(self._listener_response)
+        with self._streams_lock:
+            streams = list(self._streams.values())
+        for response in streams:
+            interrupt(response)
+        if self._listener is not None and self._listener is not threading.current_thread():
+            self._listener.join(self.connect_timeout)
+        self._workers.close(self.connect_timeout + 2)
+        if self.session_id is not None and self._http is not None:
+            headers = self._request_headers()
+            headers.pop("Content-Type", None)
+            try:
+                response = self._http.delete(self.url, headers=headers, auth=self.auth, timeout=DELETE_TIMEOUT)
+                response.close()
+                if response.status_code not in (200, 202, 204, 405, 404):
+                    logger.debug("server %r: DELETE of the session answered %d", self.name, response.status_code)
+            except requests.exceptions.RequestException as exc:
+                logger.debug("server %r: DELETE of the session failed: %s", self.name, exc)
+        if self._own_session and self._http is not None:
+            self._http.close()
+
+
+def _reason(exc: BaseException) -> str:
+    """The innermost useful text of a ``requests``/urllib3 exception chain."""
+    text = str(exc)
+    inner = exc.__context__ or exc.__cause__
+    while inner is not None and not str(inner):
+        inner = inner.__context__ or inner.__cause__
+    return text or (str(inner) if inner is not None else type(exc).__name__)

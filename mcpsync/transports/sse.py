@@ -1,0 +1,164 @@
+"""The HTTP+SSE transport of MCP 2024-11-05 (deprecated, still common).
+
+A GET opens an event stream; its first event, ``endpoint``, names the URL to
+POST our messages to (relative URLs are resolved against the stream's; a
+different origin is refused). Everything the server says, answers included,
+arrives as ``message`` events on that stream, read by one thread
+(``mcpsync-reader-<server>``). When the stream ends, every waiting request
+fails at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Mapping
+from typing import Any, Optional
+from urllib.parse import urljoin, urlsplit
+
+import requests
+
+from ..errors import ConnectError, ProtocolError, TransportClosed
+from ..pending import RequestFuture
+from ..sse import events
+from .base import Transport
+from .http import EVENT_STREAM, JSON, http_call, interrupt, new_session, status_error
+
+__all__ = ["SSETransport"]
+
+logger = logging.getLogger("mcpsync.transport")
+
+
+class SSETransport(Transport):
+    """Talk to a server over the 2024-11-05 HTTP+SSE transport.
+
+    Args:
+        url: the SSE endpoint (the GET stream).
+        headers: extra headers on every request.
+        auth: any ``requests`` auth object.
+        name: the server's name (default: the URL's host).
+        timeout: default request timeout in seconds (``None``: 30 s).
+        connect_timeout: seconds to connect and to receive the ``endpoint`` event.
+        read_timeout: seconds the stream may stay silent before it counts as broken.
+        session: a ``requests.Session`` to use; closed with the transport only if we created it.
+        **options: as for ``Transport``.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Optional[Mapping[str, str]] = None,
+        auth: Any = None,
+        name: Optional[str] = None,
+        timeout: Optional[float] = None,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 300.0,
+        session: Optional[requests.Session] = None,
+        **options: Any,
+    ) -> None:
+        from ..config import HTTPServerConfig
+
+        config = HTTPServerConfig(url=url, headers=headers, type="sse", timeout=timeout, name=name)
+        super().__init__(name=config.display_name, timeout=timeout, **options)
+        self.url = url
+        self.headers = dict(headers or {})
+        self.auth = auth
+        self.connect_timeout = connect_timeout
+        self.read_timeout = read_timeout
+        self.endpoint: Optional[str] = None
+        self._own_session = session is None
+        self._http = session
+        self._closing = threading.Event()
+        self._endpoint_ready = threading.Event()
+        self._stream: Optional[requests.Response] = None
+        self._reader: Optional[threading.Thread] = None
+        self._problem_at_start: Optional[BaseException] = None
+
+    def _open(self) -> None:
+        if self._http is None:
+            self._http = new_session(4)
+        response = http_call(self._http, "GET", self.url, self.name, self._closing,
+                             headers={"Accept": EVENT_STREAM, **self.headers}, auth=self.auth,
+                             timeout=(self.connect_timeout, self.read_timeout), stream=True)  # fmt: skip
+        if not response.ok:
+            error = status_error(response)
+            response.close()
+            self._close_session()
+            raise error
+        self._stream = response
+        self._reader = threading.Thread(target=self._read, name=f"mcpsync-reader-{self.name}", daemon=True)
+        self._reader.start()
+        if not self._endpoint_ready.wait(self.connect_timeout) or self.endpoint is None:
+            problem = self._problem_at_start
+            self._shutdown()
+            if isinstance(problem, ProtocolError):
+                raise problem
+            raise ConnectError(f"{self.name}: no 'endpoint' event on {self.url} within {self.connect_timeout:g}s")
+
+    def _accept_endpoint(self, data: str) -> None:
+        endpoint = urljoin(self.url, data.strip())
+        ours, theirs = urlsplit(self.url), urlsplit(endpoint)
+        if (ours.scheme, ours.netloc) != (theirs.scheme, theirs.netloc):
+            raise ProtocolError(
+                f"{self.name}: the server's endpoint {endpoint!r} is on another origin than {self.url!r}"
+            )
+        self.endpoint = endpoint
+
+    def _read(self) -> None:
+        response = self._stream
+        assert response is not None
+        reason = "the server ended the event stream"
+        try:
+            for event in events(response.iter_content(chunk_size=None)):
+                if event.event == "endpoint" and self.endpoint is None:
+                    try:
+                        self._accept_endpoint(event.data)
+                    except ProtocolError as exc:
+                        self._problem_at_start = exc
+                        return
+                    finally:
+                        self._endpoint_ready.set()
+                elif event.event == "message" and event.data:
+                    try:
+                        self._handle_data(event.data)
+                    except Exception:  # never let one message end the reader
+                        logger.exception("server %r: failed to handle a message", self.name)
+        except (requests.exceptions.RequestException, OSError, ValueError) as exc:
+            reason = f"the event stream broke: {exc}"
+        finally:
+            self._endpoint_ready.set()
+            if not self._closing.is_set():
+                self._connection_lost(lambda: TransportClosed(f"{self.name}: {reason}"))
+
+    def _write(self, data: bytes, timeout: float, request: Optional[RequestFuture] = None) -> None:
+        if self.endpoint is None or self._http is None:
+            raise self.closed_error()
+        response = http_call(self._http, "POST", self.endpoint, self.name, self._closing, data=data,
+                             headers={"Content-Type": JSON, **self.headers}, auth=self.auth,
+                             timeout=(min(self.connect_timeout, timeout), timeout))  # fmt: skip
+        with response:
+            if not response.ok:
+                raise status_error(response)
+        self.stats.sent += 1
+
+    def _threads(self) -> tuple[Optional[threading.Thread], ...]:
+        return (self._reader,)
+
+    def _close_session(self) -> None:
+        if self._own_session and self._http is not None:
+            self._http.close()
+
+    def _shutdown(self) -> None:
+        self._closing.set()
+        interrupt(self._stream)
+        if self._reader is not None and self._reader is not threading.current_thread():
+            self._reader.join(self.connect_timeout)
+            if self._reader.is_alive():
+                logger.warning("server %r: reader did not stop", self.name)
+        if self._stream is not None:
+            try:
+                self._stream.close()
+            except Exception as exc:  # closing a broken stream may raise; it is closed either way
+                logger.debug("server %r: closing the stream: %s", self.name, exc)
+        self._close_session()
