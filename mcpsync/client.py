@@ -11,6 +11,7 @@ client's dispatch thread, in arrival order, never on the transport's reader.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import logging
 import threading
@@ -19,9 +20,9 @@ from typing import Any, Callable, Optional
 
 from . import messages
 from ._version import __version__
-from .config import USE_DEFAULT, server_config_from
+from .config import USE_DEFAULT, HTTPServerConfig, server_config_from
 from .dispatch import Dispatcher
-from .errors import MCPError, ProtocolError, ServerError, UnsupportedProtocolVersion
+from .errors import HTTPStatusError, MCPError, ProtocolError, ServerError, UnsupportedProtocolVersion
 from .messages import Message
 from .models import CallToolResult, ServerInfo, Tool
 from .pending import RequestFuture
@@ -41,6 +42,8 @@ logger = logging.getLogger("mcpsync.client")
 #: Protocol revisions we negotiate, newest first; we offer the first.
 SUPPORTED_PROTOCOL_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0]
+#: Answers to our first POST that mean "this is an HTTP+SSE (2024-11-05) server".
+SSE_FALLBACK_STATUSES = (400, 404, 405)
 
 NotificationHandler = Callable[[str, Optional[dict[str, Any]]], None]
 RequestHandler = Callable[[Optional[dict[str, Any]]], dict[str, Any]]
@@ -349,17 +352,29 @@ def connect(target: Any, *, name: Optional[str] = None, timeout: Any = USE_DEFAU
     Args:
         target: an ``mcpServers``-style dict (``{"command": ..., "args": [...]}``),
             a ``StdioServerConfig`` / ``HTTPServerConfig``, a URL, a command
-            line string, or a list ``[command, *args]``.
+            line string, or a list ``[command, *args]``. A bare URL is tried as
+            Streamable HTTP first, then as HTTP+SSE if the POST gets 400, 404 or 405.
         name: the server's name in logs and thread names.
         timeout: seconds for the handshake (default: the config's timeout, else 30 s).
         **client_kwargs: passed to ``Client``.
 
     Raises:
         ConfigurationError: ``target`` is not a valid server description.
-        NotSupportedError: the transport it needs is not available yet.
+        HTTPStatusError: an HTTP server refused (the text carries the auth hints).
         ConnectError, TransportClosed, RequestTimeout, ProtocolError: as ``Client.initialize``.
     """
     config = server_config_from(target, name)
     client = Client(create_transport(config), **client_kwargs)
-    client.initialize(timeout=timeout)
+    try:
+        client.initialize(timeout=timeout)
+    except HTTPStatusError as exc:
+        # A bare URL may name an old HTTP+SSE server: the spec tells clients to
+        # try Streamable HTTP first and fall back when the POST is refused so.
+        if not (isinstance(target, str) and isinstance(config, HTTPServerConfig)):
+            raise
+        if exc.status_code not in SSE_FALLBACK_STATUSES:
+            raise
+        logger.info("server %r: POST refused with %d; trying the HTTP+SSE transport", client.name, exc.status_code)
+        client = Client(create_transport(dataclasses.replace(config, type="sse")), **client_kwargs)
+        client.initialize(timeout=timeout)
     return client

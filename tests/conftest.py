@@ -42,10 +42,20 @@ def _children() -> set[int]:
 
 
 def _fds() -> set[int]:
+    """Our open descriptors. The listing's own descriptor is closed by the time we look
+    at each entry, so it is left out: only entries that still resolve count."""
     try:
-        return {int(fd) for fd in os.listdir("/proc/self/fd")}
+        entries = os.listdir("/proc/self/fd")
     except OSError:
         return set()
+    found = set()
+    for fd in entries:
+        try:
+            os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        found.add(int(fd))
+    return found
 
 
 @pytest.fixture(autouse=True)

@@ -349,9 +349,19 @@ def main(argv: Optional[list[str]] = None) -> None:
         "--protocol-version", default=None, help="answer initialize with this version, whatever is asked"
     )
     parser.add_argument("--ignore-sigterm", action="store_true", help="ignore SIGTERM (tests the kill path)")
+    parser.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on 127.0.0.1:PORT (0: any)")
+    parser.add_argument("--json", action="store_true", help="with --http: answer with JSON bodies, not SSE")
     args = parser.parse_args(argv)
     if args.ignore_sigterm:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if args.http is not None:
+        from .http import serve_http
+
+        try:
+            serve_http(args.http, args.name, json_replies=args.json)
+        except KeyboardInterrupt:
+            pass
+        return
     server = TestServer(args.name, page_size=args.page_size, protocol_version=args.protocol_version)
     try:
         server.serve()

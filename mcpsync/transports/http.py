@@ -19,6 +19,7 @@ on its own; 405 means the server offers none.
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import logging
 import socket
@@ -48,7 +49,10 @@ __all__ = [
     "LAST_EVENT_ID",
     "MCP_PROTOCOL_VERSION",
     "MCP_SESSION_ID",
+    "ConnectionRegistry",
     "StreamableHTTPTransport",
+    "body_chunks",
+    "finished",
     "http_call",
     "new_session",
     "status_error",
@@ -113,13 +117,57 @@ def check_session_id(value: str) -> str:
     return value
 
 
+#: Bytes asked of the socket at a time when reading a stream.
+READ_SIZE = 65536
+
+
+def body_chunks(response: requests.Response) -> Iterator[bytes]:
+    """The body as it arrives: each chunk as soon as the socket has it.
+
+    ``iter_content(None)`` waits for the whole body when the server ends it
+    by closing the connection (no chunked encoding), which would hold every
+    event of a stream back until its end; urllib3's ``read1`` does not.
+    """
+    raw = response.raw
+    while True:
+        data = raw.read1(READ_SIZE)
+        if not data:
+            return
+        yield data
+
+
+@contextlib.contextmanager
+def finished(response: requests.Response) -> Iterator[requests.Response]:
+    """Use a response, then let go of everything it holds.
+
+    ``Response.close()`` leaves the body's file open when the body was read
+    to the end, and that file keeps the socket's descriptor alive even after
+    the pool closes the connection; closing ``raw`` as well releases it.
+    """
+    try:
+        yield response
+    finally:
+        response.close()
+        response.raw.close()
+
+
+def _socket_of(response: requests.Response) -> Any:
+    # urllib3 keeps the socket on the connection; once http.client has handed
+    # it to the body's file (a "Connection: close" answer), only the file has it.
+    raw = response.raw
+    sock = getattr(getattr(raw, "connection", None), "sock", None)
+    if sock is None:
+        body_file = getattr(getattr(raw, "_fp", None), "fp", None)
+        sock = getattr(getattr(body_file, "raw", None), "_sock", None)
+    return sock
+
+
 def interrupt(response: Optional[requests.Response]) -> None:
     """Wake a thread blocked reading ``response`` (from another thread): shut its socket down."""
     if response is None:
         return
     try:
-        sock = response.raw.connection.sock  # type: ignore[union-attr]  # urllib3 keeps it there
-        sock.shutdown(socket.SHUT_RDWR)
+        _socket_of(response).shutdown(socket.SHUT_RDWR)
     except Exception:  # already released or closed: nothing is blocked on it
         pass
 
@@ -140,10 +188,76 @@ def http_call(
         raise TransportError(f"{name}: {method} {url} failed: {_reason(exc)}") from exc
 
 
-def new_session(max_connections: int) -> requests.Session:
-    """A ``requests.Session`` whose pool holds as many connections as we use at once."""
+class ConnectionRegistry:
+    """Which connection each thread is using right now, so that another thread can cut it.
+
+    A worker blocked waiting for the headers of an answer has no response
+    object yet; only its connection's socket can be shut down to free it.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_thread: dict[int, Any] = {}
+
+    def using(self, connection: Any) -> None:
+        with self._lock:
+            self._by_thread[threading.get_ident()] = connection
+
+    def cut(self, thread_id: Optional[int] = None) -> None:
+        """Shut down the socket of one thread's connection, or of all (``None``)."""
+        with self._lock:
+            if thread_id is None:
+                connections = list(self._by_thread.values())
+            else:
+                connections = [self._by_thread.get(thread_id)]
+        for connection in connections:
+            try:
+                connection.sock.shutdown(socket.SHUT_RDWR)
+            except Exception:  # no socket, or already closed: nothing to wake
+                pass
+
+
+def _tracking_pools(registry: ConnectionRegistry) -> dict[str, Any]:
+    from urllib3.connection import HTTPConnection, HTTPSConnection
+    from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+    class Connection(HTTPConnection):
+        def request(self, *args: Any, **kwargs: Any) -> None:
+            registry.using(self)
+            super().request(*args, **kwargs)
+
+    class SecureConnection(HTTPSConnection):
+        def request(self, *args: Any, **kwargs: Any) -> None:
+            registry.using(self)
+            super().request(*args, **kwargs)
+
+    class Pool(HTTPConnectionPool):
+        ConnectionCls = Connection
+
+    class SecurePool(HTTPSConnectionPool):
+        ConnectionCls = SecureConnection
+
+    return {"http": Pool, "https": SecurePool}
+
+
+class _Adapter(requests.adapters.HTTPAdapter):
+    def __init__(self, registry: Optional[ConnectionRegistry], **kwargs: Any) -> None:
+        self._registry = registry  # before super().__init__, which builds the pool manager
+        super().__init__(**kwargs)
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        if self._registry is not None:
+            self.poolmanager.pool_classes_by_scheme = _tracking_pools(self._registry)
+
+
+def new_session(max_connections: int, registry: Optional[ConnectionRegistry] = None) -> requests.Session:
+    """A ``requests.Session`` whose pool holds as many connections as we use at once.
+
+    With a ``registry``, each connection is recorded under the thread using it.
+    """
     session = requests.Session()
-    adapter = requests.adapters.HTTPAdapter(pool_connections=1, pool_maxsize=max_connections)
+    adapter = _Adapter(registry, pool_connections=1, pool_maxsize=max_connections)
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     return session
@@ -261,6 +375,8 @@ class StreamableHTTPTransport(Transport):
         self._workers = _Workers(self.name, max_connections)
         self._closing = threading.Event()
         self._streams: dict[int, requests.Response] = {}  # request id -> the response being read
+        self._busy: dict[int, int] = {}  # request id -> the worker thread exchanging it
+        self._connections = ConnectionRegistry()
         self._streams_lock = threading.Lock()
         self._renew_lock = threading.Lock()
         self._initialize_body: Optional[bytes] = None
@@ -271,7 +387,8 @@ class StreamableHTTPTransport(Transport):
 
     def _open(self) -> None:
         if self._http is None:
-            self._http = new_session(self.max_connections + 2)  # + the GET stream and a notification
+            # + the GET stream and a notification
+            self._http = new_session(self.max_connections + 2, self._connections)
 
     def _request_headers(self, extra: Optional[Mapping[str, str]] = None, session: bool = True) -> dict[str, str]:
         headers = {"Accept": ACCEPT, "Content-Type": JSON, **self.headers}
@@ -305,7 +422,7 @@ class StreamableHTTPTransport(Transport):
     def _post_message(self, data: bytes, timeout: float, retried: bool = False) -> None:
         sent_session = self.session_id
         response = self._call("POST", self._request_headers(), (min(self.connect_timeout, timeout), timeout), data)
-        with response:
+        with finished(response):
             if response.status_code == 404 and sent_session is not None and not retried:
                 self._renew_session(sent_session)
                 return self._post_message(data, timeout, retried=True)
@@ -315,6 +432,8 @@ class StreamableHTTPTransport(Transport):
 
     def _run_exchange(self, data: bytes, request: RequestFuture) -> None:
         """Worker thread: POST a request and read its answer; any failure fails the request."""
+        with self._streams_lock:
+            self._busy[request.request_id] = threading.get_ident()
         try:
             self._exchange(data, request)
             if not request.done() and not self._closing.is_set():
@@ -330,13 +449,14 @@ class StreamableHTTPTransport(Transport):
         finally:
             with self._streams_lock:
                 self._streams.pop(request.request_id, None)
+                self._busy.pop(request.request_id, None)
 
     def _exchange(self, data: bytes, request: RequestFuture, retried: bool = False) -> None:
         sent_session = self.session_id
         response = self._call(
             "POST", self._request_headers(), (self.connect_timeout, self.read_timeout), data, stream=True
         )
-        with response:
+        with finished(response):
             with self._streams_lock:
                 self._streams[request.request_id] = response
             if request.done():  # abandoned while we were connecting
@@ -378,7 +498,7 @@ class StreamableHTTPTransport(Transport):
         last_id: Optional[str] = None
         retry: Optional[int] = None
         try:
-            for event in events(response.iter_content(chunk_size=None)):
+            for event in events(body_chunks(response)):
                 if event.id:
                     last_id = event.id
                 if event.retry is not None:
@@ -408,7 +528,7 @@ class StreamableHTTPTransport(Transport):
                 (self.connect_timeout, self.read_timeout),
                 stream=True,
             )
-            with resumed:
+            with finished(resumed):
                 with self._streams_lock:
                     self._streams[request.request_id] = resumed
                 if resumed.status_code in (404, 405) or not resumed.ok:
@@ -419,9 +539,13 @@ class StreamableHTTPTransport(Transport):
             retry = new_retry if new_retry is not None else retry
 
     def _request_abandoned(self, future: RequestFuture) -> None:
+        # Free its worker at once, whether it reads the answer or still waits for it.
         with self._streams_lock:
             response = self._streams.pop(future.request_id, None)
+            worker = self._busy.pop(future.request_id, None)
         interrupt(response)
+        if worker is not None:
+            self._connections.cut(worker)
 
     # -- the session ------------------------------------------------------------------
 
@@ -443,7 +567,7 @@ class StreamableHTTPTransport(Transport):
                 body,
                 stream=True,
             )
-            with response:
+            with finished(response):
                 if not response.ok:
                     raise SessionExpired(
                         f"{self.name}: session expired, and renewing it failed: {status_error(response)}"
@@ -466,7 +590,7 @@ class StreamableHTTPTransport(Transport):
         if content_type(response) == JSON:
             candidates: Iterator[Any] = iter([messages.decode(response.content)])
         else:
-            candidates = (messages.decode(e.data) for e in events(response.iter_content(chunk_size=None)) if e.data)
+            candidates = (messages.decode(e.data) for e in events(body_chunks(response)) if e.data)
         for message in candidates:
             if isinstance(message, dict) and "method" not in message and message.get("id") == request_id:
                 return message
@@ -492,21 +616,25 @@ class StreamableHTTPTransport(Transport):
                 failures += 1
                 logger.info("server %r: GET stream failed: %s", self.name, exc)
             else:
-                with response:
-                    self._listener_response = response
-                    if self._closing.is_set():
-                        return
-                    if response.status_code == 405:
-                        logger.debug("server %r: offers no GET stream (405)", self.name)
-                        return
-                    if not response.ok:
-                        failures += 1
-                        logger.info("server %r: GET stream refused: %s", self.name, status_error(response))
-                    else:
-                        failures = 0
-                        new_id, _ = self._read_events(response)
-                        last_id = new_id or last_id
+                # A response kept referenced keeps its socket's descriptor open: let go of it.
+                self._listener_response = response
+                try:
+                    with finished(response):
+                        if self._closing.is_set():
+                            return
+                        if response.status_code == 405:
+                            logger.debug("server %r: offers no GET stream (405)", self.name)
+                            return
+                        if not response.ok:
+                            failures += 1
+                            logger.info("server %r: GET stream refused: %s", self.name, status_error(response))
+                        else:
+                            failures = 0
+                            new_id, _ = self._read_events(response)
+                            last_id = new_id or last_id
+                finally:
                     self._listener_response = None
+                    del response
             if failures >= LISTENER_MAX_FAILURES:
                 logger.warning("server %r: GET stream failed %d times in a row; giving up on it", self.name, failures)
                 return
@@ -526,6 +654,7 @@ class StreamableHTTPTransport(Transport):
             streams = list(self._streams.values())
         for response in streams:
             interrupt(response)
+        self._connections.cut()
         if self._listener is not None and self._listener is not threading.current_thread():
             self._listener.join(self.connect_timeout)
         self._workers.close(self.connect_timeout + 2)
@@ -533,8 +662,10 @@ class StreamableHTTPTransport(Transport):
             headers = self._request_headers()
             headers.pop("Content-Type", None)
             try:
-                response = self._http.delete(self.url, headers=headers, auth=self.auth, timeout=DELETE_TIMEOUT)
-                response.close()
+                with finished(
+                    self._http.delete(self.url, headers=headers, auth=self.auth, timeout=DELETE_TIMEOUT)
+                ) as response:
+                    pass
                 if response.status_code not in (200, 202, 204, 405, 404):
                     logger.debug("server %r: DELETE of the session answered %d", self.name, response.status_code)
             except requests.exceptions.RequestException as exc:

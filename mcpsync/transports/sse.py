@@ -22,7 +22,7 @@ from ..errors import ConnectError, ProtocolError, TransportClosed
 from ..pending import RequestFuture
 from ..sse import events
 from .base import Transport
-from .http import EVENT_STREAM, JSON, http_call, interrupt, new_session, status_error
+from .http import EVENT_STREAM, JSON, body_chunks, finished, http_call, interrupt, new_session, status_error
 
 __all__ = ["SSETransport"]
 
@@ -82,8 +82,8 @@ class SSETransport(Transport):
                              headers={"Accept": EVENT_STREAM, **self.headers}, auth=self.auth,
                              timeout=(self.connect_timeout, self.read_timeout), stream=True)  # fmt: skip
         if not response.ok:
-            error = status_error(response)
-            response.close()
+            with finished(response):
+                error = status_error(response)
             self._close_session()
             raise error
         self._stream = response
@@ -110,7 +110,7 @@ class SSETransport(Transport):
         assert response is not None
         reason = "the server ended the event stream"
         try:
-            for event in events(response.iter_content(chunk_size=None)):
+            for event in events(body_chunks(response)):
                 if event.event == "endpoint" and self.endpoint is None:
                     try:
                         self._accept_endpoint(event.data)
@@ -137,7 +137,7 @@ class SSETransport(Transport):
         response = http_call(self._http, "POST", self.endpoint, self.name, self._closing, data=data,
                              headers={"Content-Type": JSON, **self.headers}, auth=self.auth,
                              timeout=(min(self.connect_timeout, timeout), timeout))  # fmt: skip
-        with response:
+        with finished(response):
             if not response.ok:
                 raise status_error(response)
         self.stats.sent += 1
@@ -156,9 +156,11 @@ class SSETransport(Transport):
             self._reader.join(self.connect_timeout)
             if self._reader.is_alive():
                 logger.warning("server %r: reader did not stop", self.name)
-        if self._stream is not None:
+        stream, self._stream = self._stream, None  # a response kept referenced keeps its socket open
+        if stream is not None:
             try:
-                self._stream.close()
+                with finished(stream):
+                    pass
             except Exception as exc:  # closing a broken stream may raise; it is closed either way
                 logger.debug("server %r: closing the stream: %s", self.name, exc)
         self._close_session()

@@ -1,0 +1,45 @@
+"""Run mcpsync's test server over HTTP in a child process, for tests (bounded start and stop)."""
+
+from __future__ import annotations
+
+import select
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+START_TIMEOUT = 20.0
+
+
+@contextmanager
+def running_http_server(*options: str) -> Iterator[str]:
+    """Start ``python -m mcpsync.testing --http 0 [options]``; yield its base URL (``http://127.0.0.1:PORT``)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mcpsync.testing", "--http", "0", *options],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stderr is not None
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        line = b""
+        while not line.endswith(b"\n"):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([process.stderr], [], [], remaining)[0]:
+                raise RuntimeError(f"the HTTP test server did not start within {START_TIMEOUT}s")
+            chunk = process.stderr.read1(1024)  # type: ignore[attr-defined]
+            if not chunk:
+                raise RuntimeError(f"the HTTP test server exited: {line.decode(errors='replace')}")
+            line += chunk
+        url = line.decode().split("listening on ", 1)[1].strip()
+        yield url.rsplit("/mcp", 1)[0]
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(10)
+        process.stderr.close()

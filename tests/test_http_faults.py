@@ -1,0 +1,126 @@
+"""Streamable HTTP against mcpsync's own test server over real sockets: the faults HTTP clients meet."""
+
+import threading
+
+import pytest
+import requests
+
+import mcpsync
+
+from .http_server import running_http_server
+
+T = 20
+
+
+@pytest.fixture(scope="module", params=["sse", "json"])
+def server(request):
+    options = ("--json",) if request.param == "json" else ()
+    with running_http_server(*options) as base:
+        yield base, request.param
+
+
+@pytest.fixture
+def client(server):
+    base, _ = server
+    with mcpsync.connect(f"{base}/mcp", timeout=T) as c:
+        yield c
+
+
+def control(server, what):
+    base, _ = server
+    with requests.post(f"{base}/control/{what}", timeout=T) as response:
+        response.raise_for_status()
+
+
+def test_basic_calls(client, server):
+    assert isinstance(client.transport, mcpsync.StreamableHTTPTransport)
+    assert client.transport.session_id
+    assert client.call_tool("add", {"a": 20, "b": 22}, timeout=T).structured_content == {"sum": 42}
+    assert client.call_tool("fail", {"message": "no"}, timeout=T).is_error
+
+
+def test_session_expiry_in_the_middle_of_work_is_survived(client, server):
+    """Four threads keep calling while the server forgets the session: every call succeeds."""
+    first = client.transport.session_id
+    errors, wrong = [], []
+    started = threading.Barrier(5, timeout=T)
+
+    def work(n):
+        started.wait()
+        for i in range(15):
+            try:
+                text = f"{n}-{i}"
+                if client.call_tool("echo", {"text": text}, timeout=T).text != text:
+                    wrong.append(text)
+            except Exception as exc:
+                errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    started.wait()
+    control(server, "expire-sessions")
+    for t in threads:
+        t.join(60)
+    assert errors == [] and wrong == []
+    assert client.call_tool("echo", {"text": "after"}, timeout=T).text == "after"
+    assert client.transport.session_id not in (None, first)
+
+
+def test_a_stream_cut_before_the_answer_is_resumed(client, server, caplog):
+    if server[1] == "json":
+        pytest.skip("JSON answers have no stream to cut")
+    control(server, "cut-next-stream")
+    with caplog.at_level("INFO", logger="mcpsync.transport"):
+        assert client.call_tool("echo", {"text": "survived"}, timeout=T).text == "survived"
+    assert "resuming the stream of request" in caplog.text
+
+
+def test_a_server_that_stops_answering_times_out_and_is_told(client):
+    with pytest.raises(mcpsync.RequestTimeout):
+        client.call_tool("sleep", {"seconds": 30}, timeout=0.5)
+    cancelled = client.call_tool("cancelled_requests", timeout=T).structured_content["cancelled"]
+    assert len(cancelled) == 1
+    assert len(client.transport.pending) == 0
+
+
+@pytest.mark.parametrize("status", [500, 401])
+def test_error_statuses_are_typed_with_body_and_hints(client, server, status):
+    control(server, f"fail-next?status={status}")
+    with pytest.raises(mcpsync.HTTPStatusError) as info:
+        client.call_tool("echo", {"text": "x"}, timeout=T)
+    assert info.value.status_code == status
+    assert f"HTTP {status}: injected failure {status}" in str(info.value)
+    if status == 401:
+        assert "WWW-Authenticate: Bearer resource_metadata=" in str(info.value)
+        assert "Mcp-Auth-Server: http://127.0.0.1/auth" in str(info.value)
+    assert client.call_tool("echo", {"text": "fine"}, timeout=T).text == "fine"
+
+
+def test_server_requests_and_progress_on_the_request_stream(client, server):
+    if server[1] == "json":
+        pytest.skip("JSON answers carry no server requests")
+    answer = client.call_tool("ask_client", {"method": "ping"}, timeout=T).structured_content
+    assert answer["result"] == {}
+    got = []
+    done = threading.Event()
+    client.on_notification = lambda method, params: (got.append(params["progress"]), len(got) == 3 and done.set())
+    client.call_tool("progress", {"steps": 3, "delay": 0}, meta={"progressToken": "p"}, timeout=T)
+    assert done.wait(T) and got == [1, 2, 3]
+
+
+def test_many_threads_share_one_http_client(client):
+    wrong = []
+
+    def work(n):
+        for i in range(20):
+            text = f"{n}:{i}"
+            if client.call_tool("echo", {"text": text}, timeout=T).text != text:
+                wrong.append(text)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not any(t.is_alive() for t in threads) and wrong == []

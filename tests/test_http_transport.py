@@ -1,0 +1,266 @@
+"""mcpsync.transports.http with a faked server (``responses``): headers, statuses, sessions, streams."""
+
+import json
+
+import pytest
+import requests
+import responses
+
+import mcpsync
+from mcpsync.transports.http import StreamableHTTPTransport
+
+URL = "http://mcp.test/mcp"
+T = 10
+
+
+def initialize_result(version="2025-11-25"):
+    return {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": {"name": "fake", "version": "1"}}
+
+
+def answer(request, result):
+    return {"jsonrpc": "2.0", "id": json.loads(request.body)["id"], "result": result}
+
+
+class FakeServer:
+    """A scripted Streamable HTTP server: records requests, answers POSTs by method."""
+
+    def __init__(self, session_id="sess-1", mode="json"):
+        self.session_id = session_id
+        self.mode = mode
+        self.seen = []
+        self.results = {"initialize": initialize_result(), "ping": {}, "tools/list": {"tools": []}}
+
+    def post(self, request):
+        self.seen.append(request)
+        message = json.loads(request.body)
+        headers = {}
+        if message.get("method") == "initialize" and self.session_id:
+            headers["Mcp-Session-Id"] = self.session_id
+        if "id" not in message:
+            return (202, headers, "")
+        reply = json.dumps(answer(request, self.results[message["method"]]))
+        if self.mode == "sse":
+            headers["Content-Type"] = "text/event-stream"
+            return (200, headers, f"event: message\ndata: {reply}\n\n")
+        headers["Content-Type"] = "application/json"
+        return (200, headers, reply)
+
+
+@pytest.fixture
+def fake():
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
+        server = FakeServer()
+        mock.add_callback(responses.POST, URL, callback=server.post)
+        mock.add(responses.DELETE, URL, status=204)
+        server.mock = mock
+        yield server
+
+
+def connect(**kwargs):
+    kwargs.setdefault("listen", False)
+    client = mcpsync.Client(StreamableHTTPTransport(URL, **kwargs))
+    client.initialize(timeout=T)
+    return client
+
+
+def test_headers_session_id_and_protocol_version(fake):
+    with connect(headers={"X-Team": "blue"}, auth=requests.auth.HTTPBasicAuth("u", "p")) as client:
+        client.ping(timeout=T)
+        assert client.transport.session_id == "sess-1"
+    init, initialized, ping = fake.seen[:3]
+    for request in fake.seen:
+        assert request.headers["Accept"] == "application/json, text/event-stream"
+        assert request.headers["Content-Type"] == "application/json"
+        assert request.headers["X-Team"] == "blue"
+        assert request.headers["Authorization"].startswith("Basic ")
+    assert "Mcp-Session-Id" not in init.headers and "MCP-Protocol-Version" not in init.headers
+    for later in (initialized, ping):
+        assert later.headers["Mcp-Session-Id"] == "sess-1"
+        assert later.headers["MCP-Protocol-Version"] == "2025-11-25"
+    assert json.loads(initialized.body) == {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def test_close_deletes_the_session(fake):
+    connect().close()
+    deletes = [c.request for c in fake.mock.calls if c.request.method == "DELETE"]
+    assert len(deletes) == 1 and deletes[0].headers["Mcp-Session-Id"] == "sess-1"
+
+
+@pytest.mark.parametrize("bad", ["has space", "tab\there", "é"])
+def test_a_session_id_that_is_not_visible_ascii_is_refused(fake, bad):
+    fake.session_id = bad
+    with pytest.raises(mcpsync.ProtocolError, match="invalid Mcp-Session-Id"):
+        connect()
+
+
+def test_sse_answers_with_notifications_first(fake):
+    fake.mode = "sse"
+    got = []
+
+    def on_notification(method, params):
+        got.append((method, params))
+
+    def post(request):
+        message = json.loads(request.body)
+        if message.get("method") != "tools/call":
+            return fake.post(request)
+        progress = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": 1}}
+        body = (
+            f"id: e1\ndata: {json.dumps(progress)}\n\n"
+            f"id: e2\ndata: {json.dumps(answer(request, {'content': [{'type': 'text', 'text': 'ok'}]}))}\n\n"
+        )
+        return (200, {"Content-Type": "text/event-stream"}, body)
+
+    fake.mock.remove(responses.POST, URL)
+    fake.mock.add_callback(responses.POST, URL, callback=post)
+    client = connect()
+    client.on_notification = on_notification
+    assert client.call_tool("x", timeout=T).text == "ok"
+    client.close()
+    assert got == [("notifications/progress", {"progressToken": 1, "progress": 1})]
+
+
+def test_a_stream_that_ends_without_the_answer_names_the_request(fake):
+    def post(request):
+        message = json.loads(request.body)
+        if message.get("method") == "tools/call":
+            return (200, {"Content-Type": "text/event-stream"}, ": nothing here\n\n")
+        return fake.post(request)
+
+    fake.mock.remove(responses.POST, URL)
+    fake.mock.add_callback(responses.POST, URL, callback=post)
+    with connect() as client:
+        future = client.send_request("tools/call", {"name": "x"})
+        with pytest.raises(mcpsync.NoResponseError, match=f"No response received for request ID {future.request_id}"):
+            future.result(timeout=T)
+
+
+def test_a_broken_stream_is_resumed_with_last_event_id(fake):
+    def post(request):
+        if json.loads(request.body).get("method") == "tools/call":
+            fake.pending = request
+            return (200, {"Content-Type": "text/event-stream"}, "retry: 10\nid: ev-7\ndata:\n\n")
+        return fake.post(request)
+
+    def get(request):
+        fake.resumed_with = request.headers.get("Last-Event-ID")
+        reply = json.dumps(answer(fake.pending, {"content": [{"type": "text", "text": "resumed"}]}))
+        return (200, {"Content-Type": "text/event-stream"}, f"id: ev-8\ndata: {reply}\n\n")
+
+    fake.mock.remove(responses.POST, URL)
+    fake.mock.add_callback(responses.POST, URL, callback=post)
+    fake.mock.add_callback(responses.GET, URL, callback=get)
+    with connect() as client:
+        assert client.call_tool("x", timeout=T).text == "resumed"
+    assert fake.resumed_with == "ev-7"
+
+
+def test_an_expired_session_is_renewed_and_the_request_retried_once(fake, caplog):
+    calls = {"n": 0}
+
+    def post(request):
+        message = json.loads(request.body)
+        if message.get("method") == "tools/list" and request.headers.get("Mcp-Session-Id") == "sess-1":
+            calls["n"] += 1
+            return (404, {}, "session not found")
+        if message.get("method") == "initialize" and fake.session_id == "sess-1" and fake.seen:
+            fake.session_id = "sess-2"
+        return fake.post(request)
+
+    fake.mock.remove(responses.POST, URL)
+    fake.mock.add_callback(responses.POST, URL, callback=post)
+    with connect() as client:
+        assert client.list_tools(timeout=T) == []
+        assert client.transport.session_id == "sess-2"
+    methods = [(json.loads(r.body).get("method"), r.headers.get("Mcp-Session-Id")) for r in fake.seen]
+    assert methods == [
+        ("initialize", None),
+        ("notifications/initialized", "sess-1"),
+        ("initialize", None),
+        ("notifications/initialized", "sess-2"),
+        ("tools/list", "sess-2"),
+    ]
+    assert calls["n"] == 1
+    assert "session sess-1 expired" in caplog.text
+
+
+def test_a_session_that_keeps_expiring_is_an_error_not_a_loop(fake):
+    def post(request):
+        if json.loads(request.body).get("method") == "tools/list":
+            return (404, {}, "gone")
+        return fake.post(request)
+
+    fake.mock.remove(responses.POST, URL)
+    fake.mock.add_callback(responses.POST, URL, callback=post)
+    with connect() as client, pytest.raises(mcpsync.SessionExpired, match="renewed session too"):
+        client.list_tools(timeout=T)
+
+
+def test_http_errors_carry_status_body_and_auth_hints(fake):
+    def post(request):
+        if json.loads(request.body).get("method") == "tools/list":
+            return (401, {"WWW-Authenticate": 'Bearer resource_metadata="https://a/b"', "Mcp-Auth-Server": "https://auth"},
+                    "token expired")  # fmt: skip
+        if json.loads(request.body).get("method") == "ping":
+            return (500, {}, "boom")
+        return fake.post(request)
+
+    fake.mock.remove(responses.POST, URL)
+    fake.mock.add_callback(responses.POST, URL, callback=post)
+    with connect() as client:
+        with pytest.raises(mcpsync.HTTPStatusError) as info:
+            client.list_tools(timeout=T)
+        assert str(info.value) == (
+            'HTTP 401: token expired [WWW-Authenticate: Bearer resource_metadata="https://a/b"; Mcp-Auth-Server: https://auth]'
+        )
+        assert info.value.status_code == 401 and info.value.www_authenticate.startswith("Bearer")
+        with pytest.raises(mcpsync.HTTPStatusError, match=r"^HTTP 500: boom$"):
+            client.ping(timeout=T)
+
+
+def test_a_notification_refused_raises(fake):
+    def post(request):
+        if json.loads(request.body).get("method") == "notifications/roots/list_changed":
+            return (400, {}, "no thanks")
+        return fake.post(request)
+
+    fake.mock.remove(responses.POST, URL)
+    fake.mock.add_callback(responses.POST, URL, callback=post)
+    with connect() as client, pytest.raises(mcpsync.HTTPStatusError, match="HTTP 400: no thanks"):
+        client.notify("notifications/roots/list_changed")
+
+
+def test_an_unexpected_content_type_is_a_protocol_error(fake):
+    def post(request):
+        if json.loads(request.body).get("method") == "ping":
+            return (200, {"Content-Type": "text/html"}, "<html>")
+        return fake.post(request)
+
+    fake.mock.remove(responses.POST, URL)
+    fake.mock.add_callback(responses.POST, URL, callback=post)
+    with connect() as client, pytest.raises(mcpsync.ProtocolError, match="unexpected Content-Type 'text/html'"):
+        client.ping(timeout=T)
+
+
+def test_the_listener_stops_quietly_on_405(fake):
+    fake.mock.add(responses.GET, URL, status=405)
+    with connect(listen=True) as client:
+        client.ping(timeout=T)
+        listener = client.transport._listener
+        listener.join(T)
+        assert not listener.is_alive()
+    gets = [c.request for c in fake.mock.calls if c.request.method == "GET"]
+    assert len(gets) == 1 and gets[0].headers["Accept"] == "text/event-stream"
+
+
+def test_the_listener_delivers_server_messages(fake):
+    note = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+    fake.mock.add(responses.GET, URL, body=f"data: {json.dumps(note)}\n\n", content_type="text/event-stream")
+    fake.mock.add(responses.GET, URL, status=405)
+    import threading
+
+    seen = threading.Event()
+    client = mcpsync.Client(StreamableHTTPTransport(URL), on_notification=lambda m, p: seen.set())
+    client.initialize(timeout=T)
+    assert seen.wait(T)
+    client.close()
