@@ -48,15 +48,20 @@ from .errors import (
 from .models import CallToolResult, ServerInfo, Tool
 from .transports import StdioTransport, Transport, TransportStats, create_transport
 
-_LAZY = ("SSETransport", "StreamableHTTPTransport")
+#: Names whose modules load requests: imported on first use, not on `import mcpsync`.
+_LAZY = {
+    "SSETransport": "mcpsync.transports",
+    "StreamableHTTPTransport": "mcpsync.transports",
+    "call_mcp": "mcpsync.oneshot",
+    "parse_sse": "mcpsync.oneshot",
+}
 
 
 def __getattr__(name: str) -> object:
-    # The HTTP transports load requests on first use, not on `import mcpsync`.
     if name in _LAZY:
-        from . import transports
+        import importlib
 
-        return getattr(transports, name)
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -95,8 +100,10 @@ __all__ = [
     "UnsupportedProtocolVersion",
     "WriteTimeout",
     "__version__",
+    "call_mcp",
     "connect",
     "create_transport",
+    "parse_sse",
 ]
 
 _logging.getLogger(__name__).addHandler(_logging.NullHandler())

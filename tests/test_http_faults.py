@@ -124,3 +124,20 @@ def test_many_threads_share_one_http_client(client):
     for t in threads:
         t.join(60)
     assert not any(t.is_alive() for t in threads) and wrong == []
+
+
+def test_ctrl_c_during_an_http_call_cancels_it(client):
+    """KeyboardInterrupt in the waiting thread: raised promptly, the server told, the client usable."""
+    import os
+    import signal
+
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            client.call_tool("sleep", {"seconds": 30}, timeout=T)
+    finally:
+        timer.join(T)
+    assert len(client.transport.pending) == 0
+    cancelled = client.call_tool("cancelled_requests", timeout=T).structured_content["cancelled"]
+    assert len(cancelled) == 1

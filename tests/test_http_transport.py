@@ -264,3 +264,23 @@ def test_the_listener_delivers_server_messages(fake):
     client.initialize(timeout=T)
     assert seen.wait(T)
     client.close()
+
+
+def test_a_listener_stream_that_ends_reconnects_with_last_event_id(fake, monkeypatch):
+    from mcpsync.transports import http as http_module
+
+    monkeypatch.setattr(http_module, "LISTENER_BACKOFF", (0.01, 0.05))
+    note = {"jsonrpc": "2.0", "method": "notifications/resources/list_changed"}
+    fake.mock.add(responses.GET, URL, body=f"id: L1\ndata: {json.dumps(note)}\n\n", content_type="text/event-stream")
+    reconnected = []
+
+    def second(request):
+        reconnected.append(request.headers.get("Last-Event-ID"))
+        return (405, {}, "")
+
+    fake.mock.add_callback(responses.GET, URL, callback=second)
+    with connect(listen=True) as client:
+        listener = client.transport._listener
+        listener.join(T)
+        assert not listener.is_alive()
+    assert reconnected == ["L1"]
