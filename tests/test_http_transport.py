@@ -284,3 +284,28 @@ def test_a_listener_stream_that_ends_reconnects_with_last_event_id(fake, monkeyp
         listener.join(T)
         assert not listener.is_alive()
     assert reconnected == ["L1"]
+
+
+def test_a_request_accepted_with_202_is_answered_on_the_get_stream(fake):
+    import threading
+
+    posted = threading.Event()
+
+    def post(request):
+        if json.loads(request.body).get("method") == "tools/call":
+            fake.call = request
+            posted.set()
+            return (202, {}, "")
+        return fake.post(request)
+
+    def get(request):
+        if not posted.wait(T):
+            return (405, {}, "")
+        reply = json.dumps(answer(fake.call, {"content": [{"type": "text", "text": "via GET"}]}))
+        return (200, {"Content-Type": "text/event-stream"}, f"data: {reply}\n\n")
+
+    fake.mock.remove(responses.POST, URL)
+    fake.mock.add_callback(responses.POST, URL, callback=post)
+    fake.mock.add_callback(responses.GET, URL, callback=get)
+    with connect(listen=True) as client:
+        assert client.call_tool("x", timeout=T).text == "via GET"

@@ -435,8 +435,8 @@ class StreamableHTTPTransport(Transport):
         with self._streams_lock:
             self._busy[request.request_id] = threading.get_ident()
         try:
-            self._exchange(data, request)
-            if not request.done() and not self._closing.is_set():
+            elsewhere = self._exchange(data, request)
+            if not elsewhere and not request.done() and not self._closing.is_set():
                 raise NoResponseError(request.request_id)
         except BaseException as exc:
             error = exc if isinstance(exc, Exception) else TransportError(f"{self.name}: {exc!r}")
@@ -451,7 +451,8 @@ class StreamableHTTPTransport(Transport):
                 self._streams.pop(request.request_id, None)
                 self._busy.pop(request.request_id, None)
 
-    def _exchange(self, data: bytes, request: RequestFuture, retried: bool = False) -> None:
+    def _exchange(self, data: bytes, request: RequestFuture, retried: bool = False) -> bool:
+        """POST a request and handle what comes back; ``True`` if the answer may come on the GET stream."""
         sent_session = self.session_id
         response = self._call(
             "POST", self._request_headers(), (self.connect_timeout, self.read_timeout), data, stream=True
@@ -460,7 +461,7 @@ class StreamableHTTPTransport(Transport):
             with self._streams_lock:
                 self._streams[request.request_id] = response
             if request.done():  # abandoned while we were connecting
-                return
+                return False
             if response.status_code == 404 and sent_session is not None:
                 if retried:
                     raise SessionExpired(f"{self.name}: the server refused the renewed session too (404)")
@@ -471,7 +472,7 @@ class StreamableHTTPTransport(Transport):
             if request.method == "initialize":
                 self._take_session_id(response)
             if response.status_code == 202:
-                return  # accepted: the answer comes on the GET stream
+                return True  # accepted: the answer comes on the GET stream
             kind = content_type(response)
             if kind == JSON:
                 body = response.content
@@ -483,6 +484,7 @@ class StreamableHTTPTransport(Transport):
                 raise ProtocolError(
                     f"{self.name}: unexpected Content-Type {kind or 'none'!r} in the answer to a request"
                 )
+        return False
 
     def _take_session_id(self, response: requests.Response) -> None:
         value = response.headers.get(MCP_SESSION_ID)
