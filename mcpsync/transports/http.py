@@ -29,6 +29,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Callable, Optional
 
 import requests
+import urllib3
 
 from .. import messages
 from ..errors import (
@@ -130,7 +131,11 @@ def body_chunks(response: requests.Response) -> Iterator[bytes]:
     """
     raw = response.raw
     while True:
-        data = raw.read1(READ_SIZE)
+        try:
+            data = raw.read1(READ_SIZE)
+        except urllib3.exceptions.HTTPError as exc:
+            # Raw reads raise urllib3's errors; the callers handle requests' ones, as iter_content gives.
+            raise requests.exceptions.ConnectionError(exc) from exc
         if not data:
             return
         yield data
