@@ -78,11 +78,9 @@ def call_mcp(
         ConnectError, TransportError: the server could not be reached.
         InvalidMessage, NoResponseError: the answer is not a JSON-RPC envelope for this request.
     """
-    import requests
+    from .transports.http import ACCEPT, JSON, finished, http_call, new_session, status_error
 
-    from .transports.http import ACCEPT, JSON, finished, http_call, status_error
-
-    http = session if session is not None else requests.Session()
+    http = session if session is not None else new_session(url, 1)
     body = json.dumps(messages.request(request_id, method, params), ensure_ascii=False).encode("utf-8")
     try:
         response = http_call(

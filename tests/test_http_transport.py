@@ -309,3 +309,20 @@ def test_a_request_accepted_with_202_is_answered_on_the_get_stream(fake):
     fake.mock.add_callback(responses.GET, URL, callback=get)
     with connect(listen=True) as client:
         assert client.call_tool("x", timeout=T).text == "via GET"
+
+
+def test_the_environment_is_read_once_when_the_session_is_made(monkeypatch):
+    """Proxies and CA bundle from the environment still apply, without a lookup per request."""
+    from mcpsync.transports.http import new_session
+
+    for name in ("NO_PROXY", "no_proxy", "HTTP_PROXY", "http_proxy", "CURL_CA_BUNDLE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", "http://proxy.test:3128")
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", "/etc/ssl/custom.pem")
+    session = new_session(URL, 2)
+    try:
+        assert session.trust_env is False
+        assert session.proxies["http"] == "http://proxy.test:3128"
+        assert session.verify == "/etc/ssl/custom.pem"
+    finally:
+        session.close()

@@ -22,6 +22,7 @@ import collections
 import contextlib
 import json
 import logging
+import os
 import socket
 import threading
 import time
@@ -256,15 +257,26 @@ class _Adapter(requests.adapters.HTTPAdapter):
             self.poolmanager.pool_classes_by_scheme = _tracking_pools(self._registry)
 
 
-def new_session(max_connections: int, registry: Optional[ConnectionRegistry] = None) -> requests.Session:
-    """A ``requests.Session`` whose pool holds as many connections as we use at once.
+def new_session(url: str, max_connections: int, registry: Optional[ConnectionRegistry] = None) -> requests.Session:
+    """A ``requests.Session`` for one server, whose pool holds as many connections as we use at once.
 
-    With a ``registry``, each connection is recorded under the thread using it.
+    What ``requests`` would look up in the environment on every request
+    (proxies, CA bundle, ``.netrc``: a quarter of its time per request) is
+    looked up once, here, for ``url``. With a ``registry``, each connection
+    is recorded under the thread using it.
     """
     session = requests.Session()
     adapter = _Adapter(registry, pool_connections=1, pool_maxsize=max_connections)
     session.mount("http://", adapter)
     session.mount("https://", adapter)
+    session.proxies.update(requests.utils.get_environ_proxies(url))
+    bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
+    if bundle:
+        session.verify = bundle
+    netrc_auth = requests.utils.get_netrc_auth(url)
+    if netrc_auth is not None:
+        session.auth = netrc_auth
+    session.trust_env = False
     return session
 
 
@@ -393,7 +405,7 @@ class StreamableHTTPTransport(Transport):
     def _open(self) -> None:
         if self._http is None:
             # + the GET stream and a notification
-            self._http = new_session(self.max_connections + 2, self._connections)
+            self._http = new_session(self.url, self.max_connections + 2, self._connections)
 
     def _request_headers(self, extra: Optional[Mapping[str, str]] = None, session: bool = True) -> dict[str, str]:
         headers = {"Accept": ACCEPT, "Content-Type": JSON, **self.headers}

@@ -77,7 +77,7 @@ class SSETransport(Transport):
 
     def _open(self) -> None:
         if self._http is None:
-            self._http = new_session(4)
+            self._http = new_session(self.url, 4)
         response = http_call(self._http, "GET", self.url, self.name, self._closing,
                              headers={"Accept": EVENT_STREAM, **self.headers}, auth=self.auth,
                              timeout=(self.connect_timeout, self.read_timeout), stream=True)  # fmt: skip
