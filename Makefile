@@ -51,6 +51,8 @@ typecheck: $(DEV_STAMP)
 ## bench: the side-by-side benchmarks (mcpsync vs the official SDK vs a raw client)
 bench: $(TEST_STAMP)
 	$(VENV_PYTHON) benchmarks/bench_stdio.py
+	$(VENV_PYTHON) benchmarks/bench_http.py
+	$(VENV_PYTHON) benchmarks/bench_validation.py
 
 ## clean: remove the virtualenv and build leftovers
 clean:
