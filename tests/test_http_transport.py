@@ -326,3 +326,35 @@ def test_the_environment_is_read_once_when_the_session_is_made(monkeypatch):
         assert session.verify == "/etc/ssl/custom.pem"
     finally:
         session.close()
+
+
+def test_the_worker_pool_runs_calls_side_by_side_up_to_its_size():
+    """Calls submitted back to back each get a worker (not one after another), never more than the size."""
+    import threading
+    import time
+
+    from mcpsync.transports.http import _Workers
+
+    workers = _Workers("pool", 3)
+    release, lock = threading.Event(), threading.Lock()
+    state = {"running": 0, "peak": 0, "done": 0}
+
+    def job():
+        with lock:
+            state["running"] += 1
+            state["peak"] = max(state["peak"], state["running"])
+        release.wait(T)
+        with lock:
+            state["running"] -= 1
+            state["done"] += 1
+
+    for _ in range(5):
+        workers.submit(job)
+    deadline = time.monotonic() + T
+    while state["peak"] < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert state["peak"] == 3
+    release.set()
+    left = workers.close(T)
+    assert state["done"] + len(left) == 5
+    assert len(workers._threads) == 3 and not any(t.is_alive() for t in workers._threads)

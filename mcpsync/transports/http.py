@@ -77,6 +77,8 @@ BODY_LIMIT = 2000
 DELETE_TIMEOUT = 2.0
 #: Seconds to wait before reconnecting a broken GET listener, doubled per failure up to the cap.
 LISTENER_BACKOFF = (0.5, 30.0)
+#: Seconds connect() waits at most for the server to answer the GET stream.
+LISTENER_START_WAIT = 5.0
 #: Failed GET listener connections in a row before it gives up (with a warning).
 LISTENER_MAX_FAILURES = 8
 
@@ -189,7 +191,13 @@ def http_call(
     except requests.exceptions.ConnectionError as exc:
         if closing.is_set():
             raise TransportClosed(f"{name}: closed by the client") from exc
-        raise ConnectError(f"{name}: cannot reach {url}: {_reason(exc)}") from exc
+        if _never_connected(exc):
+            raise ConnectError(f"{name}: cannot reach {url}: {_reason(exc)}") from exc
+        # The request may well have reached the server: say so, lest a caller retry a tool blindly.
+        raise TransportError(
+            f"{name}: the connection to {url} broke before the answer ({_reason(exc)}); "
+            "the server may have received the request"
+        ) from exc
     except requests.exceptions.RequestException as exc:
         raise TransportError(f"{name}: {method} {url} failed: {_reason(exc)}") from exc
 
@@ -297,22 +305,25 @@ class _Workers:
             if self._closed:
                 raise TransportClosed(f"{self._name}: closed")
             self._queue.append(fn)
-            if self._idle == 0 and len(self._threads) < self._size:
+            if self._idle:
+                # Claim an idle worker now: it only counts itself busy once it runs,
+                # and a second submit before then must not count on it too.
+                self._idle -= 1
+                self._lock.notify()
+            elif len(self._threads) < self._size:
                 thread = threading.Thread(
                     target=self._run, name=f"mcpsync-http-{self._name}-{len(self._threads) + 1}", daemon=True
                 )
                 self._threads.append(thread)
                 thread.start()
-            else:
-                self._lock.notify()
+            # else every worker is busy: the call waits its turn
 
     def _run(self) -> None:
         while True:
             with self._lock:
-                self._idle += 1
                 while not self._queue and not self._closed:
+                    self._idle += 1  # submit() takes it back when it hands us work
                     self._lock.wait()
-                self._idle -= 1
                 if not self._queue:
                     return
                 fn = self._queue.popleft()
@@ -399,6 +410,7 @@ class StreamableHTTPTransport(Transport):
         self._initialize_body: Optional[bytes] = None
         self._listener: Optional[threading.Thread] = None
         self._listener_response: Optional[requests.Response] = None
+        self._listener_answered = threading.Event()
 
     # -- plumbing -------------------------------------------------------------
 
@@ -574,7 +586,8 @@ class StreamableHTTPTransport(Transport):
             if self.session_id != expired:
                 return  # another thread has renewed it already
             logger.warning("server %r: session %s expired (404); starting a new one", self.name, expired)
-            self.session_id = None
+            # session_id keeps the old value until the new one is known: other threads sending
+            # meanwhile get 404 and wait here, rather than going out with no session at all.
             body = self._initialize_body
             if body is None:
                 raise SessionExpired(f"{self.name}: the session expired before initialize was sent")
@@ -620,6 +633,9 @@ class StreamableHTTPTransport(Transport):
         if self.listen and self._listener is None and not self._closing.is_set():
             self._listener = threading.Thread(target=self._listen, name=f"mcpsync-listener-{self.name}", daemon=True)
             self._listener.start()
+            # Servers drop what they send while no GET stream is open: let connect() return
+            # once the server has answered the GET (stream open, or 405), within a bound.
+            self._listener_answered.wait(min(self.connect_timeout, LISTENER_START_WAIT))
 
     def _listen(self) -> None:
         """The GET stream for what the server sends on its own; reconnects with backoff."""
@@ -634,7 +650,9 @@ class StreamableHTTPTransport(Transport):
             except TransportError as exc:
                 failures += 1
                 logger.info("server %r: GET stream failed: %s", self.name, exc)
+                self._listener_answered.set()
             else:
+                self._listener_answered.set()
                 # A response kept referenced keeps its socket's descriptor open: let go of it.
                 self._listener_response = response
                 try:
@@ -691,6 +709,21 @@ class StreamableHTTPTransport(Transport):
                 logger.debug("server %r: DELETE of the session failed: %s", self.name, exc)
         if self._own_session and self._http is not None:
             self._http.close()
+
+
+def _never_connected(exc: BaseException) -> bool:
+    """Whether a ``requests`` connection error happened before any byte could be sent."""
+    seen: list[BaseException] = []
+    stack: list[Any] = [exc]
+    while stack:
+        item = stack.pop()
+        if not isinstance(item, BaseException) or any(item is s for s in seen):
+            continue
+        seen.append(item)
+        if isinstance(item, (urllib3.exceptions.NewConnectionError, urllib3.exceptions.ConnectTimeoutError)):
+            return True
+        stack.extend([getattr(item, "reason", None), item.__cause__, item.__context__, *item.args])
+    return False
 
 
 def _reason(exc: BaseException) -> str:
