@@ -123,6 +123,7 @@ class Transport:
         self.pending = PendingRequests()
         self._state = TransportState.UNOPENED
         self._state_lock = threading.Lock()
+        self._start_lock = threading.Lock()
         self._close_notified = False
         # close() must still reap and join after the connection was lost on its own.
         self._shutdown_started = False
@@ -149,13 +150,19 @@ class Transport:
             ConnectError: the server could not be started or reached.
             TransportClosed: the transport was closed already.
         """
-        with self._state_lock:
-            if self._state is TransportState.OPEN:
-                return
-            if self._state is not TransportState.UNOPENED or self._shutdown_started:
-                raise TransportClosed(f"{self.name}: cannot start a closed transport")
+        # Not under _state_lock: a reader thread started by _open() may need it (to report a
+        # connection lost while opening) before _open() returns.
+        with self._start_lock:
+            with self._state_lock:
+                if self._state is TransportState.OPEN:
+                    return
+                if self._state is not TransportState.UNOPENED or self._shutdown_started:
+                    raise TransportClosed(f"{self.name}: cannot start a closed transport")
             self._open()
-            self._state = TransportState.OPEN
+            with self._state_lock:
+                if self._lost_error is not None:
+                    raise self._lost_error.copy()
+                self._state = TransportState.OPEN
 
     def close(self) -> None:
         """Close the connection, fail what is pending, and join every thread (bounded).
