@@ -52,6 +52,7 @@ __all__ = [
     "MCP_PROTOCOL_VERSION",
     "MCP_SESSION_ID",
     "ConnectionRegistry",
+    "HTTPTransportBase",
     "StreamableHTTPTransport",
     "body_chunks",
     "finished",
@@ -345,7 +346,46 @@ class _Workers:
         return left
 
 
-class StreamableHTTPTransport(Transport):
+class HTTPTransportBase(Transport):
+    """What both HTTP transports keep: the URL, headers, auth, timeouts, and the ``requests.Session``.
+
+    The session is ours to close only if we made it; ``_closing`` is set when
+    ``close()`` begins, so that errors from connections we cut are not reported.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        type: str,
+        *,
+        headers: Optional[Mapping[str, str]],
+        auth: Any,
+        name: Optional[str],
+        timeout: Optional[float],
+        connect_timeout: float,
+        read_timeout: float,
+        session: Optional[requests.Session],
+        **options: Any,
+    ) -> None:
+        from ..config import HTTPServerConfig  # validates url, headers and timeout
+
+        config = HTTPServerConfig(url=url, headers=headers, type=type, timeout=timeout, name=name)
+        super().__init__(name=config.display_name, timeout=timeout, **options)
+        self.url = url
+        self.headers = dict(headers or {})
+        self.auth = auth
+        self.connect_timeout = connect_timeout
+        self.read_timeout = read_timeout
+        self._own_session = session is None
+        self._http = session
+        self._closing = threading.Event()
+
+    def _close_session(self) -> None:
+        if self._own_session and self._http is not None:
+            self._http.close()
+
+
+class StreamableHTTPTransport(HTTPTransportBase):
     """Talk to a server at one HTTP endpoint (Streamable HTTP).
 
     Args:
@@ -384,24 +424,16 @@ class StreamableHTTPTransport(Transport):
         session: Optional[requests.Session] = None,
         **options: Any,
     ) -> None:
-        from ..config import HTTPServerConfig  # validates url, headers and timeout
-
-        config = HTTPServerConfig(url=url, headers=headers, timeout=timeout, name=name)
-        super().__init__(name=config.display_name, timeout=timeout, **options)
-        self.url = url
-        self.headers = dict(headers or {})
-        self.auth = auth
-        self.connect_timeout = connect_timeout
-        self.read_timeout = read_timeout
+        super().__init__(
+            url, "http", headers=headers, auth=auth, name=name, timeout=timeout, connect_timeout=connect_timeout,
+            read_timeout=read_timeout, session=session, **options,
+        )  # fmt: skip
         self.max_connections = max_connections
         self.listen = listen
         self.max_resumptions = max_resumptions
         self.retry_delay = retry_delay
         self.session_id: Optional[str] = None
-        self._own_session = session is None
-        self._http = session
         self._workers = _Workers(self.name, max_connections)
-        self._closing = threading.Event()
         self._streams: dict[int, requests.Response] = {}  # request id -> the response being read
         self._busy: dict[int, int] = {}  # request id -> the worker thread exchanging it
         self._connections = ConnectionRegistry()
@@ -707,8 +739,7 @@ class StreamableHTTPTransport(Transport):
                     logger.debug("server %r: DELETE of the session answered %d", self.name, response.status_code)
             except requests.exceptions.RequestException as exc:
                 logger.debug("server %r: DELETE of the session failed: %s", self.name, exc)
-        if self._own_session and self._http is not None:
-            self._http.close()
+        self._close_session()
 
 
 def _never_connected(exc: BaseException) -> bool:

@@ -21,15 +21,24 @@ import requests
 from ..errors import ConnectError, ProtocolError, TransportClosed
 from ..pending import RequestFuture
 from ..sse import events
-from .base import Transport
-from .http import EVENT_STREAM, JSON, body_chunks, finished, http_call, interrupt, new_session, status_error
+from .http import (
+    EVENT_STREAM,
+    JSON,
+    HTTPTransportBase,
+    body_chunks,
+    finished,
+    http_call,
+    interrupt,
+    new_session,
+    status_error,
+)
 
 __all__ = ["SSETransport"]
 
 logger = logging.getLogger("mcpsync.transport")
 
 
-class SSETransport(Transport):
+class SSETransport(HTTPTransportBase):
     """Talk to a server over the 2024-11-05 HTTP+SSE transport.
 
     Args:
@@ -57,19 +66,11 @@ class SSETransport(Transport):
         session: Optional[requests.Session] = None,
         **options: Any,
     ) -> None:
-        from ..config import HTTPServerConfig
-
-        config = HTTPServerConfig(url=url, headers=headers, type="sse", timeout=timeout, name=name)
-        super().__init__(name=config.display_name, timeout=timeout, **options)
-        self.url = url
-        self.headers = dict(headers or {})
-        self.auth = auth
-        self.connect_timeout = connect_timeout
-        self.read_timeout = read_timeout
+        super().__init__(
+            url, "sse", headers=headers, auth=auth, name=name, timeout=timeout, connect_timeout=connect_timeout,
+            read_timeout=read_timeout, session=session, **options,
+        )  # fmt: skip
         self.endpoint: Optional[str] = None
-        self._own_session = session is None
-        self._http = session
-        self._closing = threading.Event()
         self._endpoint_ready = threading.Event()
         self._stream: Optional[requests.Response] = None
         self._reader: Optional[threading.Thread] = None
@@ -144,10 +145,6 @@ class SSETransport(Transport):
 
     def _threads(self) -> tuple[Optional[threading.Thread], ...]:
         return (self._reader,)
-
-    def _close_session(self) -> None:
-        if self._own_session and self._http is not None:
-            self._http.close()
 
     def _shutdown(self) -> None:
         self._closing.set()
