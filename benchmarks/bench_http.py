@@ -96,14 +96,11 @@ cheaper. Absolute numbers are noisy; ratios are the point.
 
 import argparse
 import asyncio
-import collections
 import concurrent.futures
-import datetime
 import http.client
 import itertools
 import json
 import os
-import platform
 import select
 import subprocess
 import sys
@@ -111,29 +108,45 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-# Shared, measurement-neutral helpers of the stdio benchmark (that file is not changed).
-from bench_stdio import (  # noqa: E402
+from benchlib import (  # noqa: E402
+    CLIENTS,
+    PROTOCOL_VERSION,
+    RAW_INITIALIZE_PARAMS,
+    Bench,
     BenchError,
-    Timer,
-    batches,
+    Window,
+    check_initialize,
     check_text,
+    choose_subset,
     clean_up_children,
-    describe,
-    fmt,
-    ratio,
-    rotated,
+    echo_params,
+    import_mcpsync,
+    logger,
+    machine,
+    mcpsync_callers,
+    measure_async,
+    new_data,
+    notes,
+    official_available,
+    official_callers,
+    page,
+    report,
+    require_positive,
+    run_repeats,
+    select_clients,
     summarise,
+    summarise_row,
+    table,
 )
+from benchlib import cell_value as table_cell  # noqa: E402
+from benchlib import measure_sync as measure_calls  # noqa: E402
 
 SERVER = os.path.join(HERE, "minimal_http_server.py")
-PROTOCOL_VERSION = "2025-11-25"
 ACCEPT = "application/json, text/event-stream"
 
-CLIENTS = ("raw", "official", "mcpsync")
 SCENARIOS = ("sequential", "inflight")
 MODES = ("json", "sse")
 SERVER_START_TIMEOUT = 15.0
@@ -208,50 +221,32 @@ class ServerProcess:
             self.proc.stdout.close()
 
 
-class Window:
-    """The timed part of a measurement: wall and CPU time here, plus the server's counters around it."""
+class ServerWindow(Window):
+    """Window plus the server's counters around the timed part (CPU, new connections, POSTs)."""
 
     def __init__(self, server, calls):
+        super().__init__(calls)
         self.server = server
-        self.calls = calls
 
     def __enter__(self):
         self.before = self.server.stats()
-        self.timer = Timer().__enter__()
-        return self
+        return super().__enter__()
 
     def __exit__(self, *exc):
-        self.timer.__exit__(*exc)
+        super().__exit__(*exc)
         if exc[0] is None:
-            after = self.server.stats()
-            calls, t, before = self.calls, self.timer, self.before
-            self.result = {
-                "calls_per_s": calls / t.wall,
-                "cpu_us_per_call": 1e6 * t.cpu / calls,
-                "server_cpu_us_per_call": 1e6 * (after["cpu_s"] - before["cpu_s"]) / calls,
-                "new_connections": after["connections"] - before["connections"],
-                "posts_per_call": (after["posts"] - before["posts"]) / calls,
-            }
+            after, before, calls = self.server.stats(), self.before, self.calls
+            self.result.update(
+                server_cpu_us_per_call=1e6 * (after["cpu_s"] - before["cpu_s"]) / calls,
+                new_connections=after["connections"] - before["connections"],
+                posts_per_call=(after["posts"] - before["posts"]) / calls,
+            )
         return False
 
 
 def measure_sync(scenario, cfg, server, call, call_batch):
     """Warm up, then time cfg.calls calls with a synchronous client; call(text) and call_batch(texts) check answers."""
-    if scenario == "sequential":
-        for i in range(cfg.warmup):
-            call("w%d" % i)
-        with Window(server, cfg.calls) as window:
-            for i in range(cfg.calls):
-                call("s%d" % i)
-        return window.result
-    if scenario == "inflight":
-        for start, size in batches(cfg.warmup, cfg.inflight):
-            call_batch(["wp%d" % (start + j) for j in range(size)])
-        with Window(server, cfg.calls) as window:
-            for start, size in batches(cfg.calls, cfg.inflight):
-                call_batch(["p%d" % (start + j) for j in range(size)])
-        return window.result
-    raise ValueError(scenario)
+    return measure_calls(scenario, cfg, call, call_batch, lambda calls: ServerWindow(server, calls))
 
 
 # --------------------------------------------------------------------------
@@ -305,16 +300,8 @@ class RawHTTPClient:
         return message["result"], response
 
     def initialize(self):
-        result, response = self.request(
-            "initialize",
-            {
-                "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": {},
-                "clientInfo": {"name": "raw-bench", "version": "0"},
-            },
-        )
-        if result.get("protocolVersion") != PROTOCOL_VERSION:
-            raise BenchError("unexpected protocolVersion %r" % (result.get("protocolVersion"),))
+        result, response = self.request("initialize", RAW_INITIALIZE_PARAMS)
+        check_initialize(result)
         session_id = response.headers.get("Mcp-Session-Id")
         if session_id:
             self.headers["Mcp-Session-Id"] = session_id
@@ -324,7 +311,7 @@ class RawHTTPClient:
             raise BenchError("notifications/initialized answered %d" % ack.status_code)
 
     def call_echo(self, text):
-        result, _ = self.request("tools/call", {"name": "echo", "arguments": {"text": text}})
+        result, _ = self.request("tools/call", echo_params(text))
         check_text(result["content"][0]["text"], text)
 
     def close(self):
@@ -335,11 +322,8 @@ class RawHTTPClient:
             self.session.close()
 
 
-class RawBench:
+class RawBench(Bench):
     name = "raw"
-
-    def __init__(self, timeout):
-        self.timeout = timeout
 
     def available(self):
         try:
@@ -375,31 +359,15 @@ class RawBench:
 # --------------------------------------------------------------------------
 
 
-class OfficialBench:
+class OfficialBench(Bench):
     name = "official"
 
-    def __init__(self, timeout):
-        self.timeout = timeout
-
     def available(self):
-        try:
-            from importlib.metadata import version
-
-            from mcp.client import Client  # noqa: F401
-
-            self.version = version("mcp")
-        except Exception as exc:  # ImportError, or a broken install
-            return False, "import mcp failed: %s: %s" % (type(exc).__name__, exc)
-        return True, (
+        return official_available(
             "mcp %s: Client(url) under asyncio.run; mode='auto' probes server/discover, falls back to "
-            "initialize on -32601; first call_tool also sends tools/list; K in flight = asyncio.gather" % self.version
+            "initialize on -32601; first call_tool also sends tools/list; K in flight = asyncio.gather",
+            ("mcp.client", "Client"),
         )
-
-    @staticmethod
-    def _check(result, text):
-        if result.is_error:
-            raise BenchError("tool error: %r" % (result.content,))
-        check_text(result.content[0].text, text)
 
     def measure(self, scenario, cfg, server):
         overall = 60 + self.timeout + 3 * (cfg.calls + cfg.warmup) * 0.05
@@ -409,31 +377,9 @@ class OfficialBench:
         from mcp.client import Client
 
         async with Client(server.url, read_timeout_seconds=self.timeout) as client:
-
-            async def call(text):
-                self._check(await client.call_tool("echo", {"text": text}), text)
-
-            async def gather(texts):
-                results = await asyncio.gather(*(client.call_tool("echo", {"text": t}) for t in texts))
-                for result, text in zip(results, texts):
-                    self._check(result, text)
-
+            call, gather = official_callers(client)
             # server.stats() blocks the loop for a moment: outside the timed part, nothing else to run.
-            if scenario == "sequential":
-                for i in range(cfg.warmup):
-                    await call("w%d" % i)
-                with Window(server, cfg.calls) as window:
-                    for i in range(cfg.calls):
-                        await call("s%d" % i)
-                return window.result
-            if scenario == "inflight":
-                for start, size in batches(cfg.warmup, cfg.inflight):
-                    await gather(["wp%d" % (start + j) for j in range(size)])
-                with Window(server, cfg.calls) as window:
-                    for start, size in batches(cfg.calls, cfg.inflight):
-                        await gather(["p%d" % (start + j) for j in range(size)])
-                return window.result
-            raise ValueError(scenario)
+            return await measure_async(scenario, cfg, call, gather, lambda calls: ServerWindow(server, calls))
 
 
 # --------------------------------------------------------------------------
@@ -441,20 +387,9 @@ class OfficialBench:
 # --------------------------------------------------------------------------
 
 
-def import_mcpsync():
-    if REPO not in sys.path:
-        sys.path.insert(0, REPO)
-    import mcpsync
-
-    return mcpsync
-
-
-class McpsyncBench:
+class McpsyncBench(Bench):
     name = "mcpsync"
-
-    def __init__(self, timeout):
-        self.timeout = timeout
-        self.mcpsync = None
+    mcpsync = None  # the module, once available() has imported it
 
     def available(self):
         try:
@@ -466,27 +401,9 @@ class McpsyncBench:
             "(worker pool, max_connections=10 default)" % getattr(self.mcpsync, "__version__", "?")
         )
 
-    @staticmethod
-    def _check(result, text):
-        if getattr(result, "is_error", False):
-            raise BenchError("tool error: %r" % (result,))
-        check_text(result.text, text)
-
     def measure(self, scenario, cfg, server):
-        timeout = self.timeout
-        with self.mcpsync.connect(server.url, timeout=timeout) as client:
-
-            def call(text):
-                self._check(client.call_tool("echo", {"text": text}, timeout=timeout), text)
-
-            def call_batch(texts):
-                futures = [client.send_request("tools/call", {"name": "echo", "arguments": {"text": t}}) for t in texts]
-                for future, text in zip(futures, texts):
-                    result = future.result(timeout=timeout)
-                    if result.get("isError"):
-                        raise BenchError("tool error: %r" % (result,))
-                    check_text(result["content"][0]["text"], text)
-
+        with self.mcpsync.connect(server.url, timeout=self.timeout) as client:
+            call, call_batch = mcpsync_callers(client, self.timeout)
             return measure_sync(scenario, cfg, server, call, call_batch)
 
 
@@ -583,15 +500,9 @@ def parse_args(argv):
     parser.add_argument("--profile", action="store_true", help="profile the mcpsync sequential loop instead")
     parser.add_argument("--profile-top", type=int, default=25, help="functions shown per profile table (default 25)")
     args = parser.parse_args(argv)
-    for option, allowed in (("clients", CLIENTS), ("modes", MODES)):
-        chosen = [c.strip() for c in getattr(args, option).split(",") if c.strip()]
-        unknown = [c for c in chosen if c not in allowed]
-        if unknown or not chosen:
-            parser.error("--%s takes a subset of %s (got %r)" % (option, ",".join(allowed), getattr(args, option)))
-        setattr(args, option, [c for c in allowed if c in chosen])
-    for name in ("calls", "inflight", "repeat"):
-        if getattr(args, name) < 1:
-            parser.error("--%s must be at least 1" % name)
+    choose_subset(parser, args, "clients", CLIENTS)
+    choose_subset(parser, args, "modes", MODES)
+    require_positive(parser, args, ("calls", "inflight", "repeat"))
     if args.warmup is None:
         args.warmup = min(100, max(1, args.calls // 10))
     return args
@@ -602,67 +513,33 @@ def row_key(scenario, mode):
 
 
 def run(args, servers):
-    log = (lambda *a: None) if args.json else (lambda msg: print(msg, file=sys.stderr, flush=True))
-    data = {
-        "meta": {
-            "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            "cpu_count": os.cpu_count(),
-            "calls": args.calls,
-            "inflight": args.inflight,
-            "repeat": args.repeat,
-            "warmup": args.warmup,
-            "modes": args.modes,
-            "throughput_statistic": "best of repeats",
-            "cpu_statistic": "lowest of repeats",
-        },
-        "clients": {},
-        "warnings": [],
-    }
-    benches = {}
-    for name in CLIENTS:
-        entry = {"status": "not requested", "note": "", "errors": {}}
-        data["clients"][name] = entry
-        if name not in args.clients:
-            continue
-        bench = BENCH_CLASSES[name](args.timeout)
-        ok, note = bench.available()
-        entry["note"] = note
-        entry["status"] = "ok" if ok else "skipped"
-        if ok:
-            benches[name] = bench
-        log("%s: %s%s" % (name, "" if ok else "SKIPPED: ", note))
+    log = logger(args)
+    data = new_data(
+        calls=args.calls,
+        inflight=args.inflight,
+        repeat=args.repeat,
+        warmup=args.warmup,
+        modes=args.modes,
+        throughput_statistic="best of repeats",
+        cpu_statistic="lowest of repeats",
+    )
+    benches = select_clients(data, args, BENCH_CLASSES, log)
+    # One row per (scenario, mode): row_key -> what to measure.
+    keys = {row_key(scenario, mode): (scenario, mode) for scenario in SCENARIOS for mode in args.modes}
 
-    samples = {name: collections.defaultdict(list) for name in benches}
-    order = list(benches)
-    for rep in range(args.repeat):
-        t0 = time.perf_counter()
-        for scenario in SCENARIOS:
-            for mode in args.modes:
-                key = row_key(scenario, mode)
-                for name in rotated(order, rep):
-                    errors = data["clients"][name]["errors"]
-                    if key in errors:
-                        continue  # failed in an earlier repeat
-                    try:
-                        samples[name][key].append(benches[name].measure(scenario, args, servers[mode]))
-                    except Exception as exc:
-                        errors[key] = describe(exc)
-                        log("%s: %s failed: %s" % (name, key, errors[key]))
-        log("repeat %d/%d: %.1fs" % (rep + 1, args.repeat, time.perf_counter() - t0))
+    def measure(name, key):
+        scenario, mode = keys[key]
+        return benches[name].measure(scenario, args, servers[mode])
+
+    samples = run_repeats(data, benches, args.repeat, list(keys), measure, log)
 
     for name in benches:
         entry = data["clients"][name]
-        for scenario in SCENARIOS:
-            for mode in args.modes:
-                key = row_key(scenario, mode)
-                ms = [] if key in entry["errors"] else samples[name].get(key, [])
-                entry[key] = summarise([m["calls_per_s"] for m in ms], max)
-                entry[key + "_cpu_us_per_call"] = summarise([m["cpu_us_per_call"] for m in ms], min)
-                entry[key + "_server_cpu_us_per_call"] = summarise([m["server_cpu_us_per_call"] for m in ms], min)
-                entry[key + "_new_connections"] = [m["new_connections"] for m in ms]
-                entry[key + "_posts_per_call"] = [m["posts_per_call"] for m in ms]
+        for key in keys:
+            ms = summarise_row(entry, key, samples[name])
+            entry[key + "_server_cpu_us_per_call"] = summarise([m["server_cpu_us_per_call"] for m in ms], min)
+            entry[key + "_new_connections"] = [m["new_connections"] for m in ms]
+            entry[key + "_posts_per_call"] = [m["posts_per_call"] for m in ms]
     return data
 
 
@@ -684,70 +561,43 @@ def rows(meta):
 
 
 def cell_value(data, client, key):
-    entry = data["clients"][client]
-    if entry["status"] == "not requested":
-        return "—"
-    if entry["status"] == "skipped":
-        return "skipped"
     base = key.split("_cpu_")[0].split("_server")[0]
-    if base in entry["errors"]:
-        return "error"
-    value = entry.get(key)
-    return "—" if value is None else value["value"]
+    return table_cell(data["clients"][client], key, base)
 
 
-def markdown(data):
-    meta = data["meta"]
-    lines = [
-        "mcpsync Streamable HTTP benchmark — %s | Python %s | %s | %s CPUs | N=%d K=%d warm-up=%d | "
-        "best of %d | server: minimal_http_server.py (ThreadingHTTPServer, keep-alive)"
-        % (
-            meta["date"],
-            meta["python"],
-            meta["platform"],
-            meta["cpu_count"],
-            meta["calls"],
-            meta["inflight"],
-            meta["warmup"],
-            meta["repeat"],
-        ),
-        "",
-        "| scenario | raw | official SDK | mcpsync | mcpsync/raw | mcpsync/official |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
-    for key, label, kind in rows(meta):
-        raw, official, sync = (cell_value(data, c, key) for c in CLIENTS)
-        lines.append(
-            "| %s | %s | %s | %s | %s | %s |"
-            % (label, fmt(raw, kind), fmt(official, kind), fmt(sync, kind), ratio(sync, raw), ratio(sync, official))
-        )
-    lines.append("")
-    lines.append(
-        "Ratios are mcpsync ÷ other in the row's unit: calls/s > 1 means mcpsync is faster; µs rows < 1 mean "
-        "mcpsync is cheaper. Client CPU is this process (all threads); server CPU is the server process."
-    )
-    for name in CLIENTS:
-        entry = data["clients"][name]
-        if entry["status"] == "not requested":
-            continue
-        lines.append("- %s%s: %s" % (name, " (SKIPPED)" if entry["status"] == "skipped" else "", entry["note"]))
-        for key, message in entry["errors"].items():
-            lines.append("  - error in %s: %s" % (key, message))
-        # Keep-alive and request count, as the server saw them during the timed calls.
+def connection_notes(meta):
+    """extra(name, entry) for notes(): keep-alive and request count, as the server saw them in the timed calls."""
+
+    def extra(name, entry):
         for scenario in SCENARIOS:
             for mode in meta["modes"]:
                 key = row_key(scenario, mode)
                 conns = entry.get(key + "_new_connections") or []
                 posts = entry.get(key + "_posts_per_call") or []
                 if conns and (max(conns) > 0 or max(posts) > 1.0001 or min(posts) < 0.9999):
-                    lines.append(
+                    yield (
                         "  - %s: the server accepted %s new connections and %s POSTs per call during the timed "
                         "%d calls (per repeat)"
                         % (key, "/".join(map(str, conns)), "/".join("%.2f" % p for p in posts), meta["calls"])
                     )
-    for warning in data["warnings"]:
-        lines.append("- WARNING: %s" % warning)
-    return "\n".join(lines)
+
+    return extra
+
+
+def markdown(data):
+    meta = data["meta"]
+    heading = (
+        "mcpsync Streamable HTTP benchmark — %s | N=%d K=%d warm-up=%d | best of %d | "
+        "server: minimal_http_server.py (ThreadingHTTPServer, keep-alive)"
+        % (machine(meta), meta["calls"], meta["inflight"], meta["warmup"], meta["repeat"])
+    )
+    return page(
+        heading,
+        table(rows(meta), lambda client, key: cell_value(data, client, key)),
+        "Ratios are mcpsync ÷ other in the row's unit: calls/s > 1 means mcpsync is faster; µs rows < 1 mean "
+        "mcpsync is cheaper. Client CPU is this process (all threads); server CPU is the server process.",
+        notes(data, extra=connection_notes(meta)),
+    )
 
 
 def main(argv=None):
@@ -770,14 +620,7 @@ def main(argv=None):
             print("WARNING: %s" % warning, file=sys.stderr)
         return 1 if warnings else 0
     data["warnings"].extend(warnings)
-    if args.json:
-        print(json.dumps(data, indent=2, ensure_ascii=False))
-    else:
-        print(markdown(data))
-    failed = any(entry["errors"] for entry in data["clients"].values() if entry["status"] == "ok") or bool(
-        data["warnings"]
-    )
-    return 1 if failed else 0
+    return report(data, args.json, markdown)
 
 
 if __name__ == "__main__":

@@ -90,11 +90,9 @@ finds, with a warning).
 import argparse
 import asyncio
 import collections
-import datetime
 import gc
 import json
 import os
-import platform
 import select
 import statistics
 import subprocess
@@ -102,53 +100,49 @@ import sys
 import threading
 import time
 
+from benchlib import (
+    CLIENTS,
+    RAW_INITIALIZE_PARAMS,
+    REPO,
+    Bench,
+    BenchError,
+    Timer,
+    check_initialize,
+    check_mcpsync_result,
+    check_official_result,
+    check_text,
+    choose_subset,
+    clean_up_children,
+    describe,
+    echo_params,
+    import_mcpsync,
+    logger,
+    machine,
+    mcpsync_callers,
+    measure_async,
+    measurement,
+    new_data,
+    notes,
+    official_available,
+    official_callers,
+    page,
+    report,
+    require_positive,
+    rotated,
+    run_repeats,
+    select_clients,
+    summarise,
+    summarise_row,
+    table,
+)
+from benchlib import cell_value as table_cell
+from benchlib import measure_sync as measure_calls
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
 SERVER = os.path.join(HERE, "minimal_server.py")
 SERVER_CMD = [sys.executable, SERVER]
-PROTOCOL_VERSION = "2025-11-25"
 
-CLIENTS = ("raw", "official", "mcpsync")
 SCENARIOS = ("sequential", "inflight", "threads")
-
-
-class BenchError(Exception):
-    """A client returned a wrong answer or misbehaved."""
-
-
-def check_text(got, expected):
-    if got != expected:
-        raise BenchError("wrong echo: expected %r, got %r" % (expected, got))
-
-
-def describe(exc):
-    """One line for an exception; digs the first leaf out of (anyio/asyncio) exception groups."""
-    while isinstance(getattr(exc, "exceptions", None), (list, tuple)) and exc.exceptions:
-        exc = exc.exceptions[0]  # BaseExceptionGroup (3.11+) or the exceptiongroup backport
-    return "%s: %s" % (type(exc).__name__, exc)
-
-
-class Timer:
-    """Wall and process-CPU time of one measured block (a full GC runs first unless collect=False)."""
-
-    def __init__(self, collect=True):
-        self.collect = collect
-
-    def __enter__(self):
-        if self.collect:
-            gc.collect()
-        self.cpu0 = time.process_time()
-        self.t0 = time.perf_counter()
-        return self
-
-    def __exit__(self, *exc):
-        self.wall = time.perf_counter() - self.t0
-        self.cpu = time.process_time() - self.cpu0
-        return False
-
-
-def measurement(calls, timer):
-    return {"calls_per_s": calls / timer.wall, "cpu_us_per_call": 1e6 * timer.cpu / calls}
 
 
 def run_threads(call, total, nthreads, tag, timeout):
@@ -193,13 +187,6 @@ def run_threads(call, total, nthreads, tag, timeout):
     return timer
 
 
-def batches(total, size):
-    start = 0
-    while start < total:
-        yield start, min(size, total - start)
-        start += size
-
-
 def measure_sync(scenario, cfg, call, call_batch, call_from_thread, timeout):
     """Warm up, then time cfg.calls calls of one scenario with a synchronous client.
 
@@ -207,24 +194,10 @@ def measure_sync(scenario, cfg, call, call_batch, call_from_thread, timeout):
     len(texts) requests in flight; call_from_thread(text) is what each of the
     T threads calls.
     """
-    if scenario == "sequential":
-        for i in range(cfg.warmup):
-            call("w%d" % i)
-        with Timer() as t:
-            for i in range(cfg.calls):
-                call("s%d" % i)
-        return measurement(cfg.calls, t)
-    if scenario == "inflight":
-        for start, size in batches(cfg.warmup, cfg.inflight):
-            call_batch(["wp%d" % (start + j) for j in range(size)])
-        with Timer() as t:
-            for start, size in batches(cfg.calls, cfg.inflight):
-                call_batch(["p%d" % (start + j) for j in range(size)])
-        return measurement(cfg.calls, t)
     if scenario == "threads":
         run_threads(call_from_thread, cfg.warmup, cfg.threads, "wt", timeout)
         return measurement(cfg.calls, run_threads(call_from_thread, cfg.calls, cfg.threads, "t", timeout))
-    raise ValueError(scenario)
+    return measure_calls(scenario, cfg, call, call_batch)
 
 
 # --------------------------------------------------------------------------
@@ -324,21 +297,13 @@ class RawStdioClient:
         self._write_all(json.dumps(message).encode() + b"\n", time.monotonic() + self.timeout)
 
     def initialize(self):
-        result = self.request(
-            "initialize",
-            {
-                "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": {},
-                "clientInfo": {"name": "raw-bench", "version": "0"},
-            },
-        )
-        if result.get("protocolVersion") != PROTOCOL_VERSION:
-            raise BenchError("unexpected protocolVersion %r" % (result.get("protocolVersion"),))
+        result = self.request("initialize", RAW_INITIALIZE_PARAMS)
+        check_initialize(result)
         self.notify("notifications/initialized")
         return result
 
     def call_echo(self, text):
-        result = self.request("tools/call", {"name": "echo", "arguments": {"text": text}})
+        result = self.request("tools/call", echo_params(text))
         check_text(result["content"][0]["text"], text)
 
     def call_echo_locked(self, text):
@@ -355,7 +320,7 @@ class RawStdioClient:
         expected = {}
         chunks = []
         for text in texts:
-            request_id, data = self._request_line("tools/call", {"name": "echo", "arguments": {"text": text}})
+            request_id, data = self._request_line("tools/call", echo_params(text))
             expected[request_id] = text
             chunks.append(data)
         self._write_all(b"".join(chunks), deadline)
@@ -407,12 +372,9 @@ class RawStdioClient:
         return False
 
 
-class RawBench:
+class RawBench(Bench):
     name = "raw"
     scenarios = SCENARIOS
-
-    def __init__(self, timeout):
-        self.timeout = timeout
 
     def available(self):
         return True, "Popen + json + select, no threads; T-threads variant serialises write+read under one lock"
@@ -453,27 +415,16 @@ class RawBench:
 # --------------------------------------------------------------------------
 
 
-class OfficialBench:
+class OfficialBench(Bench):
     name = "official"
     scenarios = ("sequential", "inflight")  # no threads story: asyncio only
 
-    def __init__(self, timeout):
-        self.timeout = timeout
-        self.version = None
-
     def available(self):
-        try:
-            from importlib.metadata import version
-
-            from mcp.client import Client  # noqa: F401
-            from mcp.client.stdio import StdioServerParameters  # noqa: F401
-
-            self.version = version("mcp")
-        except Exception as exc:  # ImportError, or a broken install
-            return False, "import mcp failed: %s: %s" % (type(exc).__name__, exc)
-        return True, (
+        return official_available(
             "mcp %s: Client(StdioServerParameters) under asyncio.run; mode='auto' probes server/discover, "
-            "falls back to initialize on -32601; first call_tool also sends tools/list" % self.version
+            "falls back to initialize on -32601; first call_tool also sends tools/list",
+            ("mcp.client", "Client"),
+            ("mcp.client.stdio", "StdioServerParameters"),
         )
 
     def _client(self):
@@ -483,12 +434,6 @@ class OfficialBench:
         params = StdioServerParameters(command=SERVER_CMD[0], args=SERVER_CMD[1:])
         return Client(params, read_timeout_seconds=self.timeout)
 
-    @staticmethod
-    def _check(result, text):
-        if result.is_error:
-            raise BenchError("tool error: %r" % (result.content,))
-        check_text(result.content[0].text, text)
-
     def _overall_timeout(self, cfg):
         return 60 + self.timeout + 3 * cfg.calls * 0.05
 
@@ -497,30 +442,9 @@ class OfficialBench:
 
     async def _measure(self, scenario, cfg):
         async with self._client() as client:
-
-            async def call(text):
-                self._check(await client.call_tool("echo", {"text": text}), text)
-
-            async def gather(texts):
-                results = await asyncio.gather(*(client.call_tool("echo", {"text": t}) for t in texts))
-                for result, text in zip(results, texts):
-                    self._check(result, text)
-
-            if scenario == "sequential":
-                for i in range(cfg.warmup):
-                    await call("w%d" % i)
-                with Timer() as t:
-                    for i in range(cfg.calls):
-                        await call("s%d" % i)
-                return measurement(cfg.calls, t)
-            if scenario == "inflight":
-                for start, size in batches(cfg.warmup, cfg.inflight):
-                    await gather(["wp%d" % (start + j) for j in range(size)])
-                with Timer() as t:
-                    for start, size in batches(cfg.calls, cfg.inflight):
-                        await gather(["p%d" % (start + j) for j in range(size)])
-                return measurement(cfg.calls, t)
-            raise ValueError(scenario)  # threads: n/a, the official SDK is asyncio-only
+            call, gather = official_callers(client)
+            # threads: n/a (ValueError), the official SDK is asyncio-only
+            return await measure_async(scenario, cfg, call, gather)
 
     def startup(self):
         return asyncio.run(asyncio.wait_for(self._startup(), 60 + self.timeout))
@@ -529,7 +453,7 @@ class OfficialBench:
         t0 = time.perf_counter()
         client = self._client()
         async with client:
-            self._check(await client.call_tool("echo", {"text": "startup"}), "startup")
+            check_official_result(await client.call_tool("echo", {"text": "startup"}), "startup")
             t1 = time.perf_counter()
         t2 = time.perf_counter()
         return t1 - t0, t2 - t1
@@ -542,19 +466,14 @@ class OfficialBench:
 # --------------------------------------------------------------------------
 
 
-class McpsyncBench:
+class McpsyncBench(Bench):
     name = "mcpsync"
     scenarios = SCENARIOS
-
-    def __init__(self, timeout):
-        self.timeout = timeout
-        self.mcpsync = None
+    mcpsync = None  # the module, once available() has imported it
 
     def available(self):
-        if REPO not in sys.path:
-            sys.path.insert(0, REPO)
         try:
-            import mcpsync
+            mcpsync = import_mcpsync()
         except Exception as exc:
             return False, "import mcpsync failed: %s: %s" % (type(exc).__name__, exc)
         if not hasattr(mcpsync, "connect"):
@@ -563,33 +482,16 @@ class McpsyncBench:
         version = getattr(mcpsync, "__version__", "?")
         return True, "mcpsync %s: connect([python, server]); send_request futures for K in flight" % version
 
-    def _check(self, result, text):
-        if getattr(result, "is_error", False):
-            raise BenchError("tool error: %r" % (result,))
-        check_text(result.text, text)
-
     def measure(self, scenario, cfg):
-        timeout = self.timeout
         with self.mcpsync.connect(list(SERVER_CMD)) as client:
-
-            def call(text):
-                self._check(client.call_tool("echo", {"text": text}, timeout=timeout), text)
-
-            def inflight(texts):
-                futures = [client.send_request("tools/call", {"name": "echo", "arguments": {"text": t}}) for t in texts]
-                for future, text in zip(futures, texts):
-                    result = future.result(timeout=timeout)
-                    if result.get("isError"):
-                        raise BenchError("tool error: %r" % (result,))
-                    check_text(result["content"][0]["text"], text)
-
-            return measure_sync(scenario, cfg, call, inflight, call, timeout)
+            call, call_batch = mcpsync_callers(client, self.timeout)
+            return measure_sync(scenario, cfg, call, call_batch, call, self.timeout)
 
     def startup(self):
         t0 = time.perf_counter()
         client = self.mcpsync.connect(list(SERVER_CMD))
         with client:
-            self._check(client.call_tool("echo", {"text": "startup"}, timeout=self.timeout), "startup")
+            check_mcpsync_result(client.call_tool("echo", {"text": "startup"}, timeout=self.timeout), "startup")
             t1 = time.perf_counter()
         t2 = time.perf_counter()
         return t1 - t0, t2 - t1
@@ -628,46 +530,6 @@ def import_cost_ms(statement, runs=5):
     return max(0.0, min(imported) - min(bare)), min(bare)
 
 
-def child_processes():
-    """(pid, state, cmdline) of this process's children, from /proc (Linux only)."""
-    if not os.path.isdir("/proc"):
-        return []
-    me = os.getpid()
-    children = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % entry) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            if int(fields[1]) != me:
-                continue
-            with open("/proc/%s/cmdline" % entry, "rb") as f:
-                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
-        except (OSError, IndexError, ValueError):
-            continue
-        children.append((int(entry), fields[0], cmdline))
-    return children
-
-
-def clean_up_children():
-    """Reap or kill (by pid) any child this run left behind; return warnings."""
-    warnings = []
-    for pid, state, cmdline in child_processes():
-        warnings.append("left-over child process %d (state %s): %s" % (pid, state, cmdline))
-        try:
-            if state != "Z":
-                os.kill(pid, 9)
-            deadline = time.monotonic() + 5
-            while time.monotonic() < deadline:
-                if os.waitpid(pid, os.WNOHANG)[0] == pid:
-                    break
-                time.sleep(0.01)
-        except (OSError, ChildProcessError):
-            pass
-    return warnings
-
-
 # --------------------------------------------------------------------------
 # driver
 # --------------------------------------------------------------------------
@@ -686,90 +548,37 @@ def parse_args(argv):
     parser.add_argument("--no-import", action="store_true", help="skip the fresh-interpreter import measurement")
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON instead of Markdown")
     args = parser.parse_args(argv)
-    clients = [c.strip() for c in args.clients.split(",") if c.strip()]
-    unknown = [c for c in clients if c not in CLIENTS]
-    if unknown or not clients:
-        parser.error("--clients takes a subset of %s (got %r)" % (",".join(CLIENTS), args.clients))
-    args.clients = [c for c in CLIENTS if c in clients]
-    for name in ("calls", "inflight", "threads", "repeat", "startup_runs"):
-        if getattr(args, name) < 1:
-            parser.error("--%s must be at least 1" % name.replace("_", "-"))
+    choose_subset(parser, args, "clients", CLIENTS)
+    require_positive(parser, args, ("calls", "inflight", "threads", "repeat", "startup_runs"))
     if args.warmup is None:
         args.warmup = min(200, max(1, args.calls // 10))
     return args
 
 
-def rotated(items, shift):
-    """items rotated left by shift, so each repeat starts with a different client."""
-    if not items:
-        return []
-    shift %= len(items)
-    return items[shift:] + items[:shift]
-
-
-def summarise(samples, pick):
-    if not samples:
-        return None
-    return {"value": pick(samples), "median": statistics.median(samples), "samples": samples}
-
-
 def run(args):
-    log = (lambda *a: None) if args.json else (lambda msg: print(msg, file=sys.stderr, flush=True))
-    data = {
-        "meta": {
-            "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            "cpu_count": os.cpu_count(),
-            "calls": args.calls,
-            "inflight": args.inflight,
-            "threads": args.threads,
-            "repeat": args.repeat,
-            "warmup": args.warmup,
-            "startup_runs": args.startup_runs,
-            "throughput_statistic": "best of repeats",
-            "time_statistic": "median of runs",
-        },
-        "clients": {},
-        "warnings": [],
-    }
-    benches = {}
-    for name in CLIENTS:
-        entry = {"status": "not requested", "note": "", "errors": {}}
-        data["clients"][name] = entry
-        if name not in args.clients:
-            continue
-        bench = BENCH_CLASSES[name](args.timeout)
-        ok, note = bench.available()
-        entry["note"] = note
-        entry["status"] = "ok" if ok else "skipped"
-        if ok:
-            benches[name] = bench
-        log("%s: %s%s" % (name, "" if ok else "SKIPPED: ", note))
+    log = logger(args)
+    data = new_data(
+        calls=args.calls,
+        inflight=args.inflight,
+        threads=args.threads,
+        repeat=args.repeat,
+        warmup=args.warmup,
+        startup_runs=args.startup_runs,
+        throughput_statistic="best of repeats",
+        time_statistic="median of runs",
+    )
+    benches = select_clients(data, args, BENCH_CLASSES, log)
 
-    samples = {name: collections.defaultdict(list) for name in benches}
-    order = list(benches)
-    for rep in range(args.repeat):
-        t0 = time.perf_counter()
-        # Scenario-major, clients rotated: the numbers that end up in one row
-        # are measured close together in time, so load drift hits them alike.
-        for scenario in SCENARIOS:
-            for name in rotated(order, rep):
-                bench = benches[name]
-                errors = data["clients"][name]["errors"]
-                if scenario not in bench.scenarios or scenario in errors:
-                    continue  # n/a, or failed in an earlier repeat
-                try:
-                    samples[name][scenario].append(bench.measure(scenario, args))
-                except Exception as exc:
-                    errors[scenario] = describe(exc)
-                    log("%s: %s failed: %s" % (name, scenario, errors[scenario]))
-        log("repeat %d/%d: %.1fs" % (rep + 1, args.repeat, time.perf_counter() - t0))
+    def measure(name, scenario):
+        bench = benches[name]
+        return bench.measure(scenario, args) if scenario in bench.scenarios else None  # None: n/a
+
+    samples = run_repeats(data, benches, args.repeat, SCENARIOS, measure, log)
 
     startup = {name: [] for name in benches}
     close = {name: [] for name in benches}
     for run_index in range(args.startup_runs):
-        for name in rotated(order, run_index):
+        for name in rotated(list(benches), run_index):
             errors = data["clients"][name]["errors"]
             if "startup" in errors:
                 continue
@@ -795,11 +604,7 @@ def run(args):
     for name in benches:
         entry = data["clients"][name]
         for scenario in SCENARIOS:
-            ms = samples[name].get(scenario, [])
-            if scenario in entry["errors"]:
-                ms = []  # a failed scenario reports no numbers, even from earlier repeats
-            entry[scenario] = summarise([m["calls_per_s"] for m in ms], max)
-            entry[scenario + "_cpu_us_per_call"] = summarise([m["cpu_us_per_call"] for m in ms], min)
+            summarise_row(entry, scenario, samples[name])
         entry["startup_ms"] = summarise(startup[name], statistics.median)
         entry["close_ms"] = summarise(close[name], statistics.median)
         entry["import_ms"] = {"value": import_ms[name]} if name in import_ms else None
@@ -824,95 +629,30 @@ ROWS = [
 
 def cell_value(data, client, key):
     """Number for a table cell, or a short string saying why there is none."""
-    entry = data["clients"][client]
-    if entry["status"] == "not requested":
-        return "—"
-    if entry["status"] == "skipped":
-        return "skipped"
     base = key.split("_cpu_")[0]
-    if client == "official" and base == "threads":
-        return "n/a"
     error_key = {"startup_ms": "startup", "close_ms": "startup", "import_ms": "import"}.get(key, base)
-    if error_key in entry["errors"]:
-        return "error"
-    value = entry.get(key)
-    if value is None:
-        return "—"
-    return value["value"]
-
-
-def fmt(value, kind):
-    if isinstance(value, str):
-        return value
-    if kind == "rate":
-        return f"{value:,.0f}"
-    return f"{value:,.1f}" if value < 100 else f"{value:,.0f}"
-
-
-def ratio(a, b):
-    if isinstance(a, str) or isinstance(b, str) or b < 0.05:
-        return "—"  # no number, or a denominator that displays as 0.0 (e.g. raw's stdlib-only import)
-    return "%.2f×" % (a / b)
+    return table_cell(data["clients"][client], key, error_key, client == "official" and base == "threads")
 
 
 def markdown(data):
     meta = data["meta"]
-    lines = [
-        "mcpsync stdio benchmark — %s | Python %s | %s | %s CPUs | N=%d K=%d T=%d | throughput: best of %d, "
-        "times: median of %d start-ups"
-        % (
-            meta["date"],
-            meta["python"],
-            meta["platform"],
-            meta["cpu_count"],
-            meta["calls"],
-            meta["inflight"],
-            meta["threads"],
-            meta["repeat"],
-            meta["startup_runs"],
-        ),
-        "",
-        "| scenario | raw | official SDK | mcpsync | mcpsync/raw | mcpsync/official |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
-    for key, label, kind in ROWS:
-        raw, official, sync = (cell_value(data, c, key) for c in CLIENTS)
-        if all(v in ("—", "skipped", "n/a") for v in (raw, official, sync)):
-            continue  # no numbers at all, e.g. the import row under --no-import
-        label = label.format(K=meta["inflight"], T=meta["threads"])
-        lines.append(
-            "| %s | %s | %s | %s | %s | %s |"
-            % (label, fmt(raw, kind), fmt(official, kind), fmt(sync, kind), ratio(sync, raw), ratio(sync, official))
-        )
-    lines.append("")
-    lines.append(
-        "Ratios are mcpsync ÷ other in the row's unit: calls/s > 1 means mcpsync is faster; "
-        "µs and ms rows < 1 mean mcpsync is cheaper. CPU is this process only (all threads), not the server."
+    heading = (
+        "mcpsync stdio benchmark — %s | N=%d K=%d T=%d | throughput: best of %d, times: median of %d start-ups"
+        % (machine(meta), meta["calls"], meta["inflight"], meta["threads"], meta["repeat"], meta["startup_runs"])
     )
-    for name in CLIENTS:
-        entry = data["clients"][name]
-        if entry["status"] == "not requested":
-            continue
-        lines.append("- %s%s: %s" % (name, " (SKIPPED)" if entry["status"] == "skipped" else "", entry["note"]))
-        order = [*SCENARIOS, "startup", "import"]
-        for scenario, message in sorted(entry["errors"].items(), key=lambda kv: order.index(kv[0])):
-            lines.append("  - error in %s: %s" % (scenario, message))
-    for warning in data["warnings"]:
-        lines.append("- WARNING: %s" % warning)
-    return "\n".join(lines)
+    rows = [(key, label.format(K=meta["inflight"], T=meta["threads"]), kind) for key, label, kind in ROWS]
+    return page(
+        heading,
+        table(rows, lambda client, key: cell_value(data, client, key), skip_empty=True),
+        "Ratios are mcpsync ÷ other in the row's unit: calls/s > 1 means mcpsync is faster; "
+        "µs and ms rows < 1 mean mcpsync is cheaper. CPU is this process only (all threads), not the server.",
+        notes(data, error_order=[*SCENARIOS, "startup", "import"]),
+    )
 
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    data = run(args)
-    if args.json:
-        print(json.dumps(data, indent=2, ensure_ascii=False))
-    else:
-        print(markdown(data))
-    failed = any(entry["errors"] for entry in data["clients"].values() if entry["status"] == "ok") or bool(
-        data["warnings"]
-    )
-    return 1 if failed else 0
+    return report(run(args), args.json, markdown)
 
 
 if __name__ == "__main__":

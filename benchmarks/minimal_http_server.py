@@ -22,7 +22,7 @@ SDK (httpx2) closes each SSE answer as soon as it has the response event,
 before reading the end of the body, so it opens a new connection per request
 with Content-Length and chunked alike.
 
-POST /mcp
+POST /mcp (request answers come from ``minimal_mcp.answer``, shared with minimal_server.py)
   initialize        -> echoes the client's protocolVersion if supported,
                        else the latest; the answer carries ``Mcp-Session-Id``
   notifications     -> 202, no body (also answers to server requests: none are sent)
@@ -49,68 +49,11 @@ import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-SUPPORTED_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-LATEST_VERSION = "2025-11-25"
+from minimal_mcp import INVALID_REQUEST, PARSE_ERROR, answer, error_response, is_known, is_request
 
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-
-ECHO_TOOL = {
-    "name": "echo",
-    "description": "Returns its text argument unchanged.",
-    "inputSchema": {
-        "type": "object",
-        "properties": {"text": {"type": "string"}},
-        "required": ["text"],
-    },
-}
-
+SERVER_NAME = "minimal-http"
 SESSION_HEADER = "Mcp-Session-Id"
 dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-
-
-class RpcError(Exception):
-    def __init__(self, code, message):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-def handle_initialize(params):
-    requested = params.get("protocolVersion")
-    return {
-        "protocolVersion": requested if requested in SUPPORTED_VERSIONS else LATEST_VERSION,
-        "capabilities": {"tools": {}},
-        "serverInfo": {"name": "minimal-http", "version": "1.0"},
-    }
-
-
-def handle_ping(params):
-    return {}
-
-
-def handle_tools_list(params):
-    return {"tools": [ECHO_TOOL]}
-
-
-def handle_tools_call(params):
-    if params.get("name") != "echo":
-        raise RpcError(INVALID_PARAMS, "Unknown tool: %r" % (params.get("name"),))
-    arguments = params.get("arguments") or {}
-    text = arguments.get("text") if isinstance(arguments, dict) else None
-    if not isinstance(text, str):
-        raise RpcError(INVALID_PARAMS, "echo needs a string argument 'text'")
-    return {"content": [{"type": "text", "text": text}], "isError": False}
-
-
-HANDLERS = {
-    "initialize": handle_initialize,
-    "ping": handle_ping,
-    "tools/list": handle_tools_list,
-    "tools/call": handle_tools_call,
-}
 
 
 class State:
@@ -180,8 +123,8 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, data, "application/json", extra)
 
     def _http_error(self, status, code, text, request_id=None):
-        body = dumps({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": text}})
-        self._send(status, body.encode("utf-8"), "application/json")
+        body = dumps(error_response(request_id, code, text)).encode("utf-8")
+        self._send(status, body, "application/json")
 
     # -- methods ------------------------------------------------------------
 
@@ -203,44 +146,25 @@ class Handler(BaseHTTPRequestHandler):
         if not isinstance(message, dict):
             return self._http_error(400, INVALID_REQUEST, "Invalid Request (batches are not supported)")
         method = message.get("method")
-        is_request = "id" in message and isinstance(method, str)
-        handler = HANDLERS.get(method)
-        if is_request and handler is None:
+        request = is_request(message)
+        if request and not is_known(method):
             # Before the session check: server/discover comes without a session.
-            return self._answer(
-                {
-                    "jsonrpc": "2.0",
-                    "id": message["id"],
-                    "error": {"code": METHOD_NOT_FOUND, "message": "Method not found: %s" % method},
-                }
-            )
+            return self._answer(answer(message, SERVER_NAME))
         if method != "initialize":
             session = self.headers.get(SESSION_HEADER)
             if session is None:
                 return self._http_error(400, INVALID_REQUEST, "Missing %s" % SESSION_HEADER, message.get("id"))
             if session not in state.sessions:
                 return self._http_error(404, INVALID_REQUEST, "Unknown session", message.get("id"))
-        if not is_request:
+        if not request:
             return self._send(202)  # a notification, or a response to a server request
-        params = message.get("params")
-        if params is None:
-            params = {}
-        if not isinstance(params, dict):
-            return self._answer(
-                {"jsonrpc": "2.0", "id": message["id"], "error": {"code": INVALID_PARAMS, "message": "Invalid params"}}
-            )
+        response = answer(message, SERVER_NAME)
         extra = None
-        try:
-            result = handler(params)
-        except RpcError as exc:
-            response = {"jsonrpc": "2.0", "id": message["id"], "error": {"code": exc.code, "message": exc.message}}
-        else:
-            response = {"jsonrpc": "2.0", "id": message["id"], "result": result}
-            if method == "initialize":
-                session = uuid.uuid4().hex
-                with state.lock:
-                    state.sessions.add(session)
-                extra = {SESSION_HEADER: session}
+        if method == "initialize" and "result" in response:
+            session = uuid.uuid4().hex
+            with state.lock:
+                state.sessions.add(session)
+            extra = {SESSION_HEADER: session}
         self._answer(response, extra)
 
     def do_GET(self):

@@ -4,7 +4,9 @@ Standard library only, single-threaded, newline-delimited JSON-RPC 2.0 on
 stdin/stdout. It does as little work per message as possible so that the
 benchmarks measure the clients, not the server.
 
-Handles:
+Requests are answered by ``minimal_mcp.answer`` (shared with
+``minimal_http_server.py``):
+
   initialize        -> echoes the client's protocolVersion if it is one of
                        SUPPORTED_VERSIONS, otherwise LATEST_VERSION
   notifications     -> ignored (any message with a method and no id)
@@ -25,67 +27,9 @@ Run: ``python benchmarks/minimal_server.py``
 import json
 import sys
 
-SUPPORTED_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-LATEST_VERSION = "2025-11-25"
+from minimal_mcp import INVALID_REQUEST, PARSE_ERROR, answer, error_response
 
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-
-ECHO_TOOL = {
-    "name": "echo",
-    "description": "Returns its text argument unchanged.",
-    "inputSchema": {
-        "type": "object",
-        "properties": {"text": {"type": "string"}},
-        "required": ["text"],
-    },
-}
-
-
-class RpcError(Exception):
-    def __init__(self, code, message):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-def handle_initialize(params):
-    requested = params.get("protocolVersion")
-    version = requested if requested in SUPPORTED_VERSIONS else LATEST_VERSION
-    return {
-        "protocolVersion": version,
-        "capabilities": {"tools": {}},
-        "serverInfo": {"name": "minimal", "version": "1.0"},
-    }
-
-
-def handle_ping(params):
-    return {}
-
-
-def handle_tools_list(params):
-    return {"tools": [ECHO_TOOL]}
-
-
-def handle_tools_call(params):
-    name = params.get("name")
-    if name != "echo":
-        raise RpcError(INVALID_PARAMS, "Unknown tool: %r" % (name,))
-    arguments = params.get("arguments") or {}
-    text = arguments.get("text") if isinstance(arguments, dict) else None
-    if not isinstance(text, str):
-        raise RpcError(INVALID_PARAMS, "echo needs a string argument 'text'")
-    return {"content": [{"type": "text", "text": text}], "isError": False}
-
-
-HANDLERS = {
-    "initialize": handle_initialize,
-    "ping": handle_ping,
-    "tools/list": handle_tools_list,
-    "tools/call": handle_tools_call,
-}
+SERVER_NAME = "minimal"
 
 
 def handle_line(line):
@@ -93,35 +37,17 @@ def handle_line(line):
     try:
         message = json.loads(line)
     except ValueError:
-        return {"jsonrpc": "2.0", "id": None, "error": {"code": PARSE_ERROR, "message": "Parse error"}}
+        return error_response(None, PARSE_ERROR, "Parse error")
     if not isinstance(message, dict):
         # Batches (JSON arrays) are not part of current MCP revisions.
-        return {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": "Invalid Request"}}
-    method = message.get("method")
+        return error_response(None, INVALID_REQUEST, "Invalid Request")
     if "id" not in message:
         return None  # a notification (or malformed): nothing to answer
-    request_id = message["id"]
-    if not isinstance(method, str):
+    if not isinstance(message.get("method"), str):
         if "result" in message or "error" in message:
             return None  # a response to a server->client request; we never send any
-        return {"jsonrpc": "2.0", "id": request_id, "error": {"code": INVALID_REQUEST, "message": "Invalid Request"}}
-    handler = HANDLERS.get(method)
-    if handler is None:
-        return {
-            "jsonrpc": "2.0",
-            "id": request_id,
-            "error": {"code": METHOD_NOT_FOUND, "message": "Method not found: %s" % method},
-        }
-    params = message.get("params")
-    if params is None:
-        params = {}
-    if not isinstance(params, dict):
-        return {"jsonrpc": "2.0", "id": request_id, "error": {"code": INVALID_PARAMS, "message": "Invalid params"}}
-    try:
-        result = handler(params)
-    except RpcError as exc:
-        return {"jsonrpc": "2.0", "id": request_id, "error": {"code": exc.code, "message": exc.message}}
-    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+        return error_response(message["id"], INVALID_REQUEST, "Invalid Request")
+    return answer(message, SERVER_NAME)
 
 
 def main():
