@@ -14,6 +14,9 @@ import pytest
 
 from mcpsync.testing import server_command, server_config
 
+# The helpers of tests/official.py assert too: give their failures pytest's detail.
+pytest.register_assert_rewrite("tests.official")
+
 #: How long a test's threads and processes get to finish after it ends.
 LEAK_GRACE = 5.0
 

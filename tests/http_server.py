@@ -1,4 +1,4 @@
-"""Run mcpsync's test server over HTTP in a child process, for tests (bounded start and stop)."""
+"""Run a test server over HTTP in a child process, for tests (bounded start and stop)."""
 
 from __future__ import annotations
 
@@ -36,10 +36,16 @@ def running_http_server(*options: str) -> Iterator[str]:
         url = line.decode().split("listening on ", 1)[1].strip()
         yield url.rsplit("/mcp", 1)[0]
     finally:
+        stop(process, 10)
+        process.stderr.close()
+
+
+def stop(process: subprocess.Popen, grace: float) -> None:  # type: ignore[type-arg]
+    """Terminate a child server and reap it; kill it if it does not exit within ``grace`` seconds."""
+    if process.poll() is None:
         process.terminate()
         try:
-            process.wait(10)
+            process.wait(grace)
         except subprocess.TimeoutExpired:
             process.kill()
-            process.wait(10)
-        process.stderr.close()
+            process.wait(grace)

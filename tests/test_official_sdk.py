@@ -1,8 +1,9 @@
 """Interoperability with a server we did not write: the official MCP Python SDK's ``MCPServer``.
 
-Every test starts the SDK server below as a child process over stdio and talks
-to it through mcpsync's public API only. The whole module is skipped where the
-``mcp`` package is absent (it needs Python 3.10+; mcpsync supports 3.9).
+Every test starts tests/official_server.py as a child process over stdio and
+talks to it through mcpsync's public API only. The whole module is skipped
+where the ``mcp`` package is absent (it needs Python 3.10+; mcpsync supports
+3.9).
 
 Behaviour of the SDK (mcp 2.3.0) these tests pin, and which differs from what
 one might expect from the MCP spec, is called out in the docstrings marked
@@ -16,8 +17,6 @@ import logging
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
 
 import pytest
@@ -26,166 +25,32 @@ pytest.importorskip("mcp.server.mcpserver")
 
 import mcpsync
 
-#: Every wait in this module is bounded by this many seconds.
-TIMEOUT = 20.0
-#: The name mcpsync gives the server (logs, thread names); not the server's own name.
-LABEL = "official-sdk"
-#: The name the server reports in ``serverInfo``.
-SERVER_NAME = "official-sdk-test"
-
-SERVER_SOURCE = '''
-import os
-import sys
-import warnings
-
-import anyio
-from pydantic import BaseModel
-
-from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
-
-# ctx.info() warns that logging is deprecated as of 2026-07-28; keep stderr to what tests write.
-warnings.filterwarnings("ignore", message="The logging capability is deprecated")
-
-app = MCPServer(
-    "official-sdk-test",
-    title="Official SDK test server",
-    version="1.2.3",
-    instructions="A server for mcpsync's interoperability tests.",
+from .official import (
+    SERVER_NAME,
+    SERVER_SCRIPT,
+    TIMEOUT,
+    TOOLS,
+    client_opener,
+    echo_from_threads,
+    five_slow_calls_at_once,
+    wait_for,
 )
 
-
-class Sum(BaseModel):
-    total: int
-
-
-class Person(BaseModel):
-    name: str
-
-
-@app.tool(title="Adder", annotations=ToolAnnotations(read_only_hint=True))
-def add(a: int, b: int) -> Sum:
-    """Add two integers."""
-    return Sum(total=a + b)
-
-
-@app.tool()
-def echo(text: str) -> str:
-    """Return the text unchanged."""
-    return text
-
-
-@app.tool()
-def crash(message: str) -> str:
-    """Raise an unexpected exception."""
-    raise ValueError(message)
-
-
-@app.tool()
-def refuse(reason: str) -> str:
-    """Fail on purpose with a ToolError."""
-    raise ToolError(reason)
-
-
-@app.tool()
-async def progress(steps: int, ctx: Context) -> str:
-    """Log a message, then report progress once per step."""
-    await ctx.info(f"starting {steps} steps")
-    for step in range(1, steps + 1):
-        await ctx.report_progress(step, steps, f"step {step}")
-    return f"did {steps} steps"
-
-
-@app.tool()
-def to_stderr(line: str) -> str:
-    """Write a line to stderr."""
-    print(line, file=sys.stderr, flush=True)
-    return "written"
-
-
-@app.tool()
-def to_stdout(line: str) -> str:
-    """Print a line to stdout, which is the protocol stream."""
-    print(line, flush=True)
-    return "printed"
-
-
-@app.tool()
-async def slow(seconds: float, marker: str = "") -> str:
-    """Sleep; first write the marker to stderr, if given."""
-    if marker:
-        print(marker, file=sys.stderr, flush=True)
-    await anyio.sleep(seconds)
-    return "slept"
-
-
-@app.tool()
-def die(code: int) -> str:
-    """Exit the server process at once."""
-    print("about to die", file=sys.stderr, flush=True)
-    os._exit(code)
-
-
-@app.tool()
-async def ask_name(ctx: Context) -> str:
-    """Elicit a name from the client."""
-    result = await ctx.elicit("What is your name?", Person)
-    if result.action == "accept":
-        return f"hello {result.data.name}"
-    return result.action
-
-
-@app.tool()
-async def ping_client(ctx: Context) -> str:
-    """Ping the client."""
-    await ctx.session.send_ping()
-    return "client answered"
-
-
-@app.resource("data://greeting", mime_type="text/plain")
-def greeting() -> str:
-    return "hello from a resource"
-
-
-@app.prompt()
-def review(code: str) -> str:
-    """Ask for a code review."""
-    return f"Please review: {code}"
-
-
-if __name__ == "__main__":
-    app.run()
-'''
-
-
-@pytest.fixture(scope="module")
-def server_script(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The SDK server script, written once for the module."""
-    path = tmp_path_factory.mktemp("sdk") / "official_server.py"
-    path.write_text(SERVER_SOURCE, encoding="utf-8")
-    return path
+#: The name mcpsync gives the server (logs, thread names); not the server's own name.
+LABEL = "official-sdk"
 
 
 @pytest.fixture
-def server_command(server_script: Path) -> list[str]:
-    return [sys.executable, str(server_script)]
+def server_command() -> list[str]:
+    """The command line of the SDK server over stdio."""
+    return [sys.executable, str(SERVER_SCRIPT), "stdio"]
 
 
 @pytest.fixture
 def open_client(server_command: list[str]) -> Iterator[Callable[..., mcpsync.Client]]:
     """Connect to a fresh SDK server (``name=LABEL`` unless given); every client is closed afterwards."""
-    clients: list[mcpsync.Client] = []
-
-    def open_(**kwargs: Any) -> mcpsync.Client:
-        kwargs.setdefault("name", LABEL)
-        client = mcpsync.connect(server_command, timeout=TIMEOUT, **kwargs)
-        clients.append(client)
-        return client
-
-    yield open_
-    for client in clients:
-        client.close()
+    with client_opener(server_command, LABEL) as open_:
+        yield open_
 
 
 @pytest.fixture
@@ -198,16 +63,6 @@ def stdio_of(client: mcpsync.Client) -> mcpsync.StdioTransport:
     """The client's transport, typed as the stdio transport a command line gives."""
     assert isinstance(client.transport, mcpsync.StdioTransport)
     return client.transport
-
-
-def wait_for(predicate: Callable[[], bool], timeout: float = TIMEOUT) -> bool:
-    """Poll ``predicate`` until it is true or ``timeout`` seconds pass; return its last value."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            return predicate()
-        time.sleep(0.02)
-    return True
 
 
 # -- handshake -----------------------------------------------------------------
@@ -255,10 +110,7 @@ def test_default_name_comes_from_the_script(
 def test_list_tools(client: mcpsync.Client) -> None:
     """tools/list: names, descriptions from docstrings, input schemas, output schemas, title and annotations."""
     tools = {tool.name: tool for tool in client.list_tools(timeout=TIMEOUT)}
-    assert set(tools) == {
-        "add", "echo", "crash", "refuse", "progress", "to_stderr", "to_stdout", "slow", "die",
-        "ask_name", "ping_client",
-    }  # fmt: skip
+    assert set(tools) == TOOLS
 
     add = tools["add"]
     assert add.description == "Add two integers."
@@ -433,19 +285,7 @@ def test_resources_and_prompts_through_raw_requests(client: mcpsync.Client) -> N
 
 def test_concurrent_calls_from_many_threads(client: mcpsync.Client) -> None:
     """8 threads x 25 echo calls on one client: every caller gets its own text back."""
-
-    def worker(thread_index: int) -> list[tuple[str, str, Optional[dict[str, Any]]]]:
-        seen = []
-        for call_index in range(25):
-            text = f"thread-{thread_index}-call-{call_index}"
-            result = client.call_tool("echo", {"text": text}, timeout=TIMEOUT)
-            seen.append((text, result.text, result.structured_content))
-        return seen
-
-    with ThreadPoolExecutor(max_workers=8, thread_name_prefix="echo-worker") as pool:
-        futures = [pool.submit(worker, i) for i in range(8)]
-        outcomes = [f.result(timeout=TIMEOUT * 3) for f in futures]
-
+    outcomes = echo_from_threads(client, threads=8, calls=25)
     assert sum(len(seen) for seen in outcomes) == 200
     for seen in outcomes:
         for sent, text, structured in seen:
@@ -457,11 +297,7 @@ def test_concurrent_calls_from_many_threads(client: mcpsync.Client) -> None:
 
 def test_requests_are_pipelined(client: mcpsync.Client) -> None:
     """Five 1-second calls sent at once finish together: mcpsync does not serialise requests."""
-    started = time.monotonic()
-    futures = [client.send_request("tools/call", {"name": "slow", "arguments": {"seconds": 1.0}}) for _ in range(5)]
-    results = [f.result(timeout=TIMEOUT) for f in futures]
-    elapsed = time.monotonic() - started
-    assert [r["structuredContent"] for r in results] == [{"result": "slept"}] * 5
+    elapsed = five_slow_calls_at_once(client)
     assert elapsed < 4.0, f"5 concurrent 1 s calls took {elapsed:.1f}s"
 
 

@@ -1,6 +1,6 @@
 """Interoperability over HTTP with the official MCP Python SDK's ``MCPServer``.
 
-tests/official_http_server.py runs as a child process on 127.0.0.1, once per
+tests/official_server.py runs as a child process on 127.0.0.1, once per
 module for each of four modes:
 
 - ``sse-replies``: Streamable HTTP, each POST answered with an SSE stream;
@@ -25,7 +25,6 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -38,16 +37,23 @@ import requests
 
 import mcpsync
 
+from .http_server import stop
+from .official import (
+    SERVER_NAME,
+    SERVER_SCRIPT,
+    SERVER_VERSION,
+    TIMEOUT,
+    TOOLS,
+    client_opener,
+    echo_from_threads,
+    five_slow_calls_at_once,
+    wait_for,
+)
+
 pytestmark = pytest.mark.official
 
-#: Every wait in this module is bounded by this many seconds.
-TIMEOUT = 20.0
 #: The name mcpsync gives the server (logs, thread names); not the server's own name.
 LABEL = "official-http"
-#: The name and version the server reports in ``serverInfo``.
-SERVER_NAME = "official-http-test"
-SERVER_VERSION = "4.5.6"
-SERVER_SCRIPT = Path(__file__).with_name("official_http_server.py")
 
 SSE_REPLIES = "sse-replies"
 JSON_REPLIES = "json-replies"
@@ -63,7 +69,6 @@ LISTENER_THREAD = f"mcpsync-listener-{LABEL}"  # Streamable HTTP: the GET stream
 READER_THREAD = f"mcpsync-reader-{LABEL}"  # HTTP+SSE: the one event stream
 WORKER_PREFIX = f"mcpsync-http-{LABEL}-"  # Streamable HTTP: a POST's answer stream
 
-TOOLS = {"add", "echo", "refuse", "progress", "slow", "slow_state", "ping_client", "ask_name", "tools_changed"}
 #: The error the SDK answers a server-to-client request with when the call has no way to send it.
 NO_BACK_CHANNEL = "this transport context has no back-channel for server-initiated requests"
 
@@ -103,24 +108,13 @@ def free_port() -> int:
         return port
 
 
-def stop(process: subprocess.Popen) -> None:  # type: ignore[type-arg]
-    """Terminate the server and reap it; kill it if it does not exit in time."""
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(5)
-
-
 def start_server(mode: str, directory: Path) -> Server:
     """Start the server script in ``mode`` and wait (bounded) until its port accepts connections."""
     port = free_port()
     stderr_path = directory / f"server-{mode.replace('+', '-')}-{port}.log"
     with open(stderr_path, "wb") as stderr:  # the child keeps its own copy of the descriptor
         process = subprocess.Popen(
-            [sys.executable, str(SERVER_SCRIPT), str(port), mode], stdout=subprocess.DEVNULL, stderr=stderr
+            [sys.executable, str(SERVER_SCRIPT), mode, str(port)], stdout=subprocess.DEVNULL, stderr=stderr
         )
     server = Server(mode, port, process, stderr_path)
     deadline = time.monotonic() + TIMEOUT
@@ -131,7 +125,7 @@ def start_server(mode: str, directory: Path) -> Server:
         except OSError:
             pass
         if process.poll() is not None or time.monotonic() > deadline:
-            stop(process)
+            stop(process, 5)
             pytest.fail(f"the {mode} server did not start (exit code {process.returncode}):\n{server.stderr()}")
         time.sleep(0.05)
 
@@ -143,7 +137,7 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     try:
         yield running
     finally:
-        stop(running.process)
+        stop(running.process, 5)
 
 
 @pytest.fixture
@@ -157,7 +151,7 @@ def own_server(tmp_path: Path) -> Iterator[Callable[[str], Server]]:
 
     yield start
     for running in started:
-        stop(running.process)
+        stop(running.process, 5)
 
 
 # -- clients ----------------------------------------------------------------------------
@@ -166,17 +160,8 @@ def own_server(tmp_path: Path) -> Iterator[Callable[[str], Server]]:
 @pytest.fixture
 def open_client(server: Server) -> Iterator[Callable[..., mcpsync.Client]]:
     """Connect to the module's server (``name=LABEL`` unless given); every client is closed afterwards."""
-    clients: list[mcpsync.Client] = []
-
-    def open_(**kwargs: Any) -> mcpsync.Client:
-        kwargs.setdefault("name", LABEL)
-        client = mcpsync.connect(server.target, timeout=TIMEOUT, **kwargs)
-        clients.append(client)
-        return client
-
-    yield open_
-    for client in clients:
-        client.close()
+    with client_opener(server.target, LABEL) as open_:
+        yield open_
 
 
 @pytest.fixture
@@ -232,16 +217,6 @@ class Inbox:
 def inbox() -> Inbox:
     """A fresh record of what the server sends."""
     return Inbox()
-
-
-def wait_for(predicate: Callable[[], bool], timeout: float = TIMEOUT) -> bool:
-    """Poll ``predicate`` until it is true or ``timeout`` seconds pass; return its last value."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            return predicate()
-        time.sleep(0.02)
-    return True
 
 
 def wait_for_get_stream(client: mcpsync.Client, inbox: Inbox) -> None:
@@ -523,19 +498,7 @@ def test_elicitation(server: Server, open_client: Callable[..., mcpsync.Client],
 
 def test_concurrent_calls_from_many_threads(client: mcpsync.Client) -> None:
     """8 threads x 20 echo calls on one client: every caller gets its own text back."""
-
-    def worker(thread_index: int) -> list[tuple[str, str, Optional[dict[str, Any]]]]:
-        seen = []
-        for call_index in range(20):
-            text = f"thread-{thread_index}-call-{call_index}"
-            result = client.call_tool("echo", {"text": text}, timeout=TIMEOUT)
-            seen.append((text, result.text, result.structured_content))
-        return seen
-
-    with ThreadPoolExecutor(max_workers=8, thread_name_prefix="echo-worker") as pool:
-        futures = [pool.submit(worker, i) for i in range(8)]
-        outcomes = [f.result(timeout=TIMEOUT * 3) for f in futures]
-
+    outcomes = echo_from_threads(client, threads=8, calls=20)
     assert sum(len(seen) for seen in outcomes) == 160
     for seen in outcomes:
         for sent, text, structured in seen:
@@ -543,15 +506,6 @@ def test_concurrent_calls_from_many_threads(client: mcpsync.Client) -> None:
             assert structured == {"result": sent}
     stats = client.transport.stats
     assert stats.unmatched_responses == 0 and stats.invalid == 0 and stats.malformed == 0
-
-
-def five_slow_calls_at_once(client: mcpsync.Client) -> float:
-    """Send five 1-second calls at once; return the seconds until all five answered."""
-    started = time.monotonic()
-    futures = [client.send_request("tools/call", {"name": "slow", "arguments": {"seconds": 1.0}}) for _ in range(5)]
-    results = [f.result(timeout=TIMEOUT) for f in futures]
-    assert [r["structuredContent"] for r in results] == [{"result": "slept"}] * 5
-    return time.monotonic() - started
 
 
 @pytest.mark.parametrize("server", [HTTP_SSE], indirect=True)

@@ -1,0 +1,178 @@
+"""The official MCP SDK's ``MCPServer``, for tests/test_official_sdk.py and tests/test_official_sdk_http.py.
+
+    python official_server.py stdio
+    python official_server.py MODE PORT
+
+``stdio`` serves over stdin and stdout. An HTTP MODE listens on 127.0.0.1:PORT
+only: ``sse-replies`` (Streamable HTTP answering each POST with an SSE
+stream), ``json-replies`` (Streamable HTTP, ``json_response=True``),
+``stateless`` (Streamable HTTP, ``stateless_http=True``) or ``http+sse`` (the
+2024-11-05 HTTP+SSE transport, stream at /sse).
+
+Both test modules know the server's name, version and tools from tests/official.py.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import BaseModel
+
+# ctx.info() warns that logging is deprecated as of 2026-07-28; keep stderr to what tests write.
+warnings.filterwarnings("ignore", message="The logging capability is deprecated")
+
+app = MCPServer(
+    "official-sdk-test",
+    title="Official SDK test server",
+    version="1.2.3",
+    instructions="A server for mcpsync's interoperability tests.",
+    log_level="WARNING",
+)
+
+#: What the ``slow`` calls did, by key: "running", "finished" or "cancelled" (one process, all sessions).
+SLOW: dict[str, str] = {}
+
+
+class Sum(BaseModel):
+    total: int
+
+
+class Person(BaseModel):
+    name: str
+
+
+@app.tool(title="Adder", annotations=ToolAnnotations(read_only_hint=True))
+def add(a: int, b: int) -> Sum:
+    """Add two integers."""
+    return Sum(total=a + b)
+
+
+@app.tool()
+def echo(text: str) -> str:
+    """Return the text unchanged."""
+    return text
+
+
+@app.tool()
+def crash(message: str) -> str:
+    """Raise an unexpected exception."""
+    raise ValueError(message)
+
+
+@app.tool()
+def refuse(reason: str) -> str:
+    """Fail on purpose with a ToolError."""
+    raise ToolError(reason)
+
+
+@app.tool()
+async def progress(steps: int, ctx: Context) -> str:
+    """Log a message, then report progress once per step."""
+    await ctx.info(f"starting {steps} steps")
+    for step in range(1, steps + 1):
+        await ctx.report_progress(step, steps, f"step {step}")
+    return f"did {steps} steps"
+
+
+@app.tool()
+def to_stderr(line: str) -> str:
+    """Write a line to stderr."""
+    print(line, file=sys.stderr, flush=True)
+    return "written"
+
+
+@app.tool()
+def to_stdout(line: str) -> str:
+    """Print a line to stdout (over stdio, the protocol stream)."""
+    print(line, flush=True)
+    return "printed"
+
+
+@app.tool()
+async def slow(seconds: float, key: str = "", marker: str = "") -> str:
+    """Sleep; first write the marker to stderr, if given. Record under ``key`` whether the sleep finished."""
+    if marker:
+        print(marker, file=sys.stderr, flush=True)
+    SLOW[key] = "running"
+    try:
+        await anyio.sleep(seconds)
+    except anyio.get_cancelled_exc_class():
+        SLOW[key] = "cancelled"
+        raise
+    SLOW[key] = "finished"
+    return "slept"
+
+
+@app.tool()
+def slow_state(key: str) -> str:
+    """What the ``slow`` call with this key did so far ("" if it never started)."""
+    return SLOW.get(key, "")
+
+
+@app.tool()
+def die(code: int) -> str:
+    """Exit the server process at once."""
+    print("about to die", file=sys.stderr, flush=True)
+    os._exit(code)
+
+
+@app.tool()
+async def ask_name(ctx: Context) -> str:
+    """Elicit a name from the client (a server-to-client request on this call's stream)."""
+    result = await ctx.elicit("What is your name?", Person)
+    if result.action == "accept":
+        return f"hello {result.data.name}"
+    return result.action
+
+
+@app.tool()
+async def ping_client(ctx: Context) -> str:
+    """Ping the client (a server-to-client request outside any request's stream)."""
+    await ctx.session.send_ping()
+    return "client answered"
+
+
+@app.tool()
+async def tools_changed(ctx: Context) -> str:
+    """Send notifications/tools/list_changed, which belongs to no request."""
+    await ctx.session.send_tool_list_changed()
+    return "sent"
+
+
+@app.resource("data://greeting", mime_type="text/plain")
+def greeting() -> str:
+    return "hello from a resource"
+
+
+@app.prompt()
+def review(code: str) -> str:
+    """Ask for a code review."""
+    return f"Please review: {code}"
+
+
+def main() -> None:
+    mode = sys.argv[1] if len(sys.argv) > 1 else ""
+    if mode == "stdio" and len(sys.argv) == 2:
+        app.run()
+    elif mode == "http+sse" and len(sys.argv) == 3:
+        app.run(transport="sse", host="127.0.0.1", port=int(sys.argv[2]))
+    elif mode in ("sse-replies", "json-replies", "stateless") and len(sys.argv) == 3:
+        app.run(
+            transport="streamable-http",
+            host="127.0.0.1",
+            port=int(sys.argv[2]),
+            json_response=mode == "json-replies",
+            stateless_http=mode == "stateless",
+        )
+    else:
+        sys.exit(f"usage: {sys.argv[0]} stdio | {{sse-replies,json-replies,stateless,http+sse}} PORT")
+
+
+if __name__ == "__main__":
+    main()
