@@ -376,5 +376,12 @@ def connect(target: Any, *, name: Optional[str] = None, timeout: Any = USE_DEFAU
             raise
         logger.info("server %r: POST refused with %d; trying the HTTP+SSE transport", client.name, exc.status_code)
         client = Client(create_transport(dataclasses.replace(config, type="sse")), **client_kwargs)
-        client.initialize(timeout=timeout)
+        try:
+            client.initialize(timeout=timeout)
+        except MCPError as sse_error:
+            # The first answer is the likelier truth (a 404 for a wrong path, say): keep it, and say both.
+            raise HTTPStatusError(
+                f"{exc} (and as an HTTP+SSE server: {sse_error})", status_code=exc.status_code, body=exc.body,
+                www_authenticate=exc.www_authenticate, auth_server=exc.auth_server,
+            ) from sse_error  # fmt: skip
     return client

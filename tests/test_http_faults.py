@@ -141,3 +141,24 @@ def test_ctrl_c_during_an_http_call_cancels_it(client):
     assert len(client.transport.pending) == 0
     cancelled = client.call_tool("cancelled_requests", timeout=T).structured_content["cancelled"]
     assert len(cancelled) == 1
+
+
+def test_cancelling_one_request_does_not_break_the_next_on_the_same_worker(server):
+    """One worker: A is cancelled while B waits behind it; cutting A's connection must not hit B's."""
+    base, _ = server
+    # One worker, so B runs on A's thread right after it.
+    with mcpsync.Client(mcpsync.StreamableHTTPTransport(f"{base}/mcp", max_connections=1)) as client:
+        for n in range(5):
+            slow = client.send_request("tools/call", {"name": "sleep", "arguments": {"seconds": 5}})
+            quick = client.send_request("tools/call", {"name": "echo", "arguments": {"text": f"B{n}"}})
+            slow.cancel()
+            assert quick.result(timeout=T)["content"][0]["text"] == f"B{n}"
+
+
+def test_when_the_fallback_fails_too_the_first_answer_is_kept(server):
+    base, _ = server
+    control(server, "fail-next?status=400")
+    with pytest.raises(mcpsync.HTTPStatusError) as info:
+        mcpsync.connect(f"{base}/mcp", timeout=T)
+    assert info.value.status_code == 400
+    assert str(info.value).startswith("HTTP 400: injected failure 400 (and as an HTTP+SSE server: HTTP 405")

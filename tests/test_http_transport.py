@@ -358,3 +358,73 @@ def test_the_worker_pool_runs_calls_side_by_side_up_to_its_size():
     left = workers.close(T)
     assert state["done"] + len(left) == 5
     assert len(workers._threads) == 3 and not any(t.is_alive() for t in workers._threads)
+
+
+def test_a_request_given_up_on_while_queued_is_never_sent(fake):
+    """One worker, busy: a request cancelled while it waits for the worker never reaches the server."""
+    import threading
+
+    release = threading.Event()
+
+    def post(request):
+        if json.loads(request.body).get("params", {}).get("name") == "blocker":
+            release.wait(T)
+        return fake.post(request)
+
+    fake.results["tools/call"] = {"content": []}
+    fake.mock.remove(responses.POST, URL)
+    fake.mock.add_callback(responses.POST, URL, callback=post)
+    with connect(max_connections=1) as client:
+        blocker = client.send_request("tools/call", {"name": "blocker"})
+        queued = client.send_request("tools/call", {"name": "queued"})
+        assert queued.cancel()
+        release.set()
+        blocker.result(timeout=T)
+        client.ping(timeout=T)
+    names = [json.loads(r.body).get("params", {}).get("name") for r in fake.seen]
+    assert "blocker" in names and "queued" not in names
+
+
+def test_a_stream_answered_by_polling_is_followed_to_the_end(fake):
+    """The server ends each stream after one event (2025-11-25 allows it): resumption goes on while it progresses."""
+    polls = []
+
+    def post(request):
+        if json.loads(request.body).get("method") == "tools/call":
+            fake.call = request
+            return (200, {"Content-Type": "text/event-stream"}, "retry: 1\nid: 0\ndata:\n\n")
+        return fake.post(request)
+
+    def get(request):
+        last = int(request.headers["Last-Event-ID"])
+        polls.append(last)
+        if last < 5:
+            return (200, {"Content-Type": "text/event-stream"}, f"id: {last + 1}\ndata:\n\n")
+        reply = json.dumps(answer(fake.call, {"content": [{"type": "text", "text": "polled"}]}))
+        return (200, {"Content-Type": "text/event-stream"}, f"id: 6\ndata: {reply}\n\n")
+
+    fake.mock.remove(responses.POST, URL)
+    fake.mock.add_callback(responses.POST, URL, callback=post)
+    fake.mock.add_callback(responses.GET, URL, callback=get)
+    with connect(max_resumptions=2) as client:
+        assert client.call_tool("x", timeout=T).text == "polled"
+    assert polls == [0, 1, 2, 3, 4, 5]
+
+
+def test_202_for_a_request_without_a_get_stream_fails_it(fake):
+    def post(request):
+        if json.loads(request.body).get("method") == "tools/call":
+            return (202, {}, "")
+        return fake.post(request)
+
+    fake.mock.remove(responses.POST, URL)
+    fake.mock.add_callback(responses.POST, URL, callback=post)
+    with connect(listen=False) as client, pytest.raises(mcpsync.ProtocolError, match="no GET stream"):
+        client.call_tool("x", timeout=T)
+
+
+def test_failures_while_reading_an_answer_become_our_errors():
+    transport = StreamableHTTPTransport(URL)
+    broken = transport._as_error(requests.exceptions.ChunkedEncodingError("connection reset"))
+    assert isinstance(broken, mcpsync.TransportError) and "reading the answer failed" in str(broken)
+    assert isinstance(transport._as_error(ValueError("bad JSON")), mcpsync.ProtocolError)

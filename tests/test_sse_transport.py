@@ -64,3 +64,23 @@ def test_a_refused_stream_is_an_http_status_error():
     with pytest.raises(mcpsync.HTTPStatusError, match=r"HTTP 401: who are you \[WWW-Authenticate: Bearer\]"):
         transport.start()
     transport.close()
+
+
+@pytest.mark.parametrize(
+    "stream_url, endpoint, same",
+    [
+        ("http://example.com/sse", "http://EXAMPLE.com/messages", True),
+        ("http://example.com:80/sse", "/messages", True),
+        ("https://example.com/sse", "https://example.com:443/messages", True),
+        ("http://example.com/sse", "https://example.com/messages", False),
+        ("http://example.com/sse", "http://example.com:8080/messages", False),
+        ("http://example.com/sse", "http://evil.example.com/messages", False),
+    ],
+)
+def test_same_origin_is_compared_as_browsers_do(stream_url, endpoint, same):
+    transport = SSETransport(stream_url)
+    if same:
+        transport._accept_endpoint(endpoint)
+    else:
+        with pytest.raises(mcpsync.ProtocolError, match="another origin"):
+            transport._accept_endpoint(endpoint)

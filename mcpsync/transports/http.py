@@ -36,6 +36,7 @@ from .. import messages
 from ..errors import (
     ConnectError,
     HTTPStatusError,
+    MCPError,
     NoResponseError,
     ProtocolError,
     SessionExpired,
@@ -461,6 +462,14 @@ class StreamableHTTPTransport(HTTPTransportBase):
             headers.update(extra)
         return headers
 
+    def _get_headers(self, last_event_id: Optional[str] = None) -> dict[str, str]:
+        """Headers of a GET for an event stream (no body, so no Content-Type)."""
+        headers = self._request_headers({"Accept": EVENT_STREAM})
+        del headers["Content-Type"]
+        if last_event_id:
+            headers[LAST_EVENT_ID] = last_event_id
+        return headers
+
     def _call(
         self, method: str, headers: dict[str, str], timeout: Any, data: Optional[bytes] = None, stream: bool = False
     ) -> requests.Response:
@@ -481,26 +490,36 @@ class StreamableHTTPTransport(HTTPTransportBase):
         self._workers.submit(lambda: self._run_exchange(data, request))
 
     def _post_message(self, data: bytes, timeout: float, retried: bool = False) -> None:
-        sent_session = self.session_id
-        response = self._call("POST", self._request_headers(), (min(self.connect_timeout, timeout), timeout), data)
+        headers = self._request_headers()
+        sent_session = headers.get(MCP_SESSION_ID)
+        response = self._call("POST", headers, (min(self.connect_timeout, timeout), timeout), data)
         with finished(response):
-            if response.status_code == 404 and sent_session is not None and not retried:
-                self._renew_session(sent_session)
-                return self._post_message(data, timeout, retried=True)
-            if not response.ok:
+            expired = response.status_code == 404 and sent_session is not None and not retried
+            if not expired and not response.ok:
                 raise status_error(response)
+        if expired:  # renew after letting go of the 404's connection
+            self._renew_session(sent_session)  # type: ignore[arg-type]
+            self._post_message(data, timeout, retried=True)
+            return
         self.stats.sent += 1
 
     def _run_exchange(self, data: bytes, request: RequestFuture) -> None:
         """Worker thread: POST a request and read its answer; any failure fails the request."""
+        if request.done() or self._closing.is_set():
+            return  # given up on (or closed) while it waited for a worker: never send it
         with self._streams_lock:
             self._busy[request.request_id] = threading.get_ident()
         try:
             elsewhere = self._exchange(data, request)
+            if elsewhere and not self._listening():
+                raise ProtocolError(
+                    f"{self.name}: the server accepted request {request.request_id} with 202, "
+                    "but there is no GET stream its answer could come on"
+                )
             if not elsewhere and not request.done() and not self._closing.is_set():
                 raise NoResponseError(request.request_id)
         except BaseException as exc:
-            error = exc if isinstance(exc, Exception) else TransportError(f"{self.name}: {exc!r}")
+            error = self._as_error(exc)
             if not self.pending.reject(request.request_id, error) and not request.done():
                 logger.debug(
                     "server %r: request %s failed after it was settled: %s", self.name, request.request_id, exc
@@ -514,38 +533,59 @@ class StreamableHTTPTransport(HTTPTransportBase):
 
     def _exchange(self, data: bytes, request: RequestFuture, retried: bool = False) -> bool:
         """POST a request and handle what comes back; ``True`` if the answer may come on the GET stream."""
-        sent_session = self.session_id
-        response = self._call(
-            "POST", self._request_headers(), (self.connect_timeout, self.read_timeout), data, stream=True
-        )
+        headers = self._request_headers()
+        sent_session = headers.get(MCP_SESSION_ID)
+        response = self._call("POST", headers, (self.connect_timeout, self.read_timeout), data, stream=True)
         with finished(response):
             with self._streams_lock:
                 self._streams[request.request_id] = response
             if request.done():  # abandoned while we were connecting
                 return False
-            if response.status_code == 404 and sent_session is not None:
-                if retried:
-                    raise SessionExpired(f"{self.name}: the server refused the renewed session too (404)")
-                self._renew_session(sent_session)
-                return self._exchange(data, request, retried=True)
-            if not response.ok:
+            expired = response.status_code == 404 and sent_session is not None
+            if expired and retried:
+                raise SessionExpired(f"{self.name}: the server refused the renewed session too (404)")
+            if not expired and not response.ok:
                 raise status_error(response)
-            if request.method == "initialize":
-                self._take_session_id(response)
-            if response.status_code == 202:
-                return True  # accepted: the answer comes on the GET stream
-            kind = content_type(response)
-            if kind == JSON:
-                body = response.content
-                if body.strip():
-                    self._handle_data(body)
-            elif kind == EVENT_STREAM:
-                self._read_answer_stream(response, request)
-            else:
-                raise ProtocolError(
-                    f"{self.name}: unexpected Content-Type {kind or 'none'!r} in the answer to a request"
-                )
+            if not expired:
+                return self._take_answer(response, request)
+        # Renew after letting go of the 404's connection, then try once more.
+        self._renew_session(sent_session)  # type: ignore[arg-type]
+        if request.done() or self._closing.is_set():
+            return False
+        return self._exchange(data, request, retried=True)
+
+    def _take_answer(self, response: requests.Response, request: RequestFuture) -> bool:
+        """Handle the answer to a request; ``True`` if it will come on the GET stream instead."""
+        if request.method == "initialize":
+            self._take_session_id(response)
+        if response.status_code == 202:
+            return True  # accepted: the answer comes on the GET stream
+        kind = content_type(response)
+        if kind == JSON:
+            body = response.content
+            if body.strip():
+                self._handle_data(body)
+        elif kind == EVENT_STREAM:
+            self._read_answer_stream(response, request)
+        else:
+            raise ProtocolError(f"{self.name}: unexpected Content-Type {kind or 'none'!r} in the answer to a request")
         return False
+
+    def _as_error(self, exc: BaseException) -> BaseException:
+        """What a failed exchange becomes for its caller: always one of our errors."""
+        if isinstance(exc, MCPError):
+            return exc
+        if isinstance(exc, requests.exceptions.RequestException):
+            return TransportError(f"{self.name}: reading the answer failed: {_reason(exc)}")
+        if isinstance(exc, ValueError):
+            return ProtocolError(f"{self.name}: the answer is not valid: {exc}")
+        if isinstance(exc, Exception):
+            logger.exception("server %r: unexpected failure of an exchange", self.name)
+            return TransportError(f"{self.name}: unexpected failure: {exc!r}")
+        return TransportError(f"{self.name}: {exc!r}")
+
+    def _listening(self) -> bool:
+        return self._listener is not None and self._listener.is_alive() and not self._closing.is_set()
 
     def _take_session_id(self, response: requests.Response) -> None:
         value = response.headers.get(MCP_SESSION_ID)
@@ -587,7 +627,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 return
             resumed = self._call(
                 "GET",
-                self._request_headers({LAST_EVENT_ID: last_id}),
+                self._get_headers(last_id),
                 (self.connect_timeout, self.read_timeout),
                 stream=True,
             )
@@ -598,6 +638,8 @@ class StreamableHTTPTransport(HTTPTransportBase):
                     logger.info("server %r: cannot resume (HTTP %d)", self.name, resumed.status_code)
                     raise NoResponseError(request.request_id)
                 new_id, new_retry = self._read_events(resumed)
+            if new_id is not None and new_id != last_id:
+                attempt = 0  # it made progress: servers may answer by polling, one event per GET
             last_id = new_id or last_id
             retry = new_retry if new_retry is not None else retry
 
@@ -606,9 +648,11 @@ class StreamableHTTPTransport(HTTPTransportBase):
         with self._streams_lock:
             response = self._streams.pop(future.request_id, None)
             worker = self._busy.pop(future.request_id, None)
-        interrupt(response)
-        if worker is not None:
-            self._connections.cut(worker)
+            interrupt(response)
+            if worker is not None:
+                # Under the lock: the worker cannot get past this request (its finally
+                # needs the lock) and start another on a connection we would cut.
+                self._connections.cut(worker)
 
     # -- the session ------------------------------------------------------------------
 
@@ -674,11 +718,10 @@ class StreamableHTTPTransport(HTTPTransportBase):
         last_id: Optional[str] = None
         failures = 0
         while not self._closing.is_set():
-            extra = {"Accept": EVENT_STREAM, **({LAST_EVENT_ID: last_id} if last_id else {})}
-            headers = self._request_headers(extra)
-            headers.pop("Content-Type", None)
             try:
-                response = self._call("GET", headers, (self.connect_timeout, self.read_timeout), stream=True)
+                response = self._call(
+                    "GET", self._get_headers(last_id), (self.connect_timeout, self.read_timeout), stream=True
+                )
             except TransportError as exc:
                 failures += 1
                 logger.info("server %r: GET stream failed: %s", self.name, exc)

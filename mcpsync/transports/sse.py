@@ -99,8 +99,7 @@ class SSETransport(HTTPTransportBase):
 
     def _accept_endpoint(self, data: str) -> None:
         endpoint = urljoin(self.url, data.strip())
-        ours, theirs = urlsplit(self.url), urlsplit(endpoint)
-        if (ours.scheme, ours.netloc) != (theirs.scheme, theirs.netloc):
+        if _origin(endpoint) != _origin(self.url):
             raise ProtocolError(
                 f"{self.name}: the server's endpoint {endpoint!r} is on another origin than {self.url!r}"
             )
@@ -161,3 +160,13 @@ class SSETransport(HTTPTransportBase):
             except Exception as exc:  # closing a broken stream may raise; it is closed either way
                 logger.debug("server %r: closing the stream: %s", self.name, exc)
         self._close_session()
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origin(url: str) -> tuple[str, str, Optional[int]]:
+    """Scheme, host and port as browsers compare them (case-insensitive host, default ports filled in)."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), parts.port or _DEFAULT_PORTS.get(scheme)
