@@ -404,6 +404,10 @@ class StreamableHTTPTransport(HTTPTransportBase):
             (doubled each attempt).
         session: a ``requests.Session`` to use (its adapters, proxies, TLS
             settings); closed with the transport only if we created it.
+            mcpsync leaves its adapters alone, so it cannot cut a connection
+            still waiting for an answer's headers: giving up on such a request
+            frees its worker only when the server answers or ``read_timeout``
+            passes.
         **options: ``on_notification``, ``on_request``, ``on_close``, ``on_error``,
             ``write_timeout`` (see ``Transport``).
     """
