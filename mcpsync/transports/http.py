@@ -638,7 +638,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
             with finished(resumed):
                 with self._streams_lock:
                     self._streams[request.request_id] = resumed
-                if resumed.status_code in (404, 405) or not resumed.ok:
+                if not resumed.ok:  # 405: no resumption offered; 404: the stream or session is gone
                     logger.info("server %r: cannot resume (HTTP %d)", self.name, resumed.status_code)
                     raise NoResponseError(request.request_id)
                 new_id, new_retry = self._read_events(resumed)
