@@ -45,7 +45,20 @@ from .errors import (
     UnsupportedProtocolVersion,
     WriteTimeout,
 )
-from .models import CallToolResult, ServerInfo, Tool
+from .models import (
+    CallToolResult,
+    Completion,
+    GetPromptResult,
+    Prompt,
+    PromptArgument,
+    PromptMessage,
+    ReadResourceResult,
+    Resource,
+    ResourceContents,
+    ResourceTemplate,
+    ServerInfo,
+    Tool,
+)
 from .transports import StdioTransport, Transport, TransportStats, create_transport
 
 #: Names whose modules load requests: imported on first use, not on `import mcpsync`.
@@ -73,16 +86,25 @@ __all__ = [
     "CallToolResult",
     "Client",
     "ClientState",
+    "Completion",
     "ConfigurationError",
     "ConnectError",
+    "GetPromptResult",
     "HTTPServerConfig",
     "HTTPStatusError",
     "InvalidMessage",
     "MCPError",
     "NoResponseError",
     "NotSupportedError",
+    "Prompt",
+    "PromptArgument",
+    "PromptMessage",
     "ProtocolError",
+    "ReadResourceResult",
     "RequestTimeout",
+    "Resource",
+    "ResourceContents",
+    "ResourceTemplate",
     "SSETransport",
     "ServerConfig",
     "ServerError",

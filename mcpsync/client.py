@@ -13,18 +13,29 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import json
 import logging
 import threading
 from collections.abc import Mapping
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, TypeVar, Union
 
 from . import messages
 from ._version import __version__
 from .config import USE_DEFAULT, HTTPServerConfig, server_config_from
 from .dispatch import Dispatcher
 from .errors import HTTPStatusError, MCPError, ProtocolError, ServerError, UnsupportedProtocolVersion
-from .messages import Message
-from .models import CallToolResult, ServerInfo, Tool
+from .messages import LOG_LEVELS, Message
+from .models import (
+    CallToolResult,
+    Completion,
+    GetPromptResult,
+    Prompt,
+    ReadResourceResult,
+    Resource,
+    ResourceTemplate,
+    ServerInfo,
+    Tool,
+)
 from .pending import RequestFuture
 from .transports import create_transport
 from .transports.base import Transport
@@ -47,6 +58,15 @@ SSE_FALLBACK_STATUSES = (400, 404, 405)
 
 NotificationHandler = Callable[[str, Optional[dict[str, Any]]], None]
 RequestHandler = Callable[[Optional[dict[str, Any]]], dict[str, Any]]
+LogHandler = Callable[[Any, Any, Any], None]
+_Item = TypeVar("_Item")
+
+#: The Python logging levels MCP's levels map to.
+_PYTHON_LEVELS = {
+    "debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INFO + 5, "warning": logging.WARNING,
+    "error": logging.ERROR, "critical": logging.CRITICAL, "alert": logging.CRITICAL + 5,
+    "emergency": logging.CRITICAL + 10,
+}  # fmt: skip
 
 
 class ClientState(enum.Enum):
@@ -71,6 +91,9 @@ class Client:
             server sends; run on the dispatch thread. A handler raising
             ``ServerError`` answers with that error; any other exception
             answers -32603. Methods without a handler get -32601.
+        on_log: ``fn(level, logger, data)`` for every log message the server
+            sends (``notifications/message``), on the dispatch thread; they also
+            go to the Python logger ``mcpsync.server.<name>``.
     """
 
     def __init__(
@@ -81,12 +104,14 @@ class Client:
         capabilities: Optional[Mapping[str, Any]] = None,
         on_notification: Optional[NotificationHandler] = None,
         request_handlers: Optional[Mapping[str, RequestHandler]] = None,
+        on_log: Optional[LogHandler] = None,
     ) -> None:
         self.transport = transport
         self.client_info = dict(client_info or {"name": "mcpsync", "version": __version__})
         self.capabilities = dict(capabilities or {})
         self.on_notification = on_notification
         self.request_handlers: dict[str, RequestHandler] = dict(request_handlers or {})
+        self.on_log = on_log
         self.server_info: Optional[ServerInfo] = None
         self.server_capabilities: dict[str, Any] = {}
         self.protocol_version: Optional[str] = None
@@ -247,11 +272,14 @@ class Client:
             ProtocolError: the server repeated a cursor (it would page forever)
                 or sent a malformed tool.
         """
-        tools: list[Tool] = []
-        for page in self._pages("tools/list", "tools", timeout):
+        return self._list("tools/list", "tools", Tool.from_dict, timeout)
+
+    def _list(self, method: str, key: str, build: Callable[[Any, str], _Item], timeout: Any) -> list[_Item]:
+        items: list[_Item] = []
+        for page in self._pages(method, key, timeout):
             for item in page:
-                tools.append(Tool.from_dict(item, where=f"tools/list tool #{len(tools)}"))
-        return tools
+                items.append(build(item, f"{method} item #{len(items)}"))
+        return items
 
     def _pages(self, method: str, key: str, timeout: Any) -> Any:
         cursor: Optional[str] = None
@@ -295,12 +323,104 @@ class Client:
             params["_meta"] = dict(meta)
         return CallToolResult.from_dict(self.request("tools/call", params, timeout=timeout), name)
 
+    def list_resources(self, *, timeout: Any = USE_DEFAULT) -> list[Resource]:
+        """All the server's resources, across every page (``timeout`` applies per page)."""
+        return self._list("resources/list", "resources", Resource.from_dict, timeout)
+
+    def list_resource_templates(self, *, timeout: Any = USE_DEFAULT) -> list[ResourceTemplate]:
+        """All the server's resource templates (``uriTemplate`` in RFC 6570 form), across every page."""
+        return self._list("resources/templates/list", "resourceTemplates", ResourceTemplate.from_dict, timeout)
+
+    def read_resource(self, uri: str, *, timeout: Any = USE_DEFAULT) -> ReadResourceResult:
+        """Read a resource: ``result.contents`` (text, or binary as ``.data`` bytes), ``result.text``.
+
+        Raises:
+            ServerError: e.g. -32002, the resource does not exist.
+        """
+        return ReadResourceResult.from_dict(self.request("resources/read", {"uri": uri}, timeout=timeout), uri)
+
+    def subscribe_resource(self, uri: str, *, timeout: Any = USE_DEFAULT) -> None:
+        """Ask for ``notifications/resources/updated`` when the resource changes (see ``on_notification``)."""
+        self.request("resources/subscribe", {"uri": uri}, timeout=timeout)
+
+    def unsubscribe_resource(self, uri: str, *, timeout: Any = USE_DEFAULT) -> None:
+        """Stop the updates ``subscribe_resource`` asked for."""
+        self.request("resources/unsubscribe", {"uri": uri}, timeout=timeout)
+
+    def list_prompts(self, *, timeout: Any = USE_DEFAULT) -> list[Prompt]:
+        """All the server's prompts, across every page."""
+        return self._list("prompts/list", "prompts", Prompt.from_dict, timeout)
+
+    def get_prompt(
+        self, name: str, arguments: Optional[Mapping[str, str]] = None, *, timeout: Any = USE_DEFAULT
+    ) -> GetPromptResult:
+        """Get a prompt filled in with ``arguments`` (strings, as the spec has them).
+
+        Raises:
+            TypeError: an argument value is not a string.
+            ServerError: e.g. -32602, an unknown prompt or a missing required argument.
+        """
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            bad = {key: value for key, value in arguments.items() if not isinstance(value, str)}
+            if bad:
+                raise TypeError(f"prompt arguments must be strings; not: {bad!r}")
+            params["arguments"] = dict(arguments)
+        return GetPromptResult.from_dict(self.request("prompts/get", params, timeout=timeout), name)
+
+    def complete(
+        self,
+        ref: Mapping[str, Any],
+        argument: Union[Mapping[str, str], tuple[str, str]],
+        context: Optional[Mapping[str, str]] = None,
+        *,
+        timeout: Any = USE_DEFAULT,
+    ) -> Completion:
+        """Ask for completions of an argument of a prompt or a resource template.
+
+        Args:
+            ref: ``{"type": "ref/prompt", "name": ...}`` or ``{"type": "ref/resource", "uri": <template>}``.
+            argument: ``{"name": ..., "value": <typed so far>}``, or the pair ``(name, value)``.
+            context: values of other arguments already chosen (sent as ``context.arguments``).
+        """
+        if isinstance(argument, tuple):
+            argument = {"name": argument[0], "value": argument[1]}
+        params: dict[str, Any] = {"ref": dict(ref), "argument": dict(argument)}
+        if context is not None:
+            params["context"] = {"arguments": dict(context)}
+        return Completion.from_dict(self.request("completion/complete", params, timeout=timeout))
+
+    def set_logging_level(self, level: str, *, timeout: Any = USE_DEFAULT) -> None:
+        """Ask the server to send log messages at ``level`` and above (debug ... emergency).
+
+        They go to the logger ``mcpsync.server.<name>`` and to ``on_log``.
+        """
+        if level not in LOG_LEVELS:
+            raise ValueError(f"unknown logging level {level!r}; one of {', '.join(LOG_LEVELS)}")
+        self.request("logging/setLevel", {"level": level}, timeout=timeout)
+
     # -- from the server ------------------------------------------------------
 
     def _on_notification(self, message: Message) -> None:
         # Reader thread: queue only.
+        if message["method"] == "notifications/message":
+            self._dispatcher.submit(self._server_log, message.get("params"))
         if self.on_notification is not None:
             self._dispatcher.submit(self.on_notification, message["method"], message.get("params"))
+
+    def _server_log(self, params: Optional[dict[str, Any]]) -> None:
+        """A ``notifications/message``: to Python logging (MCP levels mapped) and to ``on_log``."""
+        params = params or {}
+        level = params.get("level")
+        data = params.get("data")
+        source = params.get("logger")
+        server_logger = self.transport.server_logger
+        python_level = _PYTHON_LEVELS.get(level, logging.INFO) if isinstance(level, str) else logging.INFO
+        if server_logger.isEnabledFor(python_level):
+            text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+            server_logger.log(python_level, "%s%s", f"[{source}] " if source else "", text)
+        if self.on_log is not None:
+            self.on_log(level, source, data)
 
     def _on_request(self, message: Message) -> None:
         # Reader thread. A ping is answered here, at once: no user code runs

@@ -67,6 +67,18 @@ def run_demo(out: TextIO = sys.stdout) -> int:
             f"  cancelled_requests()             -> the server saw cancellations of {cancelled.get('cancelled')}\n"
         )
 
+        out.write("\nResources, prompts, completion:\n")
+        resources = client.list_resources()
+        out.write(f"  {len(resources)} resources: {', '.join(r.uri for r in resources)}\n")
+        greeting = client.read_resource("text://greeting")
+        out.write(f"  read_resource('text://greeting')  -> {greeting.text!r}\n")
+        pixel = client.read_resource("binary://pixel").contents[0]
+        out.write(f"  read_resource('binary://pixel')   -> {len(pixel.data)} bytes of {pixel.mime_type}\n")
+        prompt = client.get_prompt("greet", {"name": "Ada"})
+        out.write(f"  get_prompt('greet', name='Ada')   -> {prompt.messages[0].role}: {prompt.messages[0].text!r}\n")
+        names = client.complete({"type": "ref/prompt", "name": "greet"}, ("name", "Al"))
+        out.write(f"  complete(greet.name, 'Al')        -> {names.values}\n")
+
         started = time.perf_counter()
         calls = 1000
         for n in range(calls):

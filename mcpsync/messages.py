@@ -14,6 +14,7 @@ from typing import Any, Optional, Union
 
 __all__ = [
     "JSONRPC_VERSION",
+    "LOG_LEVELS",
     "ErrorCode",
     "Kind",
     "Message",
@@ -36,6 +37,9 @@ JSONRPC_VERSION = "2.0"
 Message = dict[str, Any]
 #: MCP allows string or integer ids (never null, never bool).
 RequestId = Union[int, str]
+
+#: MCP's logging levels (``logging/setLevel``, ``notifications/message``), least severe first.
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 #: How much of an offending message goes into logs and exception texts.
 SHORTEN_LIMIT = 300

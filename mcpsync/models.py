@@ -8,13 +8,28 @@ the wrong type.
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from .errors import ProtocolError, ToolError
 
-__all__ = ["CallToolResult", "ServerInfo", "Tool"]
+__all__ = [
+    "CallToolResult",
+    "Completion",
+    "GetPromptResult",
+    "Prompt",
+    "PromptArgument",
+    "PromptMessage",
+    "ReadResourceResult",
+    "Resource",
+    "ResourceContents",
+    "ResourceTemplate",
+    "ServerInfo",
+    "Tool",
+]
 
 
 def _require(data: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
@@ -141,3 +156,243 @@ class CallToolResult:
             detail = self.text or "no text given"
             raise ToolError(f"tool {self.tool_name!r} failed: {detail}", self)
         return self
+
+
+@dataclass(frozen=True)
+class Resource:
+    """A resource a server offers (from ``resources/list``)."""
+
+    uri: str
+    name: str
+    title: Optional[str] = None
+    description: Optional[str] = None
+    mime_type: Optional[str] = None
+    size: Optional[int] = None
+    annotations: Optional[Mapping[str, Any]] = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "resource") -> Resource:
+        """Build from one entry of ``resources/list``'s ``resources``."""
+        if not isinstance(data, Mapping):
+            raise ProtocolError(f"{where}: expected an object, got {data!r}")
+        return cls(
+            uri=_require(data, "uri", str, where),
+            name=_require(data, "name", str, where),
+            title=_optional(data, "title", str, where),
+            description=_optional(data, "description", str, where),
+            mime_type=_optional(data, "mimeType", str, where),
+            size=_optional(data, "size", int, where),
+            annotations=_optional(data, "annotations", Mapping, where),
+            raw=data,
+        )
+
+
+@dataclass(frozen=True)
+class ResourceTemplate:
+    """A parametrised resource (from ``resources/templates/list``), e.g. ``file:///{path}``."""
+
+    uri_template: str
+    name: str
+    title: Optional[str] = None
+    description: Optional[str] = None
+    mime_type: Optional[str] = None
+    annotations: Optional[Mapping[str, Any]] = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "resource template") -> ResourceTemplate:
+        """Build from one entry of ``resources/templates/list``'s ``resourceTemplates``."""
+        if not isinstance(data, Mapping):
+            raise ProtocolError(f"{where}: expected an object, got {data!r}")
+        return cls(
+            uri_template=_require(data, "uriTemplate", str, where),
+            name=_require(data, "name", str, where),
+            title=_optional(data, "title", str, where),
+            description=_optional(data, "description", str, where),
+            mime_type=_optional(data, "mimeType", str, where),
+            annotations=_optional(data, "annotations", Mapping, where),
+            raw=data,
+        )
+
+
+@dataclass(frozen=True)
+class ResourceContents:
+    """One item of a resource's contents: ``text``, or ``blob`` (base64) for binary data."""
+
+    uri: str
+    mime_type: Optional[str] = None
+    text: Optional[str] = None
+    blob: Optional[str] = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "resource contents") -> ResourceContents:
+        """Build from one entry of ``resources/read``'s ``contents``."""
+        if not isinstance(data, Mapping):
+            raise ProtocolError(f"{where}: expected an object, got {data!r}")
+        text = _optional(data, "text", str, where)
+        blob = _optional(data, "blob", str, where)
+        if (text is None) == (blob is None):
+            raise ProtocolError(f"{where}: needs exactly one of 'text' and 'blob'")
+        return cls(
+            uri=_require(data, "uri", str, where),
+            mime_type=_optional(data, "mimeType", str, where),
+            text=text,
+            blob=blob,
+            raw=data,
+        )
+
+    @property
+    def is_binary(self) -> bool:
+        """Whether the contents came as a base64 ``blob``."""
+        return self.blob is not None
+
+    @property
+    def data(self) -> bytes:
+        """The contents as bytes: the blob decoded from base64, or the text as UTF-8.
+
+        Raises:
+            ProtocolError: the blob is not valid base64.
+        """
+        if self.blob is None:
+            return (self.text or "").encode("utf-8")
+        try:
+            return base64.b64decode(self.blob, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise ProtocolError(f"resource {self.uri!r}: 'blob' is not valid base64: {exc}") from exc
+
+
+@dataclass(frozen=True)
+class ReadResourceResult:
+    """What ``resources/read`` returned: one or more contents."""
+
+    contents: list[ResourceContents]
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], uri: str = "") -> ReadResourceResult:
+        """Build from a ``resources/read`` result."""
+        items = data.get("contents")
+        if not isinstance(items, list):
+            raise ProtocolError(f"resources/read {uri!r} result: 'contents' must be a list, got {items!r}")
+        where = f"resources/read {uri!r} contents"
+        return cls([ResourceContents.from_dict(item, f"{where} #{n}") for n, item in enumerate(items)], raw=data)
+
+    @property
+    def text(self) -> str:
+        """The text of all text contents, joined by newlines."""
+        return "\n".join(item.text for item in self.contents if item.text is not None)
+
+
+@dataclass(frozen=True)
+class PromptArgument:
+    """One argument a prompt takes."""
+
+    name: str
+    description: Optional[str] = None
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A prompt a server offers (from ``prompts/list``)."""
+
+    name: str
+    title: Optional[str] = None
+    description: Optional[str] = None
+    arguments: tuple[PromptArgument, ...] = ()
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "prompt") -> Prompt:
+        """Build from one entry of ``prompts/list``'s ``prompts``."""
+        if not isinstance(data, Mapping):
+            raise ProtocolError(f"{where}: expected an object, got {data!r}")
+        arguments = data.get("arguments") or []
+        if not isinstance(arguments, list):
+            raise ProtocolError(f"{where}: 'arguments' must be a list, got {arguments!r}")
+        parsed = []
+        for n, item in enumerate(arguments):
+            spot = f"{where} argument #{n}"
+            if not isinstance(item, Mapping):
+                raise ProtocolError(f"{spot}: expected an object, got {item!r}")
+            parsed.append(
+                PromptArgument(
+                    name=_require(item, "name", str, spot),
+                    description=_optional(item, "description", str, spot),
+                    required=bool(_optional(item, "required", bool, spot)),
+                )
+            )
+        return cls(
+            name=_require(data, "name", str, where),
+            title=_optional(data, "title", str, where),
+            description=_optional(data, "description", str, where),
+            arguments=tuple(parsed),
+            raw=data,
+        )
+
+
+@dataclass(frozen=True)
+class PromptMessage:
+    """One message of a prompt: ``role`` (user or assistant) and a content block (a dict with ``type``)."""
+
+    role: str
+    content: Mapping[str, Any]
+
+    @property
+    def text(self) -> Optional[str]:
+        """The text, when the content is a text block."""
+        text = self.content.get("text") if self.content.get("type") == "text" else None
+        return text if isinstance(text, str) else None
+
+
+@dataclass(frozen=True)
+class GetPromptResult:
+    """What ``prompts/get`` returned: an optional description and the messages."""
+
+    messages: list[PromptMessage]
+    description: Optional[str] = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], name: str = "") -> GetPromptResult:
+        """Build from a ``prompts/get`` result."""
+        where = f"prompts/get {name!r} result"
+        items = data.get("messages")
+        if not isinstance(items, list):
+            raise ProtocolError(f"{where}: 'messages' must be a list, got {items!r}")
+        parsed = []
+        for n, item in enumerate(items):
+            spot = f"{where} message #{n}"
+            if not isinstance(item, Mapping):
+                raise ProtocolError(f"{spot}: expected an object, got {item!r}")
+            parsed.append(PromptMessage(_require(item, "role", str, spot), _require(item, "content", Mapping, spot)))
+        return cls(parsed, _optional(data, "description", str, where), raw=data)
+
+
+@dataclass(frozen=True)
+class Completion:
+    """What ``completion/complete`` offered for an argument."""
+
+    values: list[str]
+    total: Optional[int] = None
+    has_more: bool = False
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Completion:
+        """Build from a ``completion/complete`` result."""
+        where = "completion/complete result"
+        completion = data.get("completion")
+        if not isinstance(completion, Mapping):
+            raise ProtocolError(f"{where}: 'completion' must be an object, got {completion!r}")
+        values = completion.get("values")
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            raise ProtocolError(f"{where}: 'values' must be a list of strings, got {values!r}")
+        return cls(
+            values=values,
+            total=_optional(completion, "total", int, where),
+            has_more=bool(_optional(completion, "hasMore", bool, where)),
+            raw=data,
+        )

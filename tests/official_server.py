@@ -156,6 +156,26 @@ def review(code: str) -> str:
     return f"Please review: {code}"
 
 
+@app.resource("data://pixel", mime_type="image/png")
+def pixel() -> bytes:
+    """A binary resource."""
+    return bytes([137, 80, 78, 71, 13, 10, 26, 10])
+
+
+@app.resource("greet://{name}", mime_type="text/plain")
+def greet(name: str) -> str:
+    """A templated resource."""
+    return f"hello, {name}"
+
+
+@app.completion()
+async def complete(ref, argument, context):  # type: ignore[no-untyped-def]
+    from mcp.types import Completion
+
+    names = ["Ada", "Alan", "Grace"]
+    return Completion(values=[n for n in names if n.startswith(argument.value)])
+
+
 def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 else ""
     if mode == "stdio" and len(sys.argv) == 2:

@@ -90,7 +90,7 @@ def test_a_repeated_cursor_is_refused_instead_of_paging_forever():
 def test_a_malformed_tool_names_its_place():
     bad = {"tools": [{"name": "ok", "inputSchema": {}}, {"inputSchema": {}}]}
     with mcpsync.connect(scripted_server({"tools/list": [bad]})) as client:
-        with pytest.raises(mcpsync.ProtocolError, match=r"tools/list tool #1: 'name' must be a str"):
+        with pytest.raises(mcpsync.ProtocolError, match=r"tools/list item #1: 'name' must be a str"):
             client.list_tools(timeout=T)
 
 

@@ -18,6 +18,10 @@ def test_run_demo_prints_tools_and_results():
     assert 'structured {"sum": 42}' in text
     assert "RequestTimeout: Request timeout after 0.5s" in text
     assert "0 threads left running" in text
+    assert "read_resource('text://greeting')  -> 'Hello from a resource'" in text
+    assert "bytes of image/png" in text
+    assert "user: 'Write a casual greeting for Ada.'" in text
+    assert "['Alan', 'Alonzo']" in text
 
 
 def test_python_dash_m_mcpsync_demo_exits_zero():

@@ -266,7 +266,7 @@ def test_ping_raw_request_and_future(client: mcpsync.Client) -> None:
 def test_resources_and_prompts_through_raw_requests(client: mcpsync.Client) -> None:
     """resources/list, resources/read (and a missing resource: -32602 with data.uri), prompts/get."""
     listed = client.request("resources/list", timeout=TIMEOUT)
-    assert [r["uri"] for r in listed["resources"]] == ["data://greeting"]
+    assert [r["uri"] for r in listed["resources"]] == ["data://greeting", "data://pixel"]
 
     read = client.request("resources/read", {"uri": "data://greeting"}, timeout=TIMEOUT)
     assert read["contents"] == [{"uri": "data://greeting", "mimeType": "text/plain", "text": "hello from a resource"}]

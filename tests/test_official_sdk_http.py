@@ -737,3 +737,15 @@ def test_server_dies_mid_call(mode: str, own_server: Callable[[str], Server]) ->
         started = time.monotonic()
         client.close()
         assert time.monotonic() - started < 3.0
+
+
+def test_resources_prompts_and_completion(client: mcpsync.Client) -> None:
+    """Resources (static, binary, templated), a prompt with arguments, and completion, over every HTTP mode."""
+    assert {"data://greeting", "data://pixel"} <= {r.uri for r in client.list_resources(timeout=TIMEOUT)}
+    assert [t.uri_template for t in client.list_resource_templates(timeout=TIMEOUT)] == ["greet://{name}"]
+    assert client.read_resource("data://greeting", timeout=TIMEOUT).text == "hello from a resource"
+    pixel = client.read_resource("data://pixel", timeout=TIMEOUT).contents[0]
+    assert pixel.is_binary and pixel.data == bytes([137, 80, 78, 71, 13, 10, 26, 10])
+    assert client.read_resource("greet://Grace", timeout=TIMEOUT).text == "hello, Grace"
+    assert client.get_prompt("review", {"code": "y"}, timeout=TIMEOUT).messages[0].text == "Please review: y"
+    assert client.complete({"type": "ref/prompt", "name": "review"}, ("code", "G"), timeout=TIMEOUT).values == ["Grace"]

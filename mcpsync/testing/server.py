@@ -22,6 +22,11 @@ Tools:
                                 "bad_response" (an invalid answer to this very call),
                                 "invalid_request" (a request with array params; returns the answer)
 
+Resources: ``text://greeting`` (text), ``binary://pixel`` (a PNG, as a blob) and the
+template ``echo://{text}``; a prompt ``greet(name, style?)``; completion for the
+prompt's arguments and the template's ``text``; ``logging/setLevel`` filters what
+the ``log`` tool sends. ``--page-size`` pages every list.
+
 Quick tools run on the reading thread; slow ones on a thread of their own, so
 the server keeps reading (and sees cancellations) while they run.
 """
@@ -39,7 +44,7 @@ from typing import Any, Callable, Optional
 
 from .. import messages
 from .._version import __version__
-from ..messages import ErrorCode
+from ..messages import LOG_LEVELS, ErrorCode
 
 HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 
@@ -81,6 +86,38 @@ TOOLS: list[dict[str, Any]] = [
                             ("kind",))},
 ]  # fmt: skip
 
+# A 1x1 transparent PNG, for the binary resource.
+PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+RESOURCES: list[dict[str, Any]] = [
+    {"uri": "text://greeting", "name": "greeting", "title": "A greeting", "mimeType": "text/plain",
+     "description": "A short text resource."},
+    {"uri": "binary://pixel", "name": "pixel", "mimeType": "image/png", "description": "A 1x1 PNG (binary)."},
+]  # fmt: skip
+RESOURCE_TEMPLATES: list[dict[str, Any]] = [
+    {"uriTemplate": "echo://{text}", "name": "echo", "mimeType": "text/plain",
+     "description": "A resource whose text is the text in its URI."},
+]  # fmt: skip
+PROMPTS: list[dict[str, Any]] = [
+    {"name": "greet", "title": "Greet someone", "description": "Ask for a greeting.",
+     "arguments": [{"name": "name", "description": "Who to greet", "required": True},
+                   {"name": "style", "description": "formal or casual", "required": False}]},
+]  # fmt: skip
+#: What completion/complete offers, by (reference, argument).
+COMPLETIONS: dict[tuple[str, str], list[str]] = {
+    ("ref/prompt:greet", "name"): ["Ada", "Alan", "Alonzo", "Barbara", "Grace"],
+    ("ref/prompt:greet", "style"): ["casual", "formal"],
+    ("ref/resource:echo://{text}", "text"): ["hello", "help", "world"],
+}
+
+#: The list methods: the key of their items, and the items (paged with --page-size).
+LISTS: dict[str, tuple[str, list[dict[str, Any]]]] = {
+    "tools/list": ("tools", TOOLS),
+    "resources/list": ("resources", RESOURCES),
+    "resources/templates/list": ("resourceTemplates", RESOURCE_TEMPLATES),
+    "prompts/list": ("prompts", PROMPTS),
+}
+
 SLOW_TOOLS = frozenset({"sleep", "progress", "ask_client", "misbehave"})
 
 
@@ -92,6 +129,15 @@ class ToolCall:
         self.meta = meta
         #: Set when the client cancels the request.
         self.cancel = threading.Event()
+
+
+class _RequestError(Exception):
+    """Raised by a request handler to answer with a JSON-RPC error."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.data = data
 
 
 class ToolFailure(Exception):
@@ -121,6 +167,7 @@ class TestServer:
         self._client_answers: dict[str, tuple[threading.Event, list[dict[str, Any]]]] = {}
         self._client_request_ids = iter(range(1, 1 << 62))
         self._workers: list[threading.Thread] = []
+        self.log_level = "debug"
 
     # -- wire -----------------------------------------------------------------
 
@@ -182,16 +229,35 @@ class TestServer:
             version = self.protocol_version or (asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[0])
             self.send(messages.success_response(request_id, {
                 "protocolVersion": version,
-                "capabilities": {"tools": {"listChanged": False}, "logging": {}},
+                "capabilities": {
+                    "tools": {"listChanged": False}, "logging": {}, "completions": {},
+                    "resources": {"subscribe": False, "listChanged": False}, "prompts": {"listChanged": False},
+                },
                 "serverInfo": {"name": self.name, "version": __version__, "title": "mcpsync test server"},
                 "instructions": "A server for testing MCP clients.",
             }))  # fmt: skip
         elif method == "ping":
             self.send(messages.success_response(request_id, {}))
         elif method == "logging/setLevel":
+            if params.get("level") not in LOG_LEVELS:
+                self.send(
+                    messages.error_response(
+                        request_id, ErrorCode.INVALID_PARAMS, f"unknown level {params.get('level')!r}"
+                    )
+                )
+                return
+            self.log_level = params["level"]
             self.send(messages.success_response(request_id, {}))
-        elif method == "tools/list":
-            self.send(messages.success_response(request_id, self._list_tools(params.get("cursor"))))
+        elif method in LISTS:
+            key, items = LISTS[method]
+            self.send(messages.success_response(request_id, self._page(key, items, params.get("cursor"))))
+        elif method in ("resources/read", "prompts/get", "completion/complete"):
+            handler = {"resources/read": self._read_resource, "prompts/get": self._get_prompt,
+                       "completion/complete": self._complete}[method]  # fmt: skip
+            try:
+                self.send(messages.success_response(request_id, handler(params)))
+            except _RequestError as exc:
+                self.send(messages.error_response(request_id, exc.code, str(exc), exc.data))
         elif method == "tools/call":
             name = params.get("name")
             if name in SLOW_TOOLS:
@@ -203,15 +269,46 @@ class TestServer:
         else:
             self.send(messages.error_response(request_id, ErrorCode.METHOD_NOT_FOUND, f"Method not found: {method}"))
 
-    def _list_tools(self, cursor: Optional[str]) -> dict[str, Any]:
+    def _page(self, key: str, items: list[dict[str, Any]], cursor: Optional[str]) -> dict[str, Any]:
         if self.page_size is None:
-            return {"tools": TOOLS}
+            return {key: items}
         start = int(cursor or 0)
         end = start + self.page_size
-        result: dict[str, Any] = {"tools": TOOLS[start:end]}
-        if end < len(TOOLS):
+        result: dict[str, Any] = {key: items[start:end]}
+        if end < len(items):
             result["nextCursor"] = str(end)
         return result
+
+    def _read_resource(self, params: dict[str, Any]) -> dict[str, Any]:
+        uri = params.get("uri")
+        if uri == "text://greeting":
+            return {"contents": [{"uri": uri, "mimeType": "text/plain", "text": "Hello from a resource"}]}
+        if uri == "binary://pixel":
+            return {"contents": [{"uri": uri, "mimeType": "image/png", "blob": PIXEL_PNG}]}
+        if isinstance(uri, str) and uri.startswith("echo://"):
+            return {"contents": [{"uri": uri, "mimeType": "text/plain", "text": uri[len("echo://") :]}]}
+        raise _RequestError(ErrorCode.RESOURCE_NOT_FOUND, "Resource not found", {"uri": uri})
+
+    def _get_prompt(self, params: dict[str, Any]) -> dict[str, Any]:
+        if params.get("name") != "greet":
+            raise _RequestError(ErrorCode.INVALID_PARAMS, f"Unknown prompt: {params.get('name')}")
+        arguments = params.get("arguments") or {}
+        if "name" not in arguments:
+            raise _RequestError(ErrorCode.INVALID_PARAMS, "Missing required argument: name")
+        style = arguments.get("style", "casual")
+        text = f"Write a {style} greeting for {arguments['name']}."
+        return {
+            "description": "A greeting request",
+            "messages": [{"role": "user", "content": {"type": "text", "text": text}}],
+        }
+
+    def _complete(self, params: dict[str, Any]) -> dict[str, Any]:
+        ref = params.get("ref") or {}
+        argument = params.get("argument") or {}
+        key = (f"{ref.get('type')}:{ref.get('name') or ref.get('uri')}", argument.get("name", ""))
+        prefix = str(argument.get("value", ""))
+        values = [v for v in COMPLETIONS.get(key, []) if v.lower().startswith(prefix.lower())]
+        return {"completion": {"values": values, "total": len(values), "hasMore": False}}
 
     def _call_tool(self, request_id: Any, params: dict[str, Any]) -> None:
         name = params.get("name")
@@ -276,6 +373,8 @@ class TestServer:
         return self._text("done")
 
     def tool_log(self, call: ToolCall, message: str, level: str = "info") -> dict[str, Any]:
+        if level in LOG_LEVELS and LOG_LEVELS.index(level) < LOG_LEVELS.index(self.log_level):
+            return self._text("below the log level: not sent")
         self.send(
             messages.notification("notifications/message", {"level": level, "logger": self.name, "data": message})
         )

@@ -112,6 +112,8 @@ class Transport:
     ) -> None:
         self.name = name
         self.write_timeout = write_timeout
+        #: Where what the server itself says goes: its stderr (stdio) and its log messages.
+        self.server_logger = logging.getLogger("mcpsync.server." + name.replace(".", "_"))
         self.default_timeout = DEFAULT_TIMEOUT if timeout is None else timeout
         self.on_notification = on_notification
         self.on_request = on_request

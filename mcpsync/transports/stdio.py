@@ -72,10 +72,6 @@ def default_environment() -> dict[str, str]:
     return env
 
 
-def _safe_logger_name(name: str) -> str:
-    return "mcpsync.server." + name.replace(".", "_")
-
-
 class StdioTransport(Transport):
     """Talk to a server we start as a child process, over its stdin and stdout.
 
@@ -116,7 +112,6 @@ class StdioTransport(Transport):
         self.config = config
         self.exit_timeout = exit_timeout
         self.terminate_timeout = terminate_timeout
-        self.server_logger = logging.getLogger(_safe_logger_name(self.name))
         self._process: Optional[subprocess.Popen[bytes]] = None
         self._write_lock = threading.Lock()
         self._stdin_fd: Optional[int] = None

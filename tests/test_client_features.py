@@ -1,0 +1,126 @@
+"""Resources, prompts, completion and logging, against our test server and the official SDK's, over stdio and HTTP."""
+
+import logging
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+import mcpsync
+from mcpsync.testing import server_config
+
+from .http_server import running_http_server
+
+T = 20
+
+
+@pytest.fixture(scope="module", params=["stdio", "http"])
+def target(request):
+    if request.param == "stdio":
+        yield server_config(name="features")
+    else:
+        with running_http_server() as base:
+            yield {"type": "http", "url": f"{base}/mcp"}
+
+
+@pytest.fixture
+def client(target):
+    with mcpsync.connect(target, name="features", timeout=T) as c:
+        yield c
+
+
+def test_resources_and_templates(client):
+    resources = {r.uri: r for r in client.list_resources(timeout=T)}
+    assert resources["text://greeting"].title == "A greeting"
+    assert resources["binary://pixel"].mime_type == "image/png"
+    (template,) = client.list_resource_templates(timeout=T)
+    assert template.uri_template == "echo://{text}" and template.name == "echo"
+
+
+def test_read_text_binary_and_templated_resources(client):
+    text = client.read_resource("text://greeting", timeout=T)
+    assert text.text == "Hello from a resource" and not text.contents[0].is_binary
+    binary = client.read_resource("binary://pixel", timeout=T).contents[0]
+    assert binary.is_binary and binary.data.startswith(b"\x89PNG\r\n\x1a\n")
+    assert client.read_resource("echo://anything", timeout=T).text == "anything"
+    with pytest.raises(mcpsync.ServerError) as info:
+        client.read_resource("nope://x", timeout=T)
+    assert info.value.code == -32002 and info.value.data == {"uri": "nope://x"}
+
+
+def test_prompts(client):
+    (prompt,) = client.list_prompts(timeout=T)
+    assert prompt.name == "greet" and [(a.name, a.required) for a in prompt.arguments] == [
+        ("name", True),
+        ("style", False),
+    ]
+    result = client.get_prompt("greet", {"name": "Ada", "style": "formal"}, timeout=T)
+    assert result.description == "A greeting request"
+    assert [(m.role, m.text) for m in result.messages] == [("user", "Write a formal greeting for Ada.")]
+    with pytest.raises(mcpsync.ServerError, match="Missing required argument: name"):
+        client.get_prompt("greet", {}, timeout=T)
+    with pytest.raises(TypeError, match="prompt arguments must be strings"):
+        client.get_prompt("greet", {"name": 3})  # type: ignore[dict-item]
+
+
+def test_completion_for_prompts_and_templates(client):
+    names = client.complete({"type": "ref/prompt", "name": "greet"}, ("name", "Al"), timeout=T)
+    assert names.values == ["Alan", "Alonzo"] and names.total == 2 and not names.has_more
+    words = client.complete(
+        {"type": "ref/resource", "uri": "echo://{text}"}, {"name": "text", "value": "he"}, timeout=T
+    )
+    assert words.values == ["hello", "help"]
+
+
+def test_log_messages_reach_python_logging_and_the_callback(target, caplog):
+    seen = []
+    done = threading.Event()
+
+    def on_log(level, source, data):
+        seen.append((level, data))
+        if data == "last":
+            done.set()
+
+    with caplog.at_level(logging.DEBUG, logger="mcpsync.server.features"):
+        with mcpsync.connect(target, name="features", timeout=T, on_log=on_log) as client:
+            client.set_logging_level("warning", timeout=T)
+            for level, text in [("info", "dropped by the server"), ("error", "kept"), ("emergency", "last")]:
+                client.call_tool("log", {"message": text, "level": level}, timeout=T)
+            assert done.wait(T)
+            with pytest.raises(ValueError, match="unknown logging level 'loud'"):
+                client.set_logging_level("loud")
+    assert seen == [("error", "kept"), ("emergency", "last")]
+    records = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "mcpsync.server.features"]
+    assert (logging.ERROR, "[mcpsync-test-server] kept") in records
+    assert (logging.CRITICAL + 10, "[mcpsync-test-server] last") in records
+
+
+# -- the official SDK's server ------------------------------------------------------------------
+
+
+def official_target(mode, port=None):
+    script = str(Path(__file__).with_name("official_server.py"))
+    return [sys.executable, script, mode] + ([str(port)] if port else [])
+
+
+@pytest.mark.official
+def test_official_server_resources_prompts_and_completion():
+    pytest.importorskip("mcp.server.mcpserver")
+    with mcpsync.connect(official_target("stdio"), name="official", timeout=T) as client:
+        uris = {r.uri for r in client.list_resources(timeout=T)}
+        assert {"data://greeting", "data://pixel"} <= uris
+        assert [t.uri_template for t in client.list_resource_templates(timeout=T)] == ["greet://{name}"]
+        assert client.read_resource("data://greeting", timeout=T).text == "hello from a resource"
+        assert client.read_resource("data://pixel", timeout=T).contents[0].data == bytes(
+            [137, 80, 78, 71, 13, 10, 26, 10]
+        )
+        assert client.read_resource("greet://Ada", timeout=T).text == "hello, Ada"
+        (prompt,) = client.list_prompts(timeout=T)
+        assert prompt.name == "review" and prompt.arguments[0].required
+        got = client.get_prompt("review", {"code": "x = 1"}, timeout=T)
+        assert got.messages[0].text == "Please review: x = 1"
+        assert client.complete({"type": "ref/prompt", "name": "review"}, ("code", "A"), timeout=T).values == [
+            "Ada",
+            "Alan",
+        ]
