@@ -21,7 +21,7 @@ from typing import Any, Callable, Optional, TypeVar, Union
 
 from . import messages
 from ._version import __version__
-from .config import USE_DEFAULT, HTTPServerConfig, server_config_from
+from .config import USE_DEFAULT, HTTPServerConfig, resolve_timeout, server_config_from
 from .dispatch import Dispatcher
 from .errors import HTTPStatusError, MCPError, ProtocolError, ServerError, UnsupportedProtocolVersion
 from .messages import LOG_LEVELS, Message
@@ -37,6 +37,7 @@ from .models import (
     Tool,
 )
 from .pending import RequestFuture
+from .progress import ProgressCallback, ProgressTokens, with_progress_token
 from .transports import create_transport
 from .transports.base import Transport
 
@@ -112,6 +113,7 @@ class Client:
         self.on_notification = on_notification
         self.request_handlers: dict[str, RequestHandler] = dict(request_handlers or {})
         self.on_log = on_log
+        self._progress = ProgressTokens()
         self.server_info: Optional[ServerInfo] = None
         self.server_capabilities: dict[str, Any] = {}
         self.protocol_version: Optional[str] = None
@@ -243,11 +245,40 @@ class Client:
             raise self.transport.closed_error()
 
     def request(
-        self, method: str, params: Optional[dict[str, Any]] = None, *, timeout: Any = USE_DEFAULT
+        self,
+        method: str,
+        params: Optional[dict[str, Any]] = None,
+        *,
+        timeout: Any = USE_DEFAULT,
+        on_progress: Optional[ProgressCallback] = None,
+        max_total_timeout: Optional[float] = None,
+        progress_resets_timeout: bool = True,
     ) -> dict[str, Any]:
-        """Send any request and block for its ``result`` dict (see ``Transport.request``)."""
+        """Send any request and block for its ``result`` dict (see ``Transport.request``).
+
+        Args:
+            timeout: seconds without an answer; ``None``: no limit.
+            on_progress: ``fn(progress, total, message)``, called on the dispatch
+                thread for each ``notifications/progress`` (a unique
+                ``progressToken`` is added to the request's ``_meta``).
+            max_total_timeout: a hard cap in seconds that progress never extends.
+            progress_resets_timeout: whether each progress notification starts
+                ``timeout`` afresh (only with ``on_progress`` or ``max_total_timeout``).
+        """
         self._check_open()
-        return self.transport.request(method, params, timeout=timeout)
+        if on_progress is None and max_total_timeout is None:
+            return self.transport.request(method, params, timeout=timeout)
+        token, watch = self._progress.open(on_progress)
+        try:
+            future = self.transport.send_request(method, with_progress_token(params, token))
+            return self.transport.wait(
+                future,
+                resolve_timeout(timeout, self.transport.default_timeout),
+                max_total=max_total_timeout,
+                last_activity=(lambda: watch.last) if progress_resets_timeout else None,
+            )
+        finally:
+            self._progress.close(token)
 
     def send_request(self, method: str, params: Optional[dict[str, Any]] = None) -> RequestFuture:
         """Send any request; returns a ``concurrent.futures.Future`` of its ``result`` dict."""
@@ -304,6 +335,9 @@ class Client:
         *,
         timeout: Any = USE_DEFAULT,
         meta: Optional[Mapping[str, Any]] = None,
+        on_progress: Optional[ProgressCallback] = None,
+        max_total_timeout: Optional[float] = None,
+        progress_resets_timeout: bool = True,
     ) -> CallToolResult:
         """Call a tool and block for its result.
 
@@ -315,13 +349,18 @@ class Client:
             arguments: the tool's arguments (a JSON object).
             timeout: seconds; ``None`` for no limit; default: the transport's.
             meta: passed through as the request's ``_meta``.
+            on_progress, max_total_timeout, progress_resets_timeout: as for ``request``.
         """
         if arguments is not None and not isinstance(arguments, Mapping):
             raise TypeError(f"arguments must be a mapping, not {type(arguments).__name__}")
         params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
         if meta is not None:
             params["_meta"] = dict(meta)
-        return CallToolResult.from_dict(self.request("tools/call", params, timeout=timeout), name)
+        result = self.request(
+            "tools/call", params, timeout=timeout, on_progress=on_progress,
+            max_total_timeout=max_total_timeout, progress_resets_timeout=progress_resets_timeout,
+        )  # fmt: skip
+        return CallToolResult.from_dict(result, name)
 
     def list_resources(self, *, timeout: Any = USE_DEFAULT) -> list[Resource]:
         """All the server's resources, across every page (``timeout`` applies per page)."""
@@ -403,7 +442,11 @@ class Client:
 
     def _on_notification(self, message: Message) -> None:
         # Reader thread: queue only.
-        if message["method"] == "notifications/message":
+        if message["method"] == "notifications/progress":
+            progressed = self._progress.notified(message.get("params"))
+            if progressed is not None:
+                self._dispatcher.submit(progressed[0], *progressed[1])
+        elif message["method"] == "notifications/message":
             self._dispatcher.submit(self._server_log, message.get("params"))
         if self.on_notification is not None:
             self._dispatcher.submit(self.on_notification, message["method"], message.get("params"))

@@ -124,3 +124,86 @@ def test_official_server_resources_prompts_and_completion():
             "Ada",
             "Alan",
         ]
+
+
+# -- progress and the timeouts it moves ----------------------------------------------------------
+
+
+def test_progress_reaches_the_callback_on_the_dispatch_thread(client):
+    seen = []
+    done = threading.Event()
+
+    def on_progress(progress, total, message):
+        seen.append((progress, total, message, threading.current_thread().name))
+        if progress == 3:
+            done.set()
+
+    result = client.call_tool("progress", {"steps": 3, "delay": 0}, on_progress=on_progress, timeout=T)
+    assert result.text == "done" and done.wait(T)
+    assert [s[:3] for s in seen] == [(1, 3, "step 1 of 3"), (2, 3, "step 2 of 3"), (3, 3, "step 3 of 3")]
+    assert {s[3] for s in seen} == {"mcpsync-dispatch-features"}
+
+
+def test_progress_keeps_a_slow_call_alive(client):
+    """1.5 s of work with a 0.6 s timeout succeeds while progress arrives every 0.25 s."""
+    result = client.call_tool("progress", {"steps": 6, "delay": 0.25}, on_progress=lambda *a: None, timeout=0.6)
+    assert result.text == "done"
+
+
+def test_without_reset_the_timeout_holds_and_the_server_is_told(client):
+    with pytest.raises(mcpsync.RequestTimeout, match="after 0.6s"):
+        client.call_tool(
+            "progress", {"steps": 6, "delay": 0.25}, on_progress=lambda *a: None, timeout=0.6,
+            progress_resets_timeout=False,
+        )  # fmt: skip
+    assert len(client.call_tool("cancelled_requests", timeout=T).structured_content["cancelled"]) == 1
+
+
+def test_the_hard_cap_is_never_extended_by_progress(client):
+    import time
+
+    started = time.monotonic()
+    with pytest.raises(mcpsync.RequestTimeout, match="after 0.7s"):
+        client.call_tool(
+            "progress", {"steps": 20, "delay": 0.1}, on_progress=lambda *a: None, timeout=5, max_total_timeout=0.7
+        )
+    assert time.monotonic() - started < 3
+
+
+def test_progress_tokens_unit():
+    from mcpsync.progress import ProgressTokens, with_progress_token
+
+    tokens = ProgressTokens()
+    calls = []
+    first, watch = tokens.open(lambda *a: calls.append(a))
+    second, _ = tokens.open(None)
+    assert first != second
+    before = watch.last
+    callback, args = tokens.notified({"progressToken": first, "progress": 2, "total": 4, "message": "half"})
+    callback(*args)
+    assert calls == [(2, 4, "half")] and watch.last >= before
+    assert tokens.notified({"progressToken": second, "progress": 1}) is None  # no callback, but recorded
+    assert tokens.notified({"progressToken": "unknown", "progress": 1}) is None
+    assert tokens.notified({"progressToken": first, "progress": True}) is None
+    tokens.close(first)
+    assert tokens.notified({"progressToken": first, "progress": 3}) is None
+    assert with_progress_token({"_meta": {"a": 1}, "x": 2}, "t") == {"_meta": {"a": 1, "progressToken": "t"}, "x": 2}
+
+
+@pytest.mark.official
+def test_official_server_progress_and_log_messages():
+    """The official server's progress reaches on_progress, and its ctx.info reaches logging and on_log."""
+    pytest.importorskip("mcp.server.mcpserver")
+    progress, logs = [], []
+    done = threading.Event()
+
+    def on_progress(value, total, message):
+        progress.append((value, total, message))
+        if value == total:
+            done.set()
+
+    with mcpsync.connect(official_target("stdio"), name="official", timeout=T, on_log=lambda *a: logs.append(a)) as c:
+        assert c.call_tool("progress", {"steps": 3}, on_progress=on_progress, timeout=T).text == "did 3 steps"
+        assert done.wait(T)
+    assert progress == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
+    assert logs and logs[0][0] == "info" and logs[0][2] == "starting 3 steps"

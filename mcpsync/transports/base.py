@@ -333,22 +333,60 @@ class Transport:
         """
         seconds = resolve_timeout(timeout, self.default_timeout)
         write_timeout = self.write_timeout if seconds is None else min(seconds, self.write_timeout)
-        future = self._send_request(method, params, write_timeout)
-        try:
-            result: dict[str, Any] = future.result(seconds)
-            return result
-        except concurrent.futures.TimeoutError:
-            if not self.abandon(future, f"timed out after {seconds:g}s"):
-                # The response won the race: the reader took it from the table and is
-                # setting it on the future right now, so this wait is short.
-                try:
-                    return future.result(RACE_GRACE)  # type: ignore[no-any-return]
-                except concurrent.futures.TimeoutError:
-                    pass
-            raise RequestTimeout(method, seconds or 0.0) from None
-        except KeyboardInterrupt:
-            self.abandon(future, "interrupted by the user")
-            raise
+        return self.wait(self._send_request(method, params, write_timeout), seconds)
+
+    def wait(
+        self,
+        future: RequestFuture,
+        timeout: Optional[float],
+        *,
+        max_total: Optional[float] = None,
+        last_activity: Optional[Callable[[], float]] = None,
+    ) -> dict[str, Any]:
+        """Wait for a request's result; on timeout or Ctrl-C give the request up (and tell the server).
+
+        Args:
+            timeout: seconds without an answer (``None``: no limit). With
+                ``last_activity``, counted from the latest activity it reports
+                (a ``time.monotonic()`` value, e.g. of the last progress
+                notification), so activity keeps the request alive.
+            max_total: seconds in all, whatever the activity (``None``: no cap).
+
+        Raises:
+            RequestTimeout, ServerError, TransportClosed, KeyboardInterrupt: as ``request``.
+        """
+        started = time.monotonic()
+        while True:
+            idle_since = last_activity() if last_activity is not None else started
+            limits = []
+            if timeout is not None:
+                limits.append(idle_since + timeout)
+            if max_total is not None:
+                limits.append(started + max_total)
+            deadline = min(limits) if limits else None
+            try:
+                result: dict[str, Any] = future.result(
+                    None if deadline is None else max(0.0, deadline - time.monotonic())
+                )
+                return result
+            except concurrent.futures.TimeoutError:
+                now = time.monotonic()
+                capped = max_total is not None and now >= started + max_total
+                kept_alive = timeout is not None and last_activity is not None and last_activity() + timeout > now
+                if not capped and kept_alive:
+                    continue  # activity moved the deadline on
+                limit = max_total if capped else timeout
+                if not self.abandon(future, f"timed out after {limit or 0:g}s"):
+                    # The response won the race: the reader took it from the table and is
+                    # setting it on the future right now, so this wait is short.
+                    try:
+                        return future.result(RACE_GRACE)  # type: ignore[no-any-return]
+                    except concurrent.futures.TimeoutError:
+                        pass
+                raise RequestTimeout(future.method, limit or 0.0) from None
+            except KeyboardInterrupt:
+                self.abandon(future, "interrupted by the user")
+                raise
 
     def _future_cancelled(self, future: RequestFuture) -> None:
         self.abandon(future, "cancelled by the caller")
