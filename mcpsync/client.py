@@ -36,6 +36,7 @@ from .models import (
     ServerInfo,
     Tool,
 )
+from .output_schemas import OutputSchemas
 from .pending import RequestFuture
 from .progress import ProgressCallback, ProgressTokens, with_progress_token
 from .transports import create_transport
@@ -95,6 +96,9 @@ class Client:
         on_log: ``fn(level, logger, data)`` for every log message the server
             sends (``notifications/message``), on the dispatch thread; they also
             go to the Python logger ``mcpsync.server.<name>``.
+        validate_structured_output: check each tool result's ``structuredContent``
+            against the tool's ``outputSchema`` (from ``tools/list``, fetched once
+            if needed); ``False`` turns the check off.
     """
 
     def __init__(
@@ -106,6 +110,7 @@ class Client:
         on_notification: Optional[NotificationHandler] = None,
         request_handlers: Optional[Mapping[str, RequestHandler]] = None,
         on_log: Optional[LogHandler] = None,
+        validate_structured_output: bool = True,
     ) -> None:
         self.transport = transport
         self.client_info = dict(client_info or {"name": "mcpsync", "version": __version__})
@@ -114,6 +119,8 @@ class Client:
         self.request_handlers: dict[str, RequestHandler] = dict(request_handlers or {})
         self.on_log = on_log
         self._progress = ProgressTokens()
+        self.validate_structured_output = validate_structured_output
+        self._output_schemas = OutputSchemas()
         self.server_info: Optional[ServerInfo] = None
         self.server_capabilities: dict[str, Any] = {}
         self.protocol_version: Optional[str] = None
@@ -303,7 +310,9 @@ class Client:
             ProtocolError: the server repeated a cursor (it would page forever)
                 or sent a malformed tool.
         """
-        return self._list("tools/list", "tools", Tool.from_dict, timeout)
+        tools = self._list("tools/list", "tools", Tool.from_dict, timeout)
+        self._output_schemas.remember(tools)
+        return tools
 
     def _list(self, method: str, key: str, build: Callable[[Any, str], _Item], timeout: Any) -> list[_Item]:
         items: list[_Item] = []
@@ -350,6 +359,11 @@ class Client:
             timeout: seconds; ``None`` for no limit; default: the transport's.
             meta: passed through as the request's ``_meta``.
             on_progress, max_total_timeout, progress_resets_timeout: as for ``request``.
+
+        Raises:
+            OutputSchemaError: the tool declared an ``outputSchema`` that its
+                ``structuredContent`` does not match (``validate_structured_output``
+                turns the check off). The result is on the error's ``result``.
         """
         if arguments is not None and not isinstance(arguments, Mapping):
             raise TypeError(f"arguments must be a mapping, not {type(arguments).__name__}")
@@ -360,7 +374,12 @@ class Client:
             "tools/call", params, timeout=timeout, on_progress=on_progress,
             max_total_timeout=max_total_timeout, progress_resets_timeout=progress_resets_timeout,
         )  # fmt: skip
-        return CallToolResult.from_dict(result, name)
+        typed = CallToolResult.from_dict(result, name)
+        if self.validate_structured_output and (typed.structured_content is not None or self._output_schemas.known):
+            if not self._output_schemas.known:
+                self.list_tools(timeout=timeout)  # once: the schemas are kept until the tool list changes
+            self._output_schemas.check(typed)
+        return typed
 
     def list_resources(self, *, timeout: Any = USE_DEFAULT) -> list[Resource]:
         """All the server's resources, across every page (``timeout`` applies per page)."""

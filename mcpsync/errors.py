@@ -14,6 +14,7 @@ Every exception is an ``MCPError``; catch that to catch them all::
     ├── RequestTimeout               no answer within the timeout (also a TimeoutError)
     ├── ProtocolError                the peer broke the protocol
     │   ├── InvalidMessage           a message failed the JSON-RPC envelope schema
+    │   ├── OutputSchemaError        a tool's structuredContent does not match its outputSchema
     │   └── UnsupportedProtocolVersion
     ├── ConfigurationError           bad configuration (also a ValueError)
     ├── NotSupportedError            a feature mcpsync does not offer yet (also a NotImplementedError)
@@ -35,6 +36,7 @@ __all__ = [
     "MCPError",
     "NoResponseError",
     "NotSupportedError",
+    "OutputSchemaError",
     "ProtocolError",
     "RequestTimeout",
     "ServerError",
@@ -182,6 +184,20 @@ class InvalidMessage(ProtocolError):
         super().__init__(text)
         self.reason = reason
         self.raw = raw
+
+
+class OutputSchemaError(ProtocolError):
+    """A tool's ``structuredContent`` does not match the ``outputSchema`` it declared.
+
+    Attributes:
+        tool: the tool's name.
+        result: the ``CallToolResult`` (so the content is not lost).
+    """
+
+    def __init__(self, tool: str, reason: str, result: Any = None) -> None:
+        super().__init__(f"tool {tool!r}: structuredContent does not match its outputSchema: {reason}")
+        self.tool = tool
+        self.result = result
 
 
 class UnsupportedProtocolVersion(ProtocolError):

@@ -151,7 +151,7 @@ def test_progress_keeps_a_slow_call_alive(client):
 
 
 def test_without_reset_the_timeout_holds_and_the_server_is_told(client):
-    with pytest.raises(mcpsync.RequestTimeout, match="after 0.6s"):
+    with pytest.raises(mcpsync.RequestTimeout, match=r"after 0\.6s"):
         client.call_tool(
             "progress", {"steps": 6, "delay": 0.25}, on_progress=lambda *a: None, timeout=0.6,
             progress_resets_timeout=False,
@@ -163,7 +163,7 @@ def test_the_hard_cap_is_never_extended_by_progress(client):
     import time
 
     started = time.monotonic()
-    with pytest.raises(mcpsync.RequestTimeout, match="after 0.7s"):
+    with pytest.raises(mcpsync.RequestTimeout, match=r"after 0\.7s"):
         client.call_tool(
             "progress", {"steps": 20, "delay": 0.1}, on_progress=lambda *a: None, timeout=5, max_total_timeout=0.7
         )
@@ -207,3 +207,40 @@ def test_official_server_progress_and_log_messages():
         assert done.wait(T)
     assert progress == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
     assert logs and logs[0][0] == "info" and logs[0][2] == "starting 3 steps"
+
+
+# -- structured output against outputSchema -------------------------------------------------------
+
+
+def test_structured_output_is_checked_against_the_declared_schema(client):
+    with pytest.raises(mcpsync.OutputSchemaError) as info:
+        client.call_tool("wrong_output", timeout=T)
+    assert "'not a number' is not of type 'number' (at $.sum)" in str(info.value)
+    assert info.value.result.structured_content == {"sum": "not a number"}
+    sent = client.transport.stats.sent
+    assert client.call_tool("add", {"a": 1, "b": 2}, timeout=T).structured_content == {"sum": 3}
+    assert client.transport.stats.sent == sent + 1, "the schemas were listed once and kept"
+
+
+def test_the_check_can_be_turned_off(target):
+    with mcpsync.connect(target, name="features", timeout=T, validate_structured_output=False) as client:
+        assert client.call_tool("wrong_output", timeout=T).structured_content == {"sum": "not a number"}
+
+
+def test_output_schemas_unit():
+    from mcpsync.models import CallToolResult, Tool
+    from mcpsync.output_schemas import OutputSchemas
+
+    schemas = OutputSchemas()
+    assert not schemas.known
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    schemas.remember([Tool("t", None, {}, output_schema=schema), Tool("plain", None, {})])
+    schemas.check(CallToolResult.from_dict({"content": [], "structuredContent": {"n": 1}}, "t"))
+    schemas.check(CallToolResult.from_dict({"content": []}, "plain"))
+    schemas.check(CallToolResult.from_dict({"content": [], "isError": True}, "t"))  # errors are not checked
+    with pytest.raises(mcpsync.OutputSchemaError, match="sent no structuredContent"):
+        schemas.check(CallToolResult.from_dict({"content": []}, "t"))
+    with pytest.raises(mcpsync.OutputSchemaError, match="'n' is a required property"):
+        schemas.check(CallToolResult.from_dict({"content": [], "structuredContent": {}}, "t"))
+    schemas.forget()
+    assert not schemas.known

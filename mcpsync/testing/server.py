@@ -8,6 +8,7 @@ that talks to MCP servers::
 Tools:
     echo(text)                  returns the text
     add(a, b)                   returns the sum, also as structured content {"sum": ...}
+    wrong_output()              structured content that breaks its declared outputSchema
     fail(message)               a tool failure (``isError: true``)
     sleep(seconds, ignore_cancel)  waits; stops early, without answering, when cancelled
                                 (unless ignore_cancel: then it answers late, as some servers do)
@@ -63,6 +64,8 @@ TOOLS: list[dict[str, Any]] = [
     {"name": "add", "description": "Add two numbers.",
      "inputSchema": _schema({"a": _NUMBER, "b": _NUMBER}, ("a", "b")),
      "outputSchema": _schema({"sum": _NUMBER}, ("sum",))},
+    {"name": "wrong_output", "description": "Structured content that breaks its own outputSchema.",
+     "inputSchema": _schema({}), "outputSchema": _schema({"sum": _NUMBER}, ("sum",))},
     {"name": "fail", "description": "Fail with the given message (isError: true).",
      "inputSchema": _schema({"message": _TEXT})},
     {"name": "sleep", "description": "Wait for the given seconds, then answer.",
@@ -349,6 +352,9 @@ class TestServer:
 
     def tool_add(self, call: ToolCall, a: float, b: float) -> dict[str, Any]:
         return self._structured({"sum": a + b})
+
+    def tool_wrong_output(self, call: ToolCall) -> dict[str, Any]:
+        return self._structured({"sum": "not a number"})
 
     def tool_fail(self, call: ToolCall, message: str = "failed") -> dict[str, Any]:
         raise ToolFailure(message)
