@@ -27,6 +27,7 @@ from .config import (
     ServerConfig,
     StdioServerConfig,
 )
+from .elicitation import elicitation_defaults
 from .errors import (
     ConfigurationError,
     ConnectError,
@@ -127,6 +128,7 @@ __all__ = [
     "call_mcp",
     "connect",
     "create_transport",
+    "elicitation_defaults",
     "parse_sse",
 ]
 

@@ -11,12 +11,13 @@ client's dispatch thread, in arrival order, never on the transport's reader.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import enum
 import json
 import logging
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Callable, Optional, TypeVar, Union
 
 from . import messages
@@ -63,6 +64,13 @@ RequestHandler = Callable[[Optional[dict[str, Any]]], dict[str, Any]]
 LogHandler = Callable[[Any, Any, Any], None]
 _Item = TypeVar("_Item")
 
+#: The list_changed notifications, and the list each is about.
+_LIST_CHANGED = {
+    "notifications/tools/list_changed": "tools",
+    "notifications/prompts/list_changed": "prompts",
+    "notifications/resources/list_changed": "resources",
+}
+
 #: The Python logging levels MCP's levels map to.
 _PYTHON_LEVELS = {
     "debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INFO + 5, "warning": logging.WARNING,
@@ -99,6 +107,19 @@ class Client:
         validate_structured_output: check each tool result's ``structuredContent``
             against the tool's ``outputSchema`` (from ``tools/list``, fetched once
             if needed); ``False`` turns the check off.
+        roots: the roots offered to the server (URIs, or ``{"uri", "name"}``
+            dicts), or a callable returning them; declares the ``roots``
+            capability. ``set_roots()`` changes them later.
+        sampling: ``fn(params) -> result`` for ``sampling/createMessage``
+            (tools in the request are passed through); declares ``sampling``.
+        elicitation: ``fn(params) -> result`` for ``elicitation/create``, form
+            and URL mode (see ``mcpsync.elicitation_defaults``); declares
+            ``elicitation``.
+        on_elicitation_complete: ``fn(params)`` for ``notifications/elicitation/complete``.
+        on_list_changed: ``fn(kind)`` with ``"tools"``, ``"prompts"`` or
+            ``"resources"`` when the server says that list changed.
+        on_resource_updated: ``fn(uri)`` for a subscribed resource that changed.
+        A handler's answer to a request the server has meanwhile cancelled is not sent.
     """
 
     def __init__(
@@ -111,12 +132,34 @@ class Client:
         request_handlers: Optional[Mapping[str, RequestHandler]] = None,
         on_log: Optional[LogHandler] = None,
         validate_structured_output: bool = True,
+        roots: Union[Sequence[Union[str, Mapping[str, Any]]], Callable[[], Sequence[Any]], None] = None,
+        sampling: Optional[RequestHandler] = None,
+        elicitation: Optional[RequestHandler] = None,
+        on_elicitation_complete: Optional[Callable[[dict[str, Any]], None]] = None,
+        on_list_changed: Optional[Callable[[str], None]] = None,
+        on_resource_updated: Optional[Callable[[str], None]] = None,
     ) -> None:
         self.transport = transport
         self.client_info = dict(client_info or {"name": "mcpsync", "version": __version__})
         self.capabilities = dict(capabilities or {})
         self.on_notification = on_notification
-        self.request_handlers: dict[str, RequestHandler] = dict(request_handlers or {})
+        self.request_handlers: dict[str, RequestHandler] = {}
+        # What the user supplies is declared, and only that (the spec: no capability, no requests).
+        self._roots = roots
+        if roots is not None:
+            self.capabilities.setdefault("roots", {"listChanged": True})
+            self.request_handlers["roots/list"] = self._list_roots
+        if sampling is not None:
+            self.capabilities.setdefault("sampling", {})
+            self.request_handlers["sampling/createMessage"] = sampling
+        if elicitation is not None:
+            self.capabilities.setdefault("elicitation", {"form": {}, "url": {}})
+            self.request_handlers["elicitation/create"] = elicitation
+        self.request_handlers.update(request_handlers or {})
+        self.on_elicitation_complete = on_elicitation_complete
+        self.on_list_changed = on_list_changed
+        self.on_resource_updated = on_resource_updated
+        self._cancelled_by_server: collections.OrderedDict[Any, None] = collections.OrderedDict()
         self.on_log = on_log
         self._progress = ProgressTokens()
         self.validate_structured_output = validate_structured_output
@@ -457,16 +500,46 @@ class Client:
             raise ValueError(f"unknown logging level {level!r}; one of {', '.join(LOG_LEVELS)}")
         self.request("logging/setLevel", {"level": level}, timeout=timeout)
 
+    def set_roots(self, roots: Union[Sequence[Union[str, Mapping[str, Any]]], Callable[[], Sequence[Any]]]) -> None:
+        """Replace the roots offered to the server, and tell it (``notifications/roots/list_changed``).
+
+        Only for a client made with ``roots=`` (the capability is declared at ``initialize``).
+        """
+        if self._roots is None:
+            raise ProtocolError(f"{self.name}: the client declared no roots capability; pass roots= to Client")
+        self._roots = roots
+        if self.is_connected:
+            self.notify("notifications/roots/list_changed")
+
+    def _list_roots(self, params: Optional[dict[str, Any]]) -> dict[str, Any]:
+        roots = self._roots() if callable(self._roots) else self._roots
+        return {"roots": [{"uri": root} if isinstance(root, str) else dict(root) for root in roots or ()]}
+
     # -- from the server ------------------------------------------------------
 
     def _on_notification(self, message: Message) -> None:
-        # Reader thread: queue only.
-        if message["method"] == "notifications/progress":
-            progressed = self._progress.notified(message.get("params"))
+        # Reader thread: queue only (and note cancellations at once, before a handler answers).
+        method = message["method"]
+        params = message.get("params") or {}
+        if method == "notifications/progress":
+            progressed = self._progress.notified(params)
             if progressed is not None:
                 self._dispatcher.submit(progressed[0], *progressed[1])
-        elif message["method"] == "notifications/message":
-            self._dispatcher.submit(self._server_log, message.get("params"))
+        elif method == "notifications/message":
+            self._dispatcher.submit(self._server_log, params)
+        elif method == "notifications/cancelled":
+            self._cancelled_by_server[params.get("requestId")] = None
+            while len(self._cancelled_by_server) > 1024:
+                self._cancelled_by_server.popitem(last=False)
+        elif method in _LIST_CHANGED:
+            if method == "notifications/tools/list_changed":
+                self._output_schemas.forget()
+            if self.on_list_changed is not None:
+                self._dispatcher.submit(self.on_list_changed, _LIST_CHANGED[method])
+        elif method == "notifications/resources/updated" and self.on_resource_updated is not None:
+            self._dispatcher.submit(self.on_resource_updated, params.get("uri"))
+        elif method == "notifications/elicitation/complete" and self.on_elicitation_complete is not None:
+            self._dispatcher.submit(self.on_elicitation_complete, params)
         if self.on_notification is not None:
             self._dispatcher.submit(self.on_notification, message["method"], message.get("params"))
 
@@ -501,18 +574,27 @@ class Client:
             )
             return
         failed = ServerError(messages.ErrorCode.INTERNAL_ERROR, f"the client's {method} handler failed")
+        result: Optional[dict[str, Any]] = None
+        error: Optional[ServerError] = None
         try:
             result = handler(message.get("params"))
             if not isinstance(result, dict):
                 raise TypeError(f"a request handler must return a dict, not {type(result).__name__}")
             messages.encode(result)  # fail here, not after half an answer
         except ServerError as exc:
-            self._answer_error(message["id"], exc)
+            result, error = None, exc
         except Exception:
             # The details stay in our log: an exception's text may hold what a server should not see.
             logger.exception("server %r: handler for %r failed", self.name, method)
-            self._answer_error(message["id"], failed)
+            result, error = None, failed
+        if message["id"] in self._cancelled_by_server:
+            # The server withdrew the request: the spec says not to answer it.
+            logger.debug("server %r: not answering %r %r: cancelled by the server", self.name, method, message["id"])
+            return
+        if error is not None:
+            self._answer_error(message["id"], error)
         else:
+            assert result is not None
             self._answer(message["id"], result)
 
     def _answer(self, request_id: Any, result: dict[str, Any]) -> None:

@@ -244,3 +244,111 @@ def test_output_schemas_unit():
         schemas.check(CallToolResult.from_dict({"content": [], "structuredContent": {}}, "t"))
     schemas.forget()
     assert not schemas.known
+
+
+# -- what the server asks of the client -------------------------------------------------------------
+
+
+def test_roots_sampling_and_elicitation_handlers(target):
+    sampled = []
+
+    def sample(params):
+        sampled.append(params)
+        return {"role": "assistant", "content": {"type": "text", "text": "42"}, "model": "test-model"}
+
+    def elicit(params):
+        answers = mcpsync.elicitation_defaults(params["requestedSchema"])
+        answers["name"] = "Ada"
+        return {"action": "accept", "content": answers}
+
+    roots = ["file:///work", {"uri": "file:///data", "name": "data"}]
+    with mcpsync.connect(target, name="features", timeout=T, roots=roots, sampling=sample, elicitation=elicit) as c:
+        ask = lambda method, params=None: (
+            c.call_tool("ask_client", {"method": method, "params": params or {}}, timeout=T).structured_content
+        )  # noqa: E731
+        assert ask("roots/list")["result"] == {
+            "roots": [{"uri": "file:///work"}, {"uri": "file:///data", "name": "data"}]
+        }
+        c.set_roots(lambda: ["file:///elsewhere"])
+        assert ask("roots/list")["result"] == {"roots": [{"uri": "file:///elsewhere"}]}
+        request = {"messages": [{"role": "user", "content": {"type": "text", "text": "meaning?"}}], "maxTokens": 5,
+                   "tools": [{"name": "calc", "inputSchema": {"type": "object"}}]}  # fmt: skip
+        assert ask("sampling/createMessage", request)["result"]["model"] == "test-model"
+        assert sampled[0]["tools"][0]["name"] == "calc"  # passed through
+        schema = {
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "age": {"type": "integer", "default": 36}},
+        }
+        answer = ask("elicitation/create", {"mode": "form", "message": "who?", "requestedSchema": schema})
+        assert answer["result"] == {"action": "accept", "content": {"age": 36, "name": "Ada"}}
+
+
+def test_capabilities_are_declared_only_for_what_is_supplied(tmp_path):
+    import json
+
+    from .conftest import scripted_server
+
+    for kwargs, expected in [
+        ({}, {}),
+        ({"roots": []}, {"roots": {"listChanged": True}}),
+        ({"sampling": dict, "elicitation": dict}, {"sampling": {}, "elicitation": {"form": {}, "url": {}}}),
+    ]:
+        log = tmp_path / f"log{len(expected)}.jsonl"
+        with mcpsync.connect(scripted_server({}, log), timeout=T, **kwargs) as client:
+            if "roots" in kwargs:
+                client.set_roots(["file:///x"])
+        sent = [json.loads(line) for line in log.read_text().splitlines()]
+        assert sent[0]["params"]["capabilities"] == expected
+        assert ("notifications/roots/list_changed" in log.read_text()) == ("roots" in kwargs)
+    with (
+        mcpsync.connect(scripted_server({}), timeout=T) as client,
+        pytest.raises(mcpsync.ProtocolError, match="no roots"),
+    ):
+        client.set_roots([])
+
+
+def test_a_request_the_server_cancels_is_not_answered(target):
+    release = threading.Event()
+
+    def slow_roots():
+        release.wait(T)
+        return ["file:///late"]
+
+    with mcpsync.connect(target, name="features", timeout=T, roots=slow_roots) as client:
+        timer = threading.Timer(0.3, release.set)  # the handler answers after the server cancelled
+        timer.start()
+        got = client.call_tool("ask_then_cancel", {"method": "roots/list", "wait": 1.0}, timeout=T).structured_content
+        timer.join(T)
+        assert got == {"answered": False}
+
+
+def test_list_changed_and_resource_updates_reach_their_callbacks(target):
+    changed, updated = [], []
+    done = threading.Event()
+
+    def on_updated(uri):
+        updated.append(uri)
+        done.set()
+
+    with mcpsync.connect(target, name="features", timeout=T, on_list_changed=changed.append,
+                         on_resource_updated=on_updated) as client:  # fmt: skip
+        client.list_tools(timeout=T)
+        for kind in ("tools", "prompts", "resources"):
+            client.call_tool("notify_client", {"method": f"notifications/{kind}/list_changed"}, timeout=T)
+        client.call_tool(
+            "notify_client",
+            {"method": "notifications/resources/updated", "params": {"uri": "text://greeting"}},
+            timeout=T,
+        )
+        assert done.wait(T)
+        assert changed == ["tools", "prompts", "resources"] and updated == ["text://greeting"]
+        sent = client.transport.stats.sent
+        with pytest.raises(mcpsync.OutputSchemaError):
+            client.call_tool("wrong_output", timeout=T)
+        assert client.transport.stats.sent == sent + 2, "the tools changed: their schemas were listed again"
+
+
+def test_elicitation_defaults_unit():
+    schema = {"properties": {"a": {"type": "string", "default": "x"}, "b": {"type": "integer"}, "c": "bad"}}
+    assert mcpsync.elicitation_defaults(schema) == {"a": "x"}
+    assert mcpsync.elicitation_defaults({}) == {}

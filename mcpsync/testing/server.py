@@ -19,6 +19,8 @@ Tools:
     cancelled_requests()        the request ids the client has cancelled so far
     environment(names)          the server's working directory and the named environment variables
     ask_client(method, params)  sends a request to the client and returns its answer
+    ask_then_cancel(method, params, wait)  sends a request, cancels it at once, says whether it was answered
+    notify_client(method, params)  sends the client a notification
     misbehave(kind)             writes something broken: "garbage", "invalid", "unknown_id",
                                 "bad_response" (an invalid answer to this very call),
                                 "invalid_request" (a request with array params; returns the answer)
@@ -84,6 +86,10 @@ TOOLS: list[dict[str, Any]] = [
      "inputSchema": _schema({"names": {"type": "array", "items": _TEXT}})},
     {"name": "ask_client", "description": "Send a request to the client; return its answer.",
      "inputSchema": _schema({"method": _TEXT, "params": {"type": "object"}}, ("method",))},
+    {"name": "notify_client", "description": "Send the client a notification.",
+     "inputSchema": _schema({"method": _TEXT, "params": {"type": "object"}}, ("method",))},
+    {"name": "ask_then_cancel", "description": "Ask the client something, cancel at once; say if it answered.",
+     "inputSchema": _schema({"method": _TEXT, "params": {"type": "object"}, "wait": _NUMBER}, ("method",))},
     {"name": "misbehave", "description": "Write a broken message (for testing clients).",
      "inputSchema": _schema({"kind": {"enum": ["garbage", "invalid", "unknown_id", "bad_response", "invalid_request"]}},
                             ("kind",))},
@@ -121,7 +127,7 @@ LISTS: dict[str, tuple[str, list[dict[str, Any]]]] = {
     "prompts/list": ("prompts", PROMPTS),
 }
 
-SLOW_TOOLS = frozenset({"sleep", "progress", "ask_client", "misbehave"})
+SLOW_TOOLS = frozenset({"sleep", "progress", "ask_client", "ask_then_cancel", "misbehave"})
 
 
 class ToolCall:
@@ -423,6 +429,29 @@ class TestServer:
             with self._lock:
                 self._client_answers.pop(request["id"], None)
         return self._structured(answers[0])
+
+    def tool_notify_client(
+        self, call: ToolCall, method: str, params: Optional[dict[str, Any]] = None
+    ) -> dict[str, Any]:
+        self.send(messages.notification(method, params))
+        return self._text(f"sent {method}")
+
+    def tool_ask_then_cancel(
+        self, call: ToolCall, method: str, params: Optional[dict[str, Any]] = None, wait: float = 1.0
+    ) -> dict[str, Any]:
+        request_id = f"s-{next(self._client_request_ids)}"
+        answered = threading.Event()
+        answers: list[dict[str, Any]] = []
+        with self._lock:
+            self._client_answers[request_id] = (answered, answers)
+        self.send(messages.request(request_id, method, params))
+        self.send(
+            messages.notification("notifications/cancelled", {"requestId": request_id, "reason": "changed my mind"})
+        )
+        got = answered.wait(wait)
+        with self._lock:
+            self._client_answers.pop(request_id, None)
+        return self._structured({"answered": got})
 
     def tool_misbehave(self, call: ToolCall, kind: str) -> Optional[dict[str, Any]]:
         if kind == "garbage":
