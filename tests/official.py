@@ -25,7 +25,7 @@ SERVER_VERSION = "1.2.3"
 #: Every tool official_server.py defines.
 TOOLS = {
     "add", "echo", "crash", "refuse", "progress", "to_stderr", "to_stdout", "slow", "slow_state", "die",
-    "ask_name", "ping_client", "tools_changed",
+    "ask_name", "ping_client", "tools_changed", "ask_sampling", "client_roots",
 }  # fmt: skip
 
 

@@ -156,6 +156,27 @@ def review(code: str) -> str:
     return f"Please review: {code}"
 
 
+@app.tool()
+async def ask_sampling(question: str, ctx: Context) -> str:
+    """Ask the client's LLM (sampling/createMessage) and return its text."""
+    from mcp.types import SamplingMessage, TextContent
+
+    message = SamplingMessage(role="user", content=TextContent(type="text", text=question))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # sampling is deprecated as of 2026-07-28; still legacy-era MCP
+        result = await ctx.session.create_message([message], max_tokens=10, related_request_id=ctx.request_id)
+    return f"{result.model}: {result.content.text}"
+
+
+@app.tool()
+async def client_roots(ctx: Context) -> str:
+    """List the client's roots (roots/list)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = await ctx.session.list_roots()
+    return " ".join(str(root.uri) for root in result.roots)
+
+
 @app.resource("data://pixel", mime_type="image/png")
 def pixel() -> bytes:
     """A binary resource."""

@@ -263,9 +263,10 @@ def test_roots_sampling_and_elicitation_handlers(target):
 
     roots = ["file:///work", {"uri": "file:///data", "name": "data"}]
     with mcpsync.connect(target, name="features", timeout=T, roots=roots, sampling=sample, elicitation=elicit) as c:
-        ask = lambda method, params=None: (
-            c.call_tool("ask_client", {"method": method, "params": params or {}}, timeout=T).structured_content
-        )  # noqa: E731
+
+        def ask(method, params=None):
+            return c.call_tool("ask_client", {"method": method, "params": params or {}}, timeout=T).structured_content
+
         assert ask("roots/list")["result"] == {
             "roots": [{"uri": "file:///work"}, {"uri": "file:///data", "name": "data"}]
         }
@@ -352,3 +353,20 @@ def test_elicitation_defaults_unit():
     schema = {"properties": {"a": {"type": "string", "default": "x"}, "b": {"type": "integer"}, "c": "bad"}}
     assert mcpsync.elicitation_defaults(schema) == {"a": "x"}
     assert mcpsync.elicitation_defaults({}) == {}
+
+
+@pytest.mark.official
+def test_official_server_asks_for_sampling_and_roots():
+    """The official server's sampling and roots requests reach our handlers, and their answers reach its tools."""
+    pytest.importorskip("mcp.server.mcpserver")
+    questions = []
+
+    def sample(params):
+        questions.append(params["messages"][0]["content"]["text"])
+        return {"role": "assistant", "content": {"type": "text", "text": "forty-two"}, "model": "stub"}
+
+    with mcpsync.connect(official_target("stdio"), name="official", timeout=T, sampling=sample,
+                         roots=["file:///work", "file:///data"]) as client:  # fmt: skip
+        assert client.call_tool("ask_sampling", {"question": "meaning?"}, timeout=T).text == "stub: forty-two"
+        assert client.call_tool("client_roots", timeout=T).text == "file:///work file:///data"
+    assert questions == ["meaning?"]
