@@ -12,23 +12,31 @@ import base64
 import binascii
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, ClassVar, Optional, Union
 
 from .errors import ProtocolError, ToolError
 
 __all__ = [
+    "AudioContent",
     "CallToolResult",
     "Completion",
+    "ContentBlock",
+    "EmbeddedResource",
     "GetPromptResult",
+    "ImageContent",
     "Prompt",
     "PromptArgument",
     "PromptMessage",
     "ReadResourceResult",
     "Resource",
     "ResourceContents",
+    "ResourceLink",
     "ResourceTemplate",
     "ServerInfo",
+    "TextContent",
     "Tool",
+    "UnknownContent",
+    "content_block",
 ]
 
 
@@ -107,15 +115,16 @@ class CallToolResult:
     who prefer exceptions.
 
     Attributes:
-        content: the content blocks (dicts with ``type``: text, image, audio,
-            resource_link, resource).
+        content: the content blocks, typed (``TextContent``, ``ImageContent``,
+            ``AudioContent``, ``ResourceLink``, ``EmbeddedResource``; ``UnknownContent``
+            for newer types), each with its ``raw`` dict.
         structured_content: the ``structuredContent`` object, if any.
         is_error: whether the tool reported failure.
         tool_name: the tool that was called.
         meta: the result's ``_meta``, if any.
     """
 
-    content: list[dict[str, Any]]
+    content: list[ContentBlock]
     structured_content: Optional[dict[str, Any]] = None
     is_error: bool = False
     tool_name: str = ""
@@ -129,11 +138,12 @@ class CallToolResult:
         content = data.get("content", [])
         if not isinstance(content, list) or not all(isinstance(c, dict) for c in content):
             raise ProtocolError(f"{where}: 'content' must be a list of objects, got {content!r}")
+        blocks = [content_block(block, f"{where} content #{n}") for n, block in enumerate(content)]
         is_error = data.get("isError", False)
         if not isinstance(is_error, bool):
             raise ProtocolError(f"{where}: 'isError' must be a boolean, got {is_error!r}")
         return cls(
-            content=content,
+            content=blocks,
             structured_content=_optional(data, "structuredContent", dict, where),
             is_error=is_error,
             tool_name=tool_name,
@@ -144,11 +154,7 @@ class CallToolResult:
     @property
     def text(self) -> str:
         """The text of all text content blocks, joined by newlines."""
-        return "\n".join(
-            block["text"]
-            for block in self.content
-            if block.get("type") == "text" and isinstance(block.get("text"), str)
-        )
+        return "\n".join(block.text for block in self.content if isinstance(block, TextContent))
 
     def raise_for_error(self) -> CallToolResult:
         """Raise ``ToolError`` if the tool reported failure; else return the result itself."""
@@ -257,10 +263,7 @@ class ResourceContents:
         """
         if self.blob is None:
             return (self.text or "").encode("utf-8")
-        try:
-            return base64.b64decode(self.blob, validate=True)
-        except (binascii.Error, ValueError) as exc:
-            raise ProtocolError(f"resource {self.uri!r}: 'blob' is not valid base64: {exc}") from exc
+        return _decode_base64(self.blob, f"resource {self.uri!r} blob")
 
 
 @dataclass(frozen=True)
@@ -396,3 +399,118 @@ class Completion:
             has_more=bool(_optional(completion, "hasMore", bool, where)),
             raw=data,
         )
+
+
+def _decode_base64(value: str, where: str) -> bytes:
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise ProtocolError(f"{where}: not valid base64: {exc}") from exc
+
+
+@dataclass(frozen=True)
+class TextContent:
+    """A text content block."""
+
+    text: str
+    annotations: Optional[Mapping[str, Any]] = None
+    meta: Optional[Mapping[str, Any]] = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    type: ClassVar[str] = "text"
+
+
+@dataclass(frozen=True)
+class _MediaContent:
+    base64_data: str
+    mime_type: str
+    annotations: Optional[Mapping[str, Any]] = None
+    meta: Optional[Mapping[str, Any]] = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    type: ClassVar[str] = ""
+
+    @property
+    def data(self) -> bytes:
+        """The bytes (the wire carries base64; ``ProtocolError`` if it is broken)."""
+        return _decode_base64(self.base64_data, f"{self.type} content")
+
+
+@dataclass(frozen=True)
+class ImageContent(_MediaContent):
+    """An image content block: ``data`` (bytes), ``mime_type``."""
+
+    type: ClassVar[str] = "image"
+
+
+@dataclass(frozen=True)
+class AudioContent(_MediaContent):
+    """An audio content block: ``data`` (bytes), ``mime_type``."""
+
+    type: ClassVar[str] = "audio"
+
+
+@dataclass(frozen=True)
+class ResourceLink:
+    """A link to a resource the client may read (``resource_link``)."""
+
+    uri: str
+    name: str
+    title: Optional[str] = None
+    description: Optional[str] = None
+    mime_type: Optional[str] = None
+    size: Optional[int] = None
+    annotations: Optional[Mapping[str, Any]] = None
+    meta: Optional[Mapping[str, Any]] = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    type: ClassVar[str] = "resource_link"
+
+
+@dataclass(frozen=True)
+class EmbeddedResource:
+    """A resource's contents embedded in the result (``resource``)."""
+
+    resource: ResourceContents
+    annotations: Optional[Mapping[str, Any]] = None
+    meta: Optional[Mapping[str, Any]] = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    type: ClassVar[str] = "resource"
+
+
+@dataclass(frozen=True)
+class UnknownContent:
+    """A content block of a type this version does not know; ``raw`` has all of it."""
+
+    type: str
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+
+ContentBlock = Union[TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource, UnknownContent]
+
+
+def content_block(data: Any, where: str = "content") -> ContentBlock:
+    """Build the typed view of one content block (text, image, audio, resource_link, resource)."""
+    if not isinstance(data, Mapping):
+        raise ProtocolError(f"{where}: expected an object, got {data!r}")
+    kind = _require(data, "type", str, where)
+    common = {
+        "annotations": _optional(data, "annotations", Mapping, where),
+        "meta": _optional(data, "_meta", Mapping, where),
+        "raw": data,
+    }
+    if kind == "text":
+        return TextContent(_require(data, "text", str, where), **common)
+    if kind in ("image", "audio"):
+        media = ImageContent if kind == "image" else AudioContent
+        return media(_require(data, "data", str, where), _require(data, "mimeType", str, where), **common)
+    if kind == "resource_link":
+        return ResourceLink(
+            uri=_require(data, "uri", str, where),
+            name=_require(data, "name", str, where),
+            title=_optional(data, "title", str, where),
+            description=_optional(data, "description", str, where),
+            mime_type=_optional(data, "mimeType", str, where),
+            size=_optional(data, "size", int, where),
+            **common,
+        )
+    if kind == "resource":
+        return EmbeddedResource(ResourceContents.from_dict(data.get("resource"), f"{where} resource"), **common)
+    return UnknownContent(kind, raw=data)

@@ -64,3 +64,49 @@ def test_server_info_tolerates_a_missing_version():
     assert ServerInfo.from_dict({"name": "s"}).version == ""
     with pytest.raises(mcpsync.ProtocolError, match="serverInfo"):
         ServerInfo.from_dict(None)
+
+
+def test_content_blocks_are_typed_and_keep_their_raw_dict():
+    import base64
+
+    png = base64.b64encode(b"\x89PNG").decode()
+    raw = {
+        "content": [
+            {"type": "text", "text": "hi", "annotations": {"audience": ["user"]}},
+            {"type": "image", "data": png, "mimeType": "image/png"},
+            {"type": "audio", "data": png, "mimeType": "audio/wav", "_meta": {"k": 1}},
+            {"type": "resource_link", "uri": "file:///a", "name": "a", "size": 3},
+            {"type": "resource", "resource": {"uri": "file:///b", "text": "embedded"}},
+            {"type": "hologram", "beam": 1},
+        ]
+    }
+    text, image, audio, link, embedded, unknown = CallToolResult.from_dict(raw, "t").content
+    assert text == mcpsync.TextContent("hi", annotations={"audience": ["user"]}) and text.type == "text"
+    assert isinstance(image, mcpsync.ImageContent) and image.data == b"\x89PNG" and image.mime_type == "image/png"
+    assert isinstance(audio, mcpsync.AudioContent) and not isinstance(audio, mcpsync.ImageContent)
+    assert audio.meta == {"k": 1} and audio.type == "audio"
+    assert (link.uri, link.name, link.size, link.type) == ("file:///a", "a", 3, "resource_link")
+    assert embedded.resource.text == "embedded" and embedded.type == "resource"
+    assert unknown.type == "hologram" and unknown.raw["beam"] == 1
+    assert image.raw is raw["content"][1]
+
+
+@pytest.mark.parametrize(
+    "block, words",
+    [
+        ({"type": "text"}, "'text' must be a str"),
+        ({"type": "image", "data": "x"}, "'mimeType' must be a str"),
+        ({"text": "no type"}, "'type' must be a str"),
+        ({"type": "resource", "resource": {"uri": "u"}}, "exactly one of 'text' and 'blob'"),
+    ],
+)
+def test_bad_content_blocks_name_their_place(block, words):
+    with pytest.raises(mcpsync.ProtocolError, match=words) as info:
+        CallToolResult.from_dict({"content": [{"type": "text", "text": "ok"}, block]}, "t")
+    assert "content #1" in str(info.value)
+
+
+def test_broken_base64_is_a_protocol_error():
+    image = CallToolResult.from_dict({"content": [{"type": "image", "data": "***", "mimeType": "x"}]}).content[0]
+    with pytest.raises(mcpsync.ProtocolError, match="not valid base64"):
+        image.data

@@ -151,7 +151,7 @@ def test_call_echo(client: mcpsync.Client) -> None:
     result = client.call_tool("echo", {"text": "hello"}, timeout=TIMEOUT)
     assert result.is_error is False
     assert result.tool_name == "echo"
-    assert result.content == [{"type": "text", "text": "hello"}]
+    assert result.content == [mcpsync.TextContent("hello")]
     assert result.text == "hello"
     assert result.structured_content == {"result": "hello"}
     assert result.raise_for_error() is result
