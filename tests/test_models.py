@@ -109,4 +109,4 @@ def test_bad_content_blocks_name_their_place(block, words):
 def test_broken_base64_is_a_protocol_error():
     image = CallToolResult.from_dict({"content": [{"type": "image", "data": "***", "mimeType": "x"}]}).content[0]
     with pytest.raises(mcpsync.ProtocolError, match="not valid base64"):
-        image.data
+        _ = image.data
