@@ -54,6 +54,35 @@ def _optional(data: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
     return value
 
 
+#: A field read from the wire: (attribute, wire key, type, required).
+_Spec = tuple[tuple[str, str, type, bool], ...]
+
+
+def _object(data: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(data, Mapping):
+        raise ProtocolError(f"{where}: expected an object, got {data!r}")
+    return data
+
+
+def _read(data: Mapping[str, Any], spec: _Spec, where: str) -> dict[str, Any]:
+    """Read the fields ``spec`` names, each checked for its type (and presence, if required)."""
+    return {attr: (_require if needed else _optional)(data, key, kind, where) for attr, key, kind, needed in spec}
+
+
+_DESCRIBED: _Spec = (
+    ("name", "name", str, True),
+    ("title", "title", str, False),
+    ("description", "description", str, False),
+)
+_RESOURCE: _Spec = (
+    ("uri", "uri", str, True),
+    *_DESCRIBED,
+    ("mime_type", "mimeType", str, False),
+    ("size", "size", int, False),
+    ("annotations", "annotations", Mapping, False),
+)
+
+
 @dataclass(frozen=True)
 class ServerInfo:
     """The server's ``serverInfo`` from ``initialize``: name, version and optional title."""
@@ -93,17 +122,16 @@ class Tool:
     @classmethod
     def from_dict(cls, data: Any, where: str = "tool") -> Tool:
         """Build from one entry of ``tools/list``'s ``tools``."""
-        if not isinstance(data, Mapping):
-            raise ProtocolError(f"{where}: expected an object, got {data!r}")
-        return cls(
-            name=_require(data, "name", str, where),
-            description=_optional(data, "description", str, where),
-            input_schema=_require(data, "inputSchema", Mapping, where),
-            output_schema=_optional(data, "outputSchema", Mapping, where),
-            title=_optional(data, "title", str, where),
-            annotations=_optional(data, "annotations", Mapping, where),
-            raw=data,
-        )
+        data = _object(data, where)
+        return cls(**_read(data, _TOOL, where), raw=data)
+
+
+_TOOL: _Spec = (
+    *_DESCRIBED,
+    ("input_schema", "inputSchema", Mapping, True),
+    ("output_schema", "outputSchema", Mapping, False),
+    ("annotations", "annotations", Mapping, False),
+)
 
 
 @dataclass(frozen=True)
@@ -180,18 +208,8 @@ class Resource:
     @classmethod
     def from_dict(cls, data: Any, where: str = "resource") -> Resource:
         """Build from one entry of ``resources/list``'s ``resources``."""
-        if not isinstance(data, Mapping):
-            raise ProtocolError(f"{where}: expected an object, got {data!r}")
-        return cls(
-            uri=_require(data, "uri", str, where),
-            name=_require(data, "name", str, where),
-            title=_optional(data, "title", str, where),
-            description=_optional(data, "description", str, where),
-            mime_type=_optional(data, "mimeType", str, where),
-            size=_optional(data, "size", int, where),
-            annotations=_optional(data, "annotations", Mapping, where),
-            raw=data,
-        )
+        data = _object(data, where)
+        return cls(**_read(data, _RESOURCE, where), raw=data)
 
 
 @dataclass(frozen=True)
@@ -209,17 +227,16 @@ class ResourceTemplate:
     @classmethod
     def from_dict(cls, data: Any, where: str = "resource template") -> ResourceTemplate:
         """Build from one entry of ``resources/templates/list``'s ``resourceTemplates``."""
-        if not isinstance(data, Mapping):
-            raise ProtocolError(f"{where}: expected an object, got {data!r}")
-        return cls(
-            uri_template=_require(data, "uriTemplate", str, where),
-            name=_require(data, "name", str, where),
-            title=_optional(data, "title", str, where),
-            description=_optional(data, "description", str, where),
-            mime_type=_optional(data, "mimeType", str, where),
-            annotations=_optional(data, "annotations", Mapping, where),
-            raw=data,
-        )
+        data = _object(data, where)
+        return cls(**_read(data, _TEMPLATE, where), raw=data)
+
+
+_TEMPLATE: _Spec = (
+    ("uri_template", "uriTemplate", str, True),
+    *_DESCRIBED,
+    ("mime_type", "mimeType", str, False),
+    ("annotations", "annotations", Mapping, False),
+)
 
 
 @dataclass(frozen=True)
@@ -502,15 +519,7 @@ def content_block(data: Any, where: str = "content") -> ContentBlock:
         media = ImageContent if kind == "image" else AudioContent
         return media(_require(data, "data", str, where), _require(data, "mimeType", str, where), **common)
     if kind == "resource_link":
-        return ResourceLink(
-            uri=_require(data, "uri", str, where),
-            name=_require(data, "name", str, where),
-            title=_optional(data, "title", str, where),
-            description=_optional(data, "description", str, where),
-            mime_type=_optional(data, "mimeType", str, where),
-            size=_optional(data, "size", int, where),
-            **common,
-        )
+        return ResourceLink(**_read(data, _RESOURCE, where), meta=common["meta"], raw=data)
     if kind == "resource":
         return EmbeddedResource(ResourceContents.from_dict(data.get("resource"), f"{where} resource"), **common)
     return UnknownContent(kind, raw=data)
