@@ -355,16 +355,15 @@ class Prompt:
 
 @dataclass(frozen=True)
 class PromptMessage:
-    """One message of a prompt: ``role`` (user or assistant) and a content block (a dict with ``type``)."""
+    """One message of a prompt: ``role`` (user or assistant) and a typed content block."""
 
     role: str
-    content: Mapping[str, Any]
+    content: ContentBlock
 
     @property
     def text(self) -> Optional[str]:
         """The text, when the content is a text block."""
-        text = self.content.get("text") if self.content.get("type") == "text" else None
-        return text if isinstance(text, str) else None
+        return self.content.text if isinstance(self.content, TextContent) else None
 
 
 @dataclass(frozen=True)
@@ -387,7 +386,8 @@ class GetPromptResult:
             spot = f"{where} message #{n}"
             if not isinstance(item, Mapping):
                 raise ProtocolError(f"{spot}: expected an object, got {item!r}")
-            parsed.append(PromptMessage(_require(item, "role", str, spot), _require(item, "content", Mapping, spot)))
+            content = content_block(_require(item, "content", Mapping, spot), f"{spot} content")
+            parsed.append(PromptMessage(_require(item, "role", str, spot), content))
         return cls(parsed, _optional(data, "description", str, where), raw=data)
 
 

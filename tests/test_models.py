@@ -110,3 +110,18 @@ def test_broken_base64_is_a_protocol_error():
     image = CallToolResult.from_dict({"content": [{"type": "image", "data": "***", "mimeType": "x"}]}).content[0]
     with pytest.raises(mcpsync.ProtocolError, match="not valid base64"):
         _ = image.data
+
+
+def test_prompt_messages_have_typed_content():
+    from mcpsync.models import GetPromptResult
+
+    result = GetPromptResult.from_dict(
+        {"messages": [{"role": "user", "content": {"type": "text", "text": "look"}},
+                      {"role": "user", "content": {"type": "image", "data": "AAAA", "mimeType": "image/png"}}]},
+        "p",
+    )  # fmt: skip
+    first, second = result.messages
+    assert first.text == "look" and isinstance(first.content, mcpsync.TextContent)
+    assert second.text is None and isinstance(second.content, mcpsync.ImageContent)
+    with pytest.raises(mcpsync.ProtocolError, match="message #0 content"):
+        GetPromptResult.from_dict({"messages": [{"role": "user", "content": {"type": "text"}}]}, "p")
