@@ -370,3 +370,25 @@ def test_official_server_asks_for_sampling_and_roots():
         assert client.call_tool("ask_sampling", {"question": "meaning?"}, timeout=T).text == "stub: forty-two"
         assert client.call_tool("client_roots", timeout=T).text == "file:///work file:///data"
     assert questions == ["meaning?"]
+
+
+@pytest.mark.official
+def test_official_server_elicits_through_the_elicitation_handler():
+    """ctx.elicit on the official server reaches Client(elicitation=...) with its schema; declining works too."""
+    pytest.importorskip("mcp.server.mcpserver")
+    asked = []
+
+    def elicit(params):
+        asked.append(params)
+        if len(asked) == 1:
+            return {
+                "action": "accept",
+                "content": {**mcpsync.elicitation_defaults(params["requestedSchema"]), "name": "Ada"},
+            }
+        return {"action": "decline"}
+
+    with mcpsync.connect(official_target("stdio"), name="official", timeout=T, elicitation=elicit) as client:
+        assert client.call_tool("ask_name", timeout=T).text == "hello Ada"
+        assert client.call_tool("ask_name", timeout=T).text == "decline"
+    assert asked[0]["message"] == "What is your name?"
+    assert "name" in asked[0]["requestedSchema"]["properties"]
