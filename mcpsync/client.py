@@ -119,6 +119,9 @@ class Client:
         on_list_changed: ``fn(kind)`` with ``"tools"``, ``"prompts"`` or
             ``"resources"`` when the server says that list changed.
         on_resource_updated: ``fn(uri)`` for a subscribed resource that changed.
+        refresh_on_list_changed: re-fetch a list at once (on the dispatch thread)
+            when the server says it changed, rather than on next use of
+            ``tools`` / ``prompts`` / ``resources``.
         A handler's answer to a request the server has meanwhile cancelled is not sent.
     """
 
@@ -138,6 +141,7 @@ class Client:
         on_elicitation_complete: Optional[Callable[[dict[str, Any]], None]] = None,
         on_list_changed: Optional[Callable[[str], None]] = None,
         on_resource_updated: Optional[Callable[[str], None]] = None,
+        refresh_on_list_changed: bool = False,
     ) -> None:
         self.transport = transport
         self.client_info = dict(client_info or {"name": "mcpsync", "version": __version__})
@@ -164,6 +168,9 @@ class Client:
         self._progress = ProgressTokens()
         self.validate_structured_output = validate_structured_output
         self._output_schemas = OutputSchemas()
+        self.refresh_on_list_changed = refresh_on_list_changed
+        # The last tools/prompts/resources lists; None: not fetched, or stale after list_changed.
+        self._cached: dict[str, Optional[list[Any]]] = {"tools": None, "prompts": None, "resources": None}
         self.server_info: Optional[ServerInfo] = None
         self.server_capabilities: dict[str, Any] = {}
         self.protocol_version: Optional[str] = None
@@ -355,7 +362,26 @@ class Client:
         """
         tools = self._list("tools/list", "tools", Tool.from_dict, timeout)
         self._output_schemas.remember(tools)
+        self._cached["tools"] = tools
         return tools
+
+    @property
+    def tools(self) -> list[Tool]:
+        """The server's tools, fetched once and again after ``notifications/tools/list_changed``."""
+        cached = self._cached["tools"]
+        return cached if cached is not None else self.list_tools()
+
+    @property
+    def prompts(self) -> list[Prompt]:
+        """The server's prompts, fetched once and again after ``notifications/prompts/list_changed``."""
+        cached = self._cached["prompts"]
+        return cached if cached is not None else self.list_prompts()
+
+    @property
+    def resources(self) -> list[Resource]:
+        """The server's resources, fetched once and again after ``notifications/resources/list_changed``."""
+        cached = self._cached["resources"]
+        return cached if cached is not None else self.list_resources()
 
     def _list(self, method: str, key: str, build: Callable[[Any, str], _Item], timeout: Any) -> list[_Item]:
         items: list[_Item] = []
@@ -426,7 +452,9 @@ class Client:
 
     def list_resources(self, *, timeout: Any = USE_DEFAULT) -> list[Resource]:
         """All the server's resources, across every page (``timeout`` applies per page)."""
-        return self._list("resources/list", "resources", Resource.from_dict, timeout)
+        resources = self._list("resources/list", "resources", Resource.from_dict, timeout)
+        self._cached["resources"] = resources
+        return resources
 
     def list_resource_templates(self, *, timeout: Any = USE_DEFAULT) -> list[ResourceTemplate]:
         """All the server's resource templates (``uriTemplate`` in RFC 6570 form), across every page."""
@@ -450,7 +478,9 @@ class Client:
 
     def list_prompts(self, *, timeout: Any = USE_DEFAULT) -> list[Prompt]:
         """All the server's prompts, across every page."""
-        return self._list("prompts/list", "prompts", Prompt.from_dict, timeout)
+        prompts = self._list("prompts/list", "prompts", Prompt.from_dict, timeout)
+        self._cached["prompts"] = prompts
+        return prompts
 
     def get_prompt(
         self, name: str, arguments: Optional[Mapping[str, str]] = None, *, timeout: Any = USE_DEFAULT
@@ -532,16 +562,27 @@ class Client:
             while len(self._cancelled_by_server) > 1024:
                 self._cancelled_by_server.popitem(last=False)
         elif method in _LIST_CHANGED:
-            if method == "notifications/tools/list_changed":
+            kind = _LIST_CHANGED[method]
+            self._cached[kind] = None
+            if kind == "tools":
                 self._output_schemas.forget()
+            if self.refresh_on_list_changed:
+                self._dispatcher.submit(self._refresh, kind)
             if self.on_list_changed is not None:
-                self._dispatcher.submit(self.on_list_changed, _LIST_CHANGED[method])
+                self._dispatcher.submit(self.on_list_changed, kind)
         elif method == "notifications/resources/updated" and self.on_resource_updated is not None:
             self._dispatcher.submit(self.on_resource_updated, params.get("uri"))
         elif method == "notifications/elicitation/complete" and self.on_elicitation_complete is not None:
             self._dispatcher.submit(self.on_elicitation_complete, params)
         if self.on_notification is not None:
             self._dispatcher.submit(self.on_notification, message["method"], message.get("params"))
+
+    def _refresh(self, kind: str) -> None:
+        """Dispatch thread: fetch a list the server said changed (failures are logged, not raised)."""
+        try:
+            {"tools": self.list_tools, "prompts": self.list_prompts, "resources": self.list_resources}[kind]()
+        except MCPError as exc:
+            logger.warning("server %r: could not refresh the %s list: %s", self.name, kind, exc)
 
     def _server_log(self, params: Optional[dict[str, Any]]) -> None:
         """A ``notifications/message``: to Python logging (MCP levels mapped) and to ``on_log``."""

@@ -145,8 +145,8 @@ def test_progress_reaches_the_callback_on_the_dispatch_thread(client):
 
 
 def test_progress_keeps_a_slow_call_alive(client):
-    """1.5 s of work with a 0.6 s timeout succeeds while progress arrives every 0.25 s."""
-    result = client.call_tool("progress", {"steps": 6, "delay": 0.25}, on_progress=lambda *a: None, timeout=0.6)
+    """2.4 s of work with a 1.2 s timeout succeeds while progress arrives every 0.3 s."""
+    result = client.call_tool("progress", {"steps": 8, "delay": 0.3}, on_progress=lambda *a: None, timeout=1.2)
     assert result.text == "done"
 
 
@@ -392,3 +392,33 @@ def test_official_server_elicits_through_the_elicitation_handler():
         assert client.call_tool("ask_name", timeout=T).text == "decline"
     assert asked[0]["message"] == "What is your name?"
     assert "name" in asked[0]["requestedSchema"]["properties"]
+
+
+def test_cached_lists_go_stale_on_list_changed_and_refresh_on_use(client):
+    first = client.tools
+    sent = client.transport.stats.sent
+    assert client.tools is first and client.transport.stats.sent == sent, "served from the cache"
+    client.call_tool("notify_client", {"method": "notifications/tools/list_changed"}, timeout=T)
+    import time
+
+    deadline = time.monotonic() + T
+    while client._cached["tools"] is not None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    again = client.tools
+    assert again is not first and [t.name for t in again] == [t.name for t in first]
+    assert [p.name for p in client.prompts] == ["greet"] and client.prompts is client.prompts
+    assert {r.uri for r in client.resources} == {"text://greeting", "binary://pixel"}
+
+
+def test_lists_can_be_refreshed_eagerly(target):
+    refreshed = threading.Event()
+    with mcpsync.connect(target, name="features", timeout=T, refresh_on_list_changed=True,
+                         on_list_changed=lambda kind: refreshed.set()) as client:  # fmt: skip
+        client.call_tool("notify_client", {"method": "notifications/prompts/list_changed"}, timeout=T)
+        assert refreshed.wait(T)
+        import time
+
+        deadline = time.monotonic() + T
+        while client._cached["prompts"] is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert [p.name for p in client._cached["prompts"]] == ["greet"], "fetched before anyone asked"

@@ -298,7 +298,7 @@ def test_concurrent_calls_from_many_threads(client: mcpsync.Client) -> None:
 def test_requests_are_pipelined(client: mcpsync.Client) -> None:
     """Five 1-second calls sent at once finish together: mcpsync does not serialise requests."""
     elapsed = five_slow_calls_at_once(client)
-    assert elapsed < 4.0, f"5 concurrent 1 s calls took {elapsed:.1f}s"
+    assert elapsed < 4.5, f"5 concurrent 1 s calls took {elapsed:.1f}s"  # one after another: 5 s
 
 
 # -- the server's stderr and stdout ------------------------------------------------
@@ -437,8 +437,8 @@ def test_timeout_cancels_on_the_server(client: mcpsync.Client) -> None:
     """RequestTimeout sends notifications/cancelled; the SDK honours it (no late response) and the session goes on."""
     started = time.monotonic()
     with pytest.raises(mcpsync.RequestTimeout) as info:
-        client.call_tool("slow", {"seconds": 1.0}, timeout=0.2)
-    assert time.monotonic() - started < 1.0
+        client.call_tool("slow", {"seconds": 5.0}, timeout=0.2)
+    assert time.monotonic() - started < 4.0  # well before the tool would have answered
     assert info.value.method == "tools/call"
     assert client.transport.stats.cancelled == 1
     time.sleep(1.5)  # past the tool's end: a server ignoring the cancellation would have answered by now
