@@ -12,7 +12,7 @@ import base64
 import binascii
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Optional, Union
+from typing import Any, ClassVar, Optional, TypeVar, Union
 
 from .errors import ProtocolError, ToolError
 
@@ -83,6 +83,39 @@ _RESOURCE: _Spec = (
 )
 
 
+_TOOL: _Spec = (
+    *_DESCRIBED,
+    ("input_schema", "inputSchema", Mapping, True),
+    ("output_schema", "outputSchema", Mapping, False),
+    ("annotations", "annotations", Mapping, False),
+)
+
+
+_TEMPLATE: _Spec = (
+    ("uri_template", "uriTemplate", str, True),
+    *_DESCRIBED,
+    ("mime_type", "mimeType", str, False),
+    ("annotations", "annotations", Mapping, False),
+)
+
+
+_Wire = TypeVar("_Wire", bound="_FromWire")
+
+
+class _FromWire:
+    """``from_dict`` for the types read straight from a table of fields (``_SPEC``)."""
+
+    _SPEC: ClassVar[_Spec]
+    _WHAT: ClassVar[str]
+
+    @classmethod
+    def from_dict(cls: type[_Wire], data: Any, where: Optional[str] = None) -> _Wire:
+        """Build from the dict the server sent; ``ProtocolError`` names the field that is wrong."""
+        where = where or cls._WHAT
+        data = _object(data, where)
+        return cls(**_read(data, cls._SPEC, where), raw=data)  # type: ignore[call-arg]
+
+
 @dataclass(frozen=True)
 class ServerInfo:
     """The server's ``serverInfo`` from ``initialize``: name, version and optional title."""
@@ -108,7 +141,7 @@ class ServerInfo:
 
 
 @dataclass(frozen=True)
-class Tool:
+class Tool(_FromWire):
     """A tool a server offers (from ``tools/list``)."""
 
     name: str
@@ -119,19 +152,8 @@ class Tool:
     annotations: Optional[Mapping[str, Any]] = None
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
-    @classmethod
-    def from_dict(cls, data: Any, where: str = "tool") -> Tool:
-        """Build from one entry of ``tools/list``'s ``tools``."""
-        data = _object(data, where)
-        return cls(**_read(data, _TOOL, where), raw=data)
-
-
-_TOOL: _Spec = (
-    *_DESCRIBED,
-    ("input_schema", "inputSchema", Mapping, True),
-    ("output_schema", "outputSchema", Mapping, False),
-    ("annotations", "annotations", Mapping, False),
-)
+    _SPEC: ClassVar[_Spec] = _TOOL
+    _WHAT: ClassVar[str] = "tool"
 
 
 @dataclass(frozen=True)
@@ -193,7 +215,7 @@ class CallToolResult:
 
 
 @dataclass(frozen=True)
-class Resource:
+class Resource(_FromWire):
     """A resource a server offers (from ``resources/list``)."""
 
     uri: str
@@ -205,15 +227,12 @@ class Resource:
     annotations: Optional[Mapping[str, Any]] = None
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
-    @classmethod
-    def from_dict(cls, data: Any, where: str = "resource") -> Resource:
-        """Build from one entry of ``resources/list``'s ``resources``."""
-        data = _object(data, where)
-        return cls(**_read(data, _RESOURCE, where), raw=data)
+    _SPEC: ClassVar[_Spec] = _RESOURCE
+    _WHAT: ClassVar[str] = "resource"
 
 
 @dataclass(frozen=True)
-class ResourceTemplate:
+class ResourceTemplate(_FromWire):
     """A parametrised resource (from ``resources/templates/list``), e.g. ``file:///{path}``."""
 
     uri_template: str
@@ -224,19 +243,8 @@ class ResourceTemplate:
     annotations: Optional[Mapping[str, Any]] = None
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
-    @classmethod
-    def from_dict(cls, data: Any, where: str = "resource template") -> ResourceTemplate:
-        """Build from one entry of ``resources/templates/list``'s ``resourceTemplates``."""
-        data = _object(data, where)
-        return cls(**_read(data, _TEMPLATE, where), raw=data)
-
-
-_TEMPLATE: _Spec = (
-    ("uri_template", "uriTemplate", str, True),
-    *_DESCRIBED,
-    ("mime_type", "mimeType", str, False),
-    ("annotations", "annotations", Mapping, False),
-)
+    _SPEC: ClassVar[_Spec] = _TEMPLATE
+    _WHAT: ClassVar[str] = "resource template"
 
 
 @dataclass(frozen=True)
