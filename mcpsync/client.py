@@ -602,7 +602,7 @@ class Client:
         # Reader thread. A ping is answered here, at once: no user code runs
         # and a busy dispatch thread must not make the server think we died.
         if message["method"] == "ping":
-            self._answer(message["id"], {})
+            self._reply(message["id"], {})
             return
         self._dispatcher.submit(self._run_request_handler, message)
 
@@ -610,8 +610,8 @@ class Client:
         method = message["method"]
         handler = self.request_handlers.get(method)
         if handler is None:
-            self._answer_error(
-                message["id"], ServerError(messages.ErrorCode.METHOD_NOT_FOUND, f"Method not found: {method}")
+            self._reply(
+                message["id"], error=ServerError(messages.ErrorCode.METHOD_NOT_FOUND, f"Method not found: {method}")
             )
             return
         failed = ServerError(messages.ErrorCode.INTERNAL_ERROR, f"the client's {method} handler failed")
@@ -632,21 +632,14 @@ class Client:
             # The server withdrew the request: the spec says not to answer it.
             logger.debug("server %r: not answering %r %r: cancelled by the server", self.name, method, message["id"])
             return
-        if error is not None:
-            self._answer_error(message["id"], error)
-        else:
-            assert result is not None
-            self._answer(message["id"], result)
+        self._reply(message["id"], result, error)
 
-    def _answer(self, request_id: Any, result: dict[str, Any]) -> None:
+    def _reply(
+        self, request_id: Any, result: Optional[dict[str, Any]] = None, error: Optional[ServerError] = None
+    ) -> None:
+        """Answer a server's request; a connection already gone is logged, not raised (nobody waits for it)."""
         try:
-            self.transport.respond(request_id, result)
-        except MCPError as exc:
-            logger.debug("server %r: could not answer request %r: %s", self.name, request_id, exc)
-
-    def _answer_error(self, request_id: Any, error: ServerError) -> None:
-        try:
-            self.transport.respond(request_id, error=error)
+            self.transport.respond(request_id, result, error=error)
         except MCPError as exc:
             logger.debug("server %r: could not answer request %r: %s", self.name, request_id, exc)
 

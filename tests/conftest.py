@@ -3,6 +3,7 @@ thread, a child process (or zombie) or a file descriptor behind fails."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import sys
@@ -133,3 +134,17 @@ def scripted_server(script: dict, log_file=None) -> list[str]:  # type: ignore[t
     if log_file is not None:
         command.append(str(log_file))
     return command
+
+
+@contextlib.contextmanager
+def ctrl_c_after(seconds: float) -> Iterator[None]:
+    """Deliver a real SIGINT (Ctrl-C) to this process after ``seconds``; expect KeyboardInterrupt inside."""
+    import signal
+
+    timer = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            yield
+    finally:
+        timer.join(LEAK_GRACE)

@@ -7,6 +7,7 @@ import requests
 
 import mcpsync
 
+from .conftest import ctrl_c_after
 from .http_server import running_http_server
 
 T = 20
@@ -128,16 +129,8 @@ def test_many_threads_share_one_http_client(client):
 
 def test_ctrl_c_during_an_http_call_cancels_it(client):
     """KeyboardInterrupt in the waiting thread: raised promptly, the server told, the client usable."""
-    import os
-    import signal
-
-    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            client.call_tool("sleep", {"seconds": 30}, timeout=T)
-    finally:
-        timer.join(T)
+    with ctrl_c_after(0.3):
+        client.call_tool("sleep", {"seconds": 30}, timeout=T)
     assert len(client.transport.pending) == 0
     cancelled = client.call_tool("cancelled_requests", timeout=T).structured_content["cancelled"]
     assert len(cancelled) == 1

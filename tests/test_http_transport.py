@@ -30,6 +30,11 @@ class FakeServer:
         self.seen = []
         self.results = {"initialize": initialize_result(), "ping": {}, "tools/list": {"tools": []}}
 
+    def reroute(self, callback):
+        """Answer POSTs with ``callback`` (which may fall back to ``self.post``)."""
+        self.mock.remove(responses.POST, URL)
+        self.mock.add_callback(responses.POST, URL, callback=callback)
+
     def post(self, request):
         self.seen.append(request)
         message = json.loads(request.body)
@@ -111,8 +116,7 @@ def test_sse_answers_with_notifications_first(fake):
         )
         return (200, {"Content-Type": "text/event-stream"}, body)
 
-    fake.mock.remove(responses.POST, URL)
-    fake.mock.add_callback(responses.POST, URL, callback=post)
+    fake.reroute(post)
     client = connect()
     client.on_notification = on_notification
     assert client.call_tool("x", timeout=T).text == "ok"
@@ -127,8 +131,7 @@ def test_a_stream_that_ends_without_the_answer_names_the_request(fake):
             return (200, {"Content-Type": "text/event-stream"}, ": nothing here\n\n")
         return fake.post(request)
 
-    fake.mock.remove(responses.POST, URL)
-    fake.mock.add_callback(responses.POST, URL, callback=post)
+    fake.reroute(post)
     with connect() as client:
         future = client.send_request("tools/call", {"name": "x"})
         with pytest.raises(mcpsync.NoResponseError, match=f"No response received for request ID {future.request_id}"):
@@ -147,8 +150,7 @@ def test_a_broken_stream_is_resumed_with_last_event_id(fake):
         reply = json.dumps(answer(fake.pending, {"content": [{"type": "text", "text": "resumed"}]}))
         return (200, {"Content-Type": "text/event-stream"}, f"id: ev-8\ndata: {reply}\n\n")
 
-    fake.mock.remove(responses.POST, URL)
-    fake.mock.add_callback(responses.POST, URL, callback=post)
+    fake.reroute(post)
     fake.mock.add_callback(responses.GET, URL, callback=get)
     with connect() as client:
         assert client.call_tool("x", timeout=T).text == "resumed"
@@ -167,8 +169,7 @@ def test_an_expired_session_is_renewed_and_the_request_retried_once(fake, caplog
             fake.session_id = "sess-2"
         return fake.post(request)
 
-    fake.mock.remove(responses.POST, URL)
-    fake.mock.add_callback(responses.POST, URL, callback=post)
+    fake.reroute(post)
     with connect() as client:
         assert client.list_tools(timeout=T) == []
         assert client.transport.session_id == "sess-2"
@@ -190,8 +191,7 @@ def test_a_session_that_keeps_expiring_is_an_error_not_a_loop(fake):
             return (404, {}, "gone")
         return fake.post(request)
 
-    fake.mock.remove(responses.POST, URL)
-    fake.mock.add_callback(responses.POST, URL, callback=post)
+    fake.reroute(post)
     with connect() as client, pytest.raises(mcpsync.SessionExpired, match="renewed session too"):
         client.list_tools(timeout=T)
 
@@ -205,8 +205,7 @@ def test_http_errors_carry_status_body_and_auth_hints(fake):
             return (500, {}, "boom")
         return fake.post(request)
 
-    fake.mock.remove(responses.POST, URL)
-    fake.mock.add_callback(responses.POST, URL, callback=post)
+    fake.reroute(post)
     with connect() as client:
         with pytest.raises(mcpsync.HTTPStatusError) as info:
             client.list_tools(timeout=T)
@@ -224,8 +223,7 @@ def test_a_notification_refused_raises(fake):
             return (400, {}, "no thanks")
         return fake.post(request)
 
-    fake.mock.remove(responses.POST, URL)
-    fake.mock.add_callback(responses.POST, URL, callback=post)
+    fake.reroute(post)
     with connect() as client, pytest.raises(mcpsync.HTTPStatusError, match="HTTP 400: no thanks"):
         client.notify("notifications/roots/list_changed")
 
@@ -236,8 +234,7 @@ def test_an_unexpected_content_type_is_a_protocol_error(fake):
             return (200, {"Content-Type": "text/html"}, "<html>")
         return fake.post(request)
 
-    fake.mock.remove(responses.POST, URL)
-    fake.mock.add_callback(responses.POST, URL, callback=post)
+    fake.reroute(post)
     with connect() as client, pytest.raises(mcpsync.ProtocolError, match="unexpected Content-Type 'text/html'"):
         client.ping(timeout=T)
 
@@ -304,8 +301,7 @@ def test_a_request_accepted_with_202_is_answered_on_the_get_stream(fake):
         reply = json.dumps(answer(fake.call, {"content": [{"type": "text", "text": "via GET"}]}))
         return (200, {"Content-Type": "text/event-stream"}, f"data: {reply}\n\n")
 
-    fake.mock.remove(responses.POST, URL)
-    fake.mock.add_callback(responses.POST, URL, callback=post)
+    fake.reroute(post)
     fake.mock.add_callback(responses.GET, URL, callback=get)
     with connect(listen=True) as client:
         assert client.call_tool("x", timeout=T).text == "via GET"
@@ -372,8 +368,7 @@ def test_a_request_given_up_on_while_queued_is_never_sent(fake):
         return fake.post(request)
 
     fake.results["tools/call"] = {"content": []}
-    fake.mock.remove(responses.POST, URL)
-    fake.mock.add_callback(responses.POST, URL, callback=post)
+    fake.reroute(post)
     with connect(max_connections=1) as client:
         blocker = client.send_request("tools/call", {"name": "blocker"})
         queued = client.send_request("tools/call", {"name": "queued"})
@@ -403,8 +398,7 @@ def test_a_stream_answered_by_polling_is_followed_to_the_end(fake):
         reply = json.dumps(answer(fake.call, {"content": [{"type": "text", "text": "polled"}]}))
         return (200, {"Content-Type": "text/event-stream"}, f"id: 6\ndata: {reply}\n\n")
 
-    fake.mock.remove(responses.POST, URL)
-    fake.mock.add_callback(responses.POST, URL, callback=post)
+    fake.reroute(post)
     fake.mock.add_callback(responses.GET, URL, callback=get)
     with connect(max_resumptions=2) as client:
         assert client.call_tool("x", timeout=T).text == "polled"
@@ -417,8 +411,7 @@ def test_202_for_a_request_without_a_get_stream_fails_it(fake):
             return (202, {}, "")
         return fake.post(request)
 
-    fake.mock.remove(responses.POST, URL)
-    fake.mock.add_callback(responses.POST, URL, callback=post)
+    fake.reroute(post)
     with connect(listen=False) as client, pytest.raises(mcpsync.ProtocolError, match="no GET stream"):
         client.call_tool("x", timeout=T)
 

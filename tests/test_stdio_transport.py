@@ -14,6 +14,8 @@ from mcpsync.errors import ConnectError, InvalidMessage, RequestTimeout, Transpo
 from mcpsync.testing import server_command, server_config
 from mcpsync.transports import StdioTransport
 
+from .conftest import ctrl_c_after
+
 CALL_TIMEOUT = 20
 
 _opened: list[StdioTransport] = []
@@ -189,13 +191,8 @@ def test_future_cancel_tells_the_server():
 def test_keyboard_interrupt_while_waiting_cancels_the_request():
     """Ctrl-C during a blocking call: KeyboardInterrupt promptly, the server told, the transport usable."""
     transport = started()
-    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            call(transport, "sleep", seconds=30)
-    finally:
-        timer.join(5)
+    with ctrl_c_after(0.3):
+        call(transport, "sleep", seconds=30)
     assert len(transport.pending) == 0
     cancelled = call(transport, "cancelled_requests")["structuredContent"]["cancelled"]
     assert len(cancelled) == 1

@@ -417,18 +417,27 @@ class TestServer:
 
     def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
         """Send a request to the client and return its answer as the tool's result."""
+        answer = self._send_and_wait(request, 10.0)
+        if answer is None:
+            raise ToolFailure(f"the client did not answer {request['method']!r} within 10s")
+        return self._structured(answer)
+
+    def _send_and_wait(self, request: dict[str, Any], wait: float, cancel: bool = False) -> Optional[dict[str, Any]]:
+        """Send a request to the client (then cancel it, if asked); its answer, or None after ``wait`` seconds."""
         answered = threading.Event()
         answers: list[dict[str, Any]] = []
         with self._lock:
             self._client_answers[request["id"]] = (answered, answers)
-        self.send(request)
         try:
-            if not answered.wait(10):
-                raise ToolFailure(f"the client did not answer {request['method']!r} within 10s")
+            self.send(request)
+            if cancel:
+                self.send(messages.notification(
+                    "notifications/cancelled", {"requestId": request["id"], "reason": "changed my mind"}
+                ))  # fmt: skip
+            return answers[0] if answered.wait(wait) else None
         finally:
             with self._lock:
                 self._client_answers.pop(request["id"], None)
-        return self._structured(answers[0])
 
     def tool_notify_client(
         self, call: ToolCall, method: str, params: Optional[dict[str, Any]] = None
@@ -439,19 +448,8 @@ class TestServer:
     def tool_ask_then_cancel(
         self, call: ToolCall, method: str, params: Optional[dict[str, Any]] = None, wait: float = 1.0
     ) -> dict[str, Any]:
-        request_id = f"s-{next(self._client_request_ids)}"
-        answered = threading.Event()
-        answers: list[dict[str, Any]] = []
-        with self._lock:
-            self._client_answers[request_id] = (answered, answers)
-        self.send(messages.request(request_id, method, params))
-        self.send(
-            messages.notification("notifications/cancelled", {"requestId": request_id, "reason": "changed my mind"})
-        )
-        got = answered.wait(wait)
-        with self._lock:
-            self._client_answers.pop(request_id, None)
-        return self._structured({"answered": got})
+        request = messages.request(f"s-{next(self._client_request_ids)}", method, params)
+        return self._structured({"answered": self._send_and_wait(request, wait, cancel=True) is not None})
 
     def tool_misbehave(self, call: ToolCall, kind: str) -> Optional[dict[str, Any]]:
         if kind == "garbage":

@@ -504,26 +504,18 @@ class Transport:
     def _refuse_invalid_request(self, message: Message, error: InvalidMessage) -> None:
         """JSON-RPC wants -32600 for an invalid request whose id we can read."""
         request_id = message.get("id")
-        if not isinstance(request_id, (int, str)) or isinstance(request_id, bool):
-            return
-        try:
-            self.respond(
-                request_id,
-                error=messages.error_object(messages.ErrorCode.INVALID_REQUEST, f"Invalid Request: {error.reason}"),
-            )
-        except MCPError as exc:
-            logger.debug("server %r: could not refuse request %r: %s", self.name, request_id, exc)
+        if isinstance(request_id, (int, str)) and not isinstance(request_id, bool):
+            self._refuse(request_id, messages.ErrorCode.INVALID_REQUEST, f"Invalid Request: {error.reason}")
 
     def _answer_unhandled(self, message: Message) -> None:
+        self._refuse(message["id"], messages.ErrorCode.METHOD_NOT_FOUND, f"Method not found: {message['method']}")
+
+    def _refuse(self, request_id: RequestId, code: int, text: str) -> None:
+        """Answer a server's request with an error; a connection already gone is only logged (nobody waits)."""
         try:
-            self.respond(
-                message["id"],
-                error=messages.error_object(
-                    messages.ErrorCode.METHOD_NOT_FOUND, f"Method not found: {message['method']}"
-                ),
-            )
+            self.respond(request_id, error=messages.error_object(code, text))
         except MCPError as exc:
-            logger.debug("server %r: could not answer %r: %s", self.name, message["method"], exc)
+            logger.debug("server %r: could not answer request %r: %s", self.name, request_id, exc)
 
     def _unmatched(self, key: Any, message: Message) -> None:
         if key is not None and self.pending.was_abandoned(key):
