@@ -180,12 +180,13 @@ class Transport:
             if threading.current_thread() not in self._threads():
                 self._closed_event.wait(CLOSE_WAIT)
             return
-        if self._state is TransportState.OPEN:
-            self._cancel_in_flight("the client is closing")
+        in_flight = self.pending.in_flight() if self._state is TransportState.OPEN else []
+        # Fail the callers first: the server's answer to a cancellation must not reach them instead.
+        self.pending.fail_all(lambda: TransportClosed(f"{self.name}: closed by the client"))
+        self._cancel_in_flight(in_flight, "the client is closing")
         with self._state_lock:
             if self._state is not TransportState.CLOSED:  # not already lost
                 self._state = TransportState.CLOSING
-        self.pending.fail_all(lambda: TransportClosed(f"{self.name}: closed by the client"))
         try:
             self._shutdown()
         finally:
@@ -205,14 +206,14 @@ class Transport:
             return TransportClosed(f"{self.name}: not started")
         return TransportClosed(f"{self.name}: closed by the client")
 
-    def _cancel_in_flight(self, reason: str) -> None:
-        """Tell the server about every request still in flight, so it can stop working on them.
+    def _cancel_in_flight(self, in_flight: list[RequestFuture], reason: str) -> None:
+        """Tell the server about requests that were in flight, so it can stop working on them.
 
         All of it within ``CLOSE_NOTICE_BUDGET``: a server that does not read
         must not hold up ``close()``.
         """
         deadline = time.monotonic() + CLOSE_NOTICE_BUDGET
-        for future in self.pending.in_flight():
+        for future in in_flight:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not self._tell_cancelled(future, reason, remaining):
                 return  # out of time, or the wire is gone: nothing more to tell
