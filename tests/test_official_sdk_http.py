@@ -19,13 +19,9 @@ expect from the MCP spec, is called out in the docstrings marked "SDK:".
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -39,14 +35,16 @@ import mcpsync
 
 from .http_server import stop
 from .official import (
+    HTTP_SSE,
     SERVER_NAME,
-    SERVER_SCRIPT,
     SERVER_VERSION,
     TIMEOUT,
     TOOLS,
+    Server,
     client_opener,
     echo_from_threads,
     five_slow_calls_at_once,
+    start_server,
     wait_for,
 )
 
@@ -58,7 +56,6 @@ LABEL = "official-http"
 SSE_REPLIES = "sse-replies"
 JSON_REPLIES = "json-replies"
 STATELESS = "stateless"
-HTTP_SSE = "http+sse"
 MODES = (SSE_REPLIES, JSON_REPLIES, STATELESS, HTTP_SSE)
 STREAMABLE = (SSE_REPLIES, JSON_REPLIES, STATELESS)
 #: The Streamable HTTP modes that keep a session (an Mcp-Session-Id and a GET stream).
@@ -74,60 +71,6 @@ NO_BACK_CHANNEL = "this transport context has no back-channel for server-initiat
 
 
 # -- the server process ----------------------------------------------------------------
-
-
-@dataclass
-class Server:
-    """A running official SDK server: its mode, port, MCP URL and process."""
-
-    mode: str
-    port: int
-    process: subprocess.Popen  # type: ignore[type-arg]
-    stderr_path: Path
-
-    @property
-    def url(self) -> str:
-        """The URL a client is given: the MCP endpoint, or the SSE stream for HTTP+SSE."""
-        return f"http://127.0.0.1:{self.port}/{'sse' if self.mode == HTTP_SSE else 'mcp'}"
-
-    @property
-    def target(self) -> Any:
-        """What to pass to ``mcpsync.connect``: a bare URL, or an explicit HTTP+SSE config."""
-        return {"type": "sse", "url": self.url} if self.mode == HTTP_SSE else self.url
-
-    def stderr(self) -> str:
-        """What the server wrote to stderr so far."""
-        return self.stderr_path.read_text(encoding="utf-8", errors="replace")
-
-
-def free_port() -> int:
-    """A TCP port nobody listens on right now (the OS picks it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def start_server(mode: str, directory: Path) -> Server:
-    """Start the server script in ``mode`` and wait (bounded) until its port accepts connections."""
-    port = free_port()
-    stderr_path = directory / f"server-{mode.replace('+', '-')}-{port}.log"
-    with open(stderr_path, "wb") as stderr:  # the child keeps its own copy of the descriptor
-        process = subprocess.Popen(
-            [sys.executable, str(SERVER_SCRIPT), mode, str(port)], stdout=subprocess.DEVNULL, stderr=stderr
-        )
-    server = Server(mode, port, process, stderr_path)
-    deadline = time.monotonic() + TIMEOUT
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1.0).close()
-            return server
-        except OSError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            stop(process, 5)
-            pytest.fail(f"the {mode} server did not start (exit code {process.returncode}):\n{server.stderr()}")
-        time.sleep(0.05)
 
 
 @pytest.fixture(scope="module", params=MODES)
