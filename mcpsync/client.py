@@ -1,4 +1,4 @@
-"""The MCP session on top of one transport: handshake, typed methods, server requests.
+"""The MCP session on top of one transport: handshake, typed methods, what the server tells us.
 
     with mcpsync.connect(["python", "server.py"]) as client:
         client.list_tools()
@@ -7,24 +7,24 @@
 Thread-safe: one client may serve many threads at once; each call blocks only
 its own thread. User callbacks (notification and request handlers) run on the
 client's dispatch thread, in arrival order, never on the transport's reader.
+The server's requests to us (roots, sampling, elicitation) are answered by
+``mcpsync.server_requests``.
 """
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 import enum
 import json
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Callable, Optional, TypeVar, Union
 
-from . import messages
 from ._version import __version__
 from .config import USE_DEFAULT, HTTPServerConfig, resolve_timeout, server_config_from
 from .dispatch import Dispatcher
-from .errors import HTTPStatusError, MCPError, ProtocolError, ServerError, UnsupportedProtocolVersion
+from .errors import HTTPStatusError, MCPError, ProtocolError, UnsupportedProtocolVersion
 from .messages import LOG_LEVELS, Message
 from .models import (
     CallToolResult,
@@ -40,6 +40,7 @@ from .models import (
 from .output_schemas import OutputSchemas
 from .pending import RequestFuture
 from .progress import ProgressCallback, ProgressTokens, with_progress_token
+from .server_requests import RequestHandler, Roots, ServerRequests
 from .transports import create_transport
 from .transports.base import Transport
 
@@ -60,7 +61,6 @@ LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0]
 SSE_FALLBACK_STATUSES = (400, 404, 405)
 
 NotificationHandler = Callable[[str, Optional[dict[str, Any]]], None]
-RequestHandler = Callable[[Optional[dict[str, Any]]], dict[str, Any]]
 LogHandler = Callable[[Any, Any, Any], None]
 _Item = TypeVar("_Item")
 
@@ -135,7 +135,7 @@ class Client:
         request_handlers: Optional[Mapping[str, RequestHandler]] = None,
         on_log: Optional[LogHandler] = None,
         validate_structured_output: bool = True,
-        roots: Union[Sequence[Union[str, Mapping[str, Any]]], Callable[[], Sequence[Any]], None] = None,
+        roots: Optional[Roots] = None,
         sampling: Optional[RequestHandler] = None,
         elicitation: Optional[RequestHandler] = None,
         on_elicitation_complete: Optional[Callable[[dict[str, Any]], None]] = None,
@@ -145,25 +145,10 @@ class Client:
     ) -> None:
         self.transport = transport
         self.client_info = dict(client_info or {"name": "mcpsync", "version": __version__})
-        self.capabilities = dict(capabilities or {})
         self.on_notification = on_notification
-        self.request_handlers: dict[str, RequestHandler] = {}
-        # What the user supplies is declared, and only that (the spec: no capability, no requests).
-        self._roots = roots
-        if roots is not None:
-            self.capabilities.setdefault("roots", {"listChanged": True})
-            self.request_handlers["roots/list"] = self._list_roots
-        if sampling is not None:
-            self.capabilities.setdefault("sampling", {})
-            self.request_handlers["sampling/createMessage"] = sampling
-        if elicitation is not None:
-            self.capabilities.setdefault("elicitation", {"form": {}, "url": {}})
-            self.request_handlers["elicitation/create"] = elicitation
-        self.request_handlers.update(request_handlers or {})
         self.on_elicitation_complete = on_elicitation_complete
         self.on_list_changed = on_list_changed
         self.on_resource_updated = on_resource_updated
-        self._cancelled_by_server: collections.OrderedDict[Any, None] = collections.OrderedDict()
         self.on_log = on_log
         self._progress = ProgressTokens()
         self.validate_structured_output = validate_structured_output
@@ -179,9 +164,27 @@ class Client:
         self._initializing = False
         self._lock = threading.Lock()
         self._dispatcher = Dispatcher(transport.name)
+        try:
+            self._server_requests = ServerRequests(
+                transport, self._dispatcher, capabilities=capabilities, request_handlers=request_handlers,
+                roots=roots, sampling=sampling, elicitation=elicitation,
+            )  # fmt: skip
+        except BaseException:
+            self._dispatcher.close()  # bad arguments must not leave the dispatch thread behind
+            raise
+        self.capabilities = self._server_requests.capabilities
         transport.on_notification = self._on_notification
-        transport.on_request = self._on_request
+        transport.on_request = self._server_requests.on_request
         transport.on_close = self._on_transport_closed
+
+    @property
+    def request_handlers(self) -> dict[str, RequestHandler]:
+        """``{method: fn(params) -> result}`` for the server's requests (see ``__init__``); may be changed."""
+        return self._server_requests.handlers
+
+    @request_handlers.setter
+    def request_handlers(self, handlers: dict[str, RequestHandler]) -> None:
+        self._server_requests.handlers = handlers
 
     # -- life ---------------------------------------------------------------
 
@@ -530,20 +533,17 @@ class Client:
             raise ValueError(f"unknown logging level {level!r}; one of {', '.join(LOG_LEVELS)}")
         self.request("logging/setLevel", {"level": level}, timeout=timeout)
 
-    def set_roots(self, roots: Union[Sequence[Union[str, Mapping[str, Any]]], Callable[[], Sequence[Any]]]) -> None:
+    def set_roots(self, roots: Roots) -> None:
         """Replace the roots offered to the server, and tell it (``notifications/roots/list_changed``).
 
         Only for a client made with ``roots=`` (the capability is declared at ``initialize``).
+
+        Raises:
+            ProtocolError: the client was made without ``roots=``.
         """
-        if self._roots is None:
-            raise ProtocolError(f"{self.name}: the client declared no roots capability; pass roots= to Client")
-        self._roots = roots
+        self._server_requests.set_roots(roots)
         if self.is_connected:
             self.notify("notifications/roots/list_changed")
-
-    def _list_roots(self, params: Optional[dict[str, Any]]) -> dict[str, Any]:
-        roots = self._roots() if callable(self._roots) else self._roots
-        return {"roots": [{"uri": root} if isinstance(root, str) else dict(root) for root in roots or ()]}
 
     # -- from the server ------------------------------------------------------
 
@@ -558,9 +558,7 @@ class Client:
         elif method == "notifications/message":
             self._dispatcher.submit(self._server_log, params)
         elif method == "notifications/cancelled":
-            self._cancelled_by_server[params.get("requestId")] = None
-            while len(self._cancelled_by_server) > 1024:
-                self._cancelled_by_server.popitem(last=False)
+            self._server_requests.cancelled(params.get("requestId"))
         elif method in _LIST_CHANGED:
             kind = _LIST_CHANGED[method]
             self._cached[kind] = None
@@ -597,51 +595,6 @@ class Client:
             server_logger.log(python_level, "%s%s", f"[{source}] " if source else "", text)
         if self.on_log is not None:
             self.on_log(level, source, data)
-
-    def _on_request(self, message: Message) -> None:
-        # Reader thread. A ping is answered here, at once: no user code runs
-        # and a busy dispatch thread must not make the server think we died.
-        if message["method"] == "ping":
-            self._reply(message["id"], {})
-            return
-        self._dispatcher.submit(self._run_request_handler, message)
-
-    def _run_request_handler(self, message: Message) -> None:
-        method = message["method"]
-        handler = self.request_handlers.get(method)
-        if handler is None:
-            self._reply(
-                message["id"], error=ServerError(messages.ErrorCode.METHOD_NOT_FOUND, f"Method not found: {method}")
-            )
-            return
-        failed = ServerError(messages.ErrorCode.INTERNAL_ERROR, f"the client's {method} handler failed")
-        result: Optional[dict[str, Any]] = None
-        error: Optional[ServerError] = None
-        try:
-            result = handler(message.get("params"))
-            if not isinstance(result, dict):
-                raise TypeError(f"a request handler must return a dict, not {type(result).__name__}")
-            messages.encode(result)  # fail here, not after half an answer
-        except ServerError as exc:
-            result, error = None, exc
-        except Exception:
-            # The details stay in our log: an exception's text may hold what a server should not see.
-            logger.exception("server %r: handler for %r failed", self.name, method)
-            result, error = None, failed
-        if message["id"] in self._cancelled_by_server:
-            # The server withdrew the request: the spec says not to answer it.
-            logger.debug("server %r: not answering %r %r: cancelled by the server", self.name, method, message["id"])
-            return
-        self._reply(message["id"], result, error)
-
-    def _reply(
-        self, request_id: Any, result: Optional[dict[str, Any]] = None, error: Optional[ServerError] = None
-    ) -> None:
-        """Answer a server's request; a connection already gone is logged, not raised (nobody waits for it)."""
-        try:
-            self.transport.respond(request_id, result, error=error)
-        except MCPError as exc:
-            logger.debug("server %r: could not answer request %r: %s", self.name, request_id, exc)
 
 
 def connect(target: Any, *, name: Optional[str] = None, timeout: Any = USE_DEFAULT, **client_kwargs: Any) -> Client:
