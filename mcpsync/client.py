@@ -59,6 +59,8 @@ SUPPORTED_PROTOCOL_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "202
 LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0]
 #: Answers to our first POST that mean "this is an HTTP+SSE (2024-11-05) server".
 SSE_FALLBACK_STATUSES = (400, 404, 405)
+#: Seconds a call with ``on_progress`` waits, after its answer, for the progress callbacks queued before it.
+PROGRESS_DRAIN_WAIT = 1.0
 
 NotificationHandler = Callable[[str, Optional[dict[str, Any]]], None]
 LogHandler = Callable[[Any, Any, Any], None]
@@ -320,7 +322,9 @@ class Client:
             timeout: seconds without an answer; ``None``: no limit.
             on_progress: ``fn(progress, total, message)``, called on the dispatch
                 thread for each ``notifications/progress`` (a unique
-                ``progressToken`` is added to the request's ``_meta``).
+                ``progressToken`` is added to the request's ``_meta``). The
+                callbacks for progress sent before the answer have run when
+                this returns (unless one takes longer than a second).
             max_total_timeout: a hard cap in seconds that progress never extends.
             progress_resets_timeout: whether each progress notification starts
                 ``timeout`` afresh (only with ``on_progress`` or ``max_total_timeout``).
@@ -331,7 +335,7 @@ class Client:
         token, watch = self._progress.open(on_progress)
         try:
             future = self.transport.send_request(method, with_progress_token(params, token))
-            return self.transport.wait(
+            result = self.transport.wait(
                 future,
                 resolve_timeout(timeout, self.transport.default_timeout),
                 max_total=max_total_timeout,
@@ -339,6 +343,10 @@ class Client:
             )
         finally:
             self._progress.close(token)
+        if on_progress is not None:
+            # The server sent its progress before the answer; let the callbacks see all of it before we return.
+            self._dispatcher.drain(PROGRESS_DRAIN_WAIT)
+        return result
 
     def send_request(self, method: str, params: Optional[dict[str, Any]] = None) -> RequestFuture:
         """Send any request; returns a ``concurrent.futures.Future`` of its ``result`` dict."""

@@ -53,6 +53,13 @@ def run_demo(out: TextIO = sys.stdout) -> int:
         out.write(f"  echo(text='Hello from mcpsync')  -> {result.text!r}\n")
         result = client.call_tool("add", {"a": 2, "b": 40})
         out.write(f"  add(a=2, b=40)                   -> structured {json.dumps(result.structured_content)}\n")
+        reports: list[str] = []
+        result = client.call_tool(
+            "progress",
+            {"steps": 4, "delay": 0.05},
+            on_progress=lambda done, total, message: reports.append(f"{done:g}/{total:g}"),
+        )
+        out.write(f"  progress(steps=4)                -> {result.text!r}, progress {' '.join(reports)}\n")
         result = client.call_tool("fail", {"message": "this tool always fails"})
         try:
             result.raise_for_error()

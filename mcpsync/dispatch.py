@@ -40,6 +40,18 @@ class Dispatcher:
             return
         self._queue.put((fn, args))
 
+    def drain(self, timeout: float) -> bool:
+        """Wait until the calls queued so far have run; ``False`` if ``timeout`` seconds passed first.
+
+        Returns ``True`` at once on the dispatch thread itself (it cannot wait
+        for its own queue) and once the dispatcher is closed.
+        """
+        if self._closed or self._thread is threading.current_thread():
+            return True
+        done = threading.Event()
+        self._queue.put((done.set, ()))
+        return done.wait(timeout)
+
     def _run(self) -> None:
         while True:
             item = self._queue.get()

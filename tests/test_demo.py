@@ -16,6 +16,7 @@ def test_run_demo_prints_tools_and_results():
         assert f"\n  {tool} " in text
     assert "'Hello from mcpsync'" in text
     assert 'structured {"sum": 42}' in text
+    assert "progress(steps=4)                -> 'done', progress 1/4 2/4 3/4 4/4" in text
     assert "RequestTimeout: Request timeout after 0.5s" in text
     assert "0 threads left running" in text
     assert "read_resource('text://greeting')  -> 'Hello from a resource'" in text

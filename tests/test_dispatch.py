@@ -45,3 +45,18 @@ def test_close_from_its_own_thread_does_not_deadlock():
     assert closed.wait(10)
     dispatcher.thread.join(10)
     assert not dispatcher.thread.is_alive()
+
+
+def test_drain_waits_for_what_was_queued_and_is_bounded():
+    dispatcher = Dispatcher("drain")
+    seen = []
+    release = threading.Event()
+    dispatcher.submit(lambda: (release.wait(10), seen.append("slow")))
+    assert dispatcher.drain(0.1) is False  # still running: the wait ends at its bound
+    release.set()
+    assert dispatcher.drain(10) is True and seen == ["slow"]
+    inside = []
+    dispatcher.submit(lambda: inside.append(dispatcher.drain(10)))  # on its own thread: returns at once
+    assert dispatcher.drain(10) is True and inside == [True]
+    dispatcher.close()
+    assert dispatcher.drain(10) is True
