@@ -22,7 +22,7 @@ from typing import Any, Optional
 from .errors import InvalidMessage
 from .messages import Kind, classify, shorten
 
-__all__ = ["envelope_schema", "validate"]
+__all__ = ["envelope_schema", "load_schema", "validate"]
 
 _SCHEMA_FILE = "jsonrpc.schema.json"
 
@@ -37,13 +37,18 @@ _lock = threading.Lock()
 _validators: dict[Optional[Kind], Any] = {}
 
 
-def envelope_schema() -> dict[str, Any]:
-    """Return the JSON-RPC envelope schema document shipped with the package."""
+def load_schema(file_name: str) -> dict[str, Any]:
+    """A JSON Schema document shipped in ``mcpsync/schemas/``."""
     from importlib import resources  # lazily: it costs a few ms at import time
 
-    text = resources.files("mcpsync").joinpath("schemas").joinpath(_SCHEMA_FILE).read_text("utf-8")
+    text = resources.files("mcpsync").joinpath("schemas").joinpath(file_name).read_text("utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema
+
+
+def envelope_schema() -> dict[str, Any]:
+    """Return the JSON-RPC envelope schema document shipped with the package."""
+    return load_schema(_SCHEMA_FILE)
 
 
 def _get_validators() -> dict[Optional[Kind], Any]:
