@@ -11,6 +11,7 @@ threads, no event loop. See the README for the whole API.
 """
 
 import logging as _logging
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from ._version import __version__
 from .client import (
@@ -40,10 +41,12 @@ from .errors import (
     ProtocolError,
     RequestTimeout,
     ServerError,
+    ServerUnavailable,
     SessionExpired,
     ToolError,
     TransportClosed,
     TransportError,
+    UnknownNameError,
     UnsupportedProtocolVersion,
     WriteTimeout,
 )
@@ -70,13 +73,24 @@ from .models import (
 )
 from .transports import StdioTransport, Transport, TransportStats, create_transport
 
-#: Names whose modules load requests: imported on first use, not on `import mcpsync`.
+if _TYPE_CHECKING:
+    from .config_files import LoadedConfig, ServerEntry, discover_config_files, load_config, parse_config
+    from .manager import ManagedPrompt, ManagedResource, ManagedTool, Manager, ServerState, ServerStatus
+    from .oneshot import call_mcp, parse_sse
+    from .transports import SSETransport, StreamableHTTPTransport
+
+#: Names imported on first use, not on `import mcpsync`: those whose modules load
+#: requests, and the manager and configuration files, which a one-server script never needs.
 _LAZY = {
     "SSETransport": "mcpsync.transports",
     "StreamableHTTPTransport": "mcpsync.transports",
     "call_mcp": "mcpsync.oneshot",
     "parse_sse": "mcpsync.oneshot",
-}
+    **dict.fromkeys(["LoadedConfig", "ServerEntry", "discover_config_files", "load_config", "parse_config"],
+                    "mcpsync.config_files"),
+    **dict.fromkeys(["ManagedPrompt", "ManagedResource", "ManagedTool", "Manager", "ServerState", "ServerStatus"],
+                    "mcpsync.manager"),
+}  # fmt: skip
 
 
 def __getattr__(name: str) -> object:
@@ -106,7 +120,12 @@ __all__ = [
     "HTTPStatusError",
     "ImageContent",
     "InvalidMessage",
+    "LoadedConfig",
     "MCPError",
+    "ManagedPrompt",
+    "ManagedResource",
+    "ManagedTool",
+    "Manager",
     "NoResponseError",
     "NotSupportedError",
     "OutputSchemaError",
@@ -122,8 +141,12 @@ __all__ = [
     "ResourceTemplate",
     "SSETransport",
     "ServerConfig",
+    "ServerEntry",
     "ServerError",
     "ServerInfo",
+    "ServerState",
+    "ServerStatus",
+    "ServerUnavailable",
     "SessionExpired",
     "StdioServerConfig",
     "StdioTransport",
@@ -136,13 +159,17 @@ __all__ = [
     "TransportError",
     "TransportStats",
     "UnknownContent",
+    "UnknownNameError",
     "UnsupportedProtocolVersion",
     "WriteTimeout",
     "__version__",
     "call_mcp",
     "connect",
     "create_transport",
+    "discover_config_files",
     "elicitation_defaults",
+    "load_config",
+    "parse_config",
     "parse_sse",
 ]
 

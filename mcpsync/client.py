@@ -124,6 +124,10 @@ class Client:
         refresh_on_list_changed: re-fetch a list at once (on the dispatch thread)
             when the server says it changed, rather than on next use of
             ``tools`` / ``prompts`` / ``resources``.
+        on_close: ``fn(error)`` once the connection ends: ``error`` is ``None``
+            when the client closed it, else why it was lost (a
+            ``TransportClosed`` with the exit code and stderr). Runs on the
+            thread that saw the end (a transport thread); keep it short.
         A handler's answer to a request the server has meanwhile cancelled is not sent.
     """
 
@@ -144,6 +148,7 @@ class Client:
         on_list_changed: Optional[Callable[[str], None]] = None,
         on_resource_updated: Optional[Callable[[str], None]] = None,
         refresh_on_list_changed: bool = False,
+        on_close: Optional[Callable[[Optional[BaseException]], None]] = None,
     ) -> None:
         self.transport = transport
         self.client_info = dict(client_info or {"name": "mcpsync", "version": __version__})
@@ -151,6 +156,7 @@ class Client:
         self.on_elicitation_complete = on_elicitation_complete
         self.on_list_changed = on_list_changed
         self.on_resource_updated = on_resource_updated
+        self.on_close = on_close
         self.on_log = on_log
         self._progress = ProgressTokens()
         self.validate_structured_output = validate_structured_output
@@ -299,6 +305,8 @@ class Client:
         # it waits for the response this very closing has just failed.
         if error is not None and self._state is ClientState.OPEN:
             self._state = ClientState.CLOSED
+        if self.on_close is not None:
+            self.on_close(error)  # the transport calls us once, and logs what this raises
 
     def _check_open(self) -> None:
         if self._state is not ClientState.OPEN:

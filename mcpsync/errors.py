@@ -10,7 +10,8 @@ Every exception is an ``MCPError``; catch that to catch them all::
     │   ├── HTTPStatusError          an HTTP request got a non-2xx status
     │   ├── SessionExpired           an HTTP session id was refused with 404
     │   ├── WriteTimeout             the server did not take our message in time (also a TimeoutError)
-    │   └── NoResponseError          a stream ended before the response arrived
+    │   ├── NoResponseError          a stream ended before the response arrived
+    │   └── ServerUnavailable        a managed server is failed, disabled, or did not connect in time
     ├── RequestTimeout               no answer within the timeout (also a TimeoutError)
     ├── ProtocolError                the peer broke the protocol
     │   ├── InvalidMessage           a message failed the JSON-RPC envelope schema
@@ -18,6 +19,7 @@ Every exception is an ``MCPError``; catch that to catch them all::
     │   └── UnsupportedProtocolVersion
     ├── ConfigurationError           bad configuration (also a ValueError)
     ├── NotSupportedError            a feature mcpsync does not offer yet (also a NotImplementedError)
+    ├── UnknownNameError             no server, tool or prompt of that name (also a LookupError)
     └── ToolError                    a tool call returned ``isError: true``
 
 A local timeout is always a ``RequestTimeout``, never dressed up as a server
@@ -40,10 +42,12 @@ __all__ = [
     "ProtocolError",
     "RequestTimeout",
     "ServerError",
+    "ServerUnavailable",
     "SessionExpired",
     "ToolError",
     "TransportClosed",
     "TransportError",
+    "UnknownNameError",
     "UnsupportedProtocolVersion",
     "WriteTimeout",
 ]
@@ -106,6 +110,18 @@ class TransportClosed(TransportError):
     def copy(self) -> TransportClosed:
         """A new exception saying the same (each waiting caller gets its own)."""
         return type(self)(self.detail, exit_code=self.exit_code, stderr_tail=self.stderr_tail)
+
+
+class ServerUnavailable(TransportError):
+    """A managed server cannot take the call: it is failed or disabled, or did not (re)connect in time.
+
+    Attributes:
+        state: the server's state then (``"failed"``, ``"disabled"``, ``"connecting"``...).
+    """
+
+    def __init__(self, message: str, *, state: Any = None) -> None:
+        super().__init__(message)
+        self.state = getattr(state, "value", state)
 
 
 class ConnectError(TransportError):
@@ -215,6 +231,10 @@ class ConfigurationError(MCPError, ValueError):
 
 class NotSupportedError(MCPError, NotImplementedError):
     """A feature mcpsync does not offer (yet); the message says which."""
+
+
+class UnknownNameError(MCPError, LookupError):
+    """No server, tool or prompt of that name (the message suggests close matches)."""
 
 
 class ToolError(MCPError):

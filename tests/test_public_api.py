@@ -11,7 +11,7 @@ PROMISED = {
     "connect", "Client", "StdioServerConfig", "HTTPServerConfig", "create_transport",
     "MCPError", "ServerError", "TransportError", "TransportClosed", "ConnectError", "HTTPStatusError",
     "SessionExpired", "NoResponseError", "RequestTimeout", "ProtocolError", "InvalidMessage",
-    "UnsupportedProtocolVersion", "ConfigurationError", "ToolError", "Tool", "CallToolResult",
+    "UnsupportedProtocolVersion", "ConfigurationError", "ToolError", "Tool", "CallToolResult", "Manager",
 }  # fmt: skip
 
 

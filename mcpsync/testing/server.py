@@ -4,6 +4,7 @@ It serves the demo and mcpsync's own tests, and you can use it to test code
 that talks to MCP servers::
 
     python -m mcpsync.testing [--name NAME] [--page-size N] [--protocol-version V] [--ignore-sigterm]
+                              [--start-delay SECONDS] [--die-after SECONDS] [--http PORT [--json]]
 
 Tools:
     echo(text)                  returns the text
@@ -28,7 +29,8 @@ Tools:
 Resources: ``text://greeting`` (text), ``binary://pixel`` (a PNG, as a blob) and the
 template ``echo://{text}``; a prompt ``greet(name, style?)``; completion for the
 prompt's arguments and the template's ``text``; ``logging/setLevel`` filters what
-the ``log`` tool sends. ``--page-size`` pages every list.
+the ``log`` tool sends. ``--page-size`` pages every list. ``--start-delay`` makes a
+slow starter, ``--die-after`` a server that crashes on schedule (exit code 3).
 
 Quick tools run on the reading thread; slow ones on a thread of their own, so
 the server keeps reading (and sees cancellations) while they run.
@@ -483,9 +485,18 @@ def main(argv: Optional[list[str]] = None) -> None:
     parser.add_argument("--ignore-sigterm", action="store_true", help="ignore SIGTERM (tests the kill path)")
     parser.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on 127.0.0.1:PORT (0: any)")
     parser.add_argument("--json", action="store_true", help="with --http: answer with JSON bodies, not SSE")
+    parser.add_argument("--start-delay", type=float, default=0.0, metavar="SECONDS", help="wait before serving")
+    parser.add_argument(
+        "--die-after", type=float, default=None, metavar="SECONDS", help="exit with code 3 this long after starting"
+    )
     args = parser.parse_args(argv)
     if args.ignore_sigterm:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if args.die_after is not None:
+        timer = threading.Timer(args.die_after, lambda: (print("dying on schedule", file=sys.stderr), os._exit(3)))
+        timer.daemon = True
+        timer.start()
+    time.sleep(args.start_delay)
     if args.http is not None:
         from .http import serve_http
 
