@@ -50,6 +50,7 @@ from .errors import (
     UnsupportedProtocolVersion,
     WriteTimeout,
 )
+from .interactive import set_progress_bars, show_logs
 from .models import (
     AudioContent,
     CallToolResult,
@@ -171,6 +172,8 @@ __all__ = [
     "load_config",
     "parse_config",
     "parse_sse",
+    "set_progress_bars",
+    "show_logs",
 ]
 
 _logging.getLogger(__name__).addHandler(_logging.NullHandler())

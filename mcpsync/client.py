@@ -21,10 +21,12 @@ import threading
 from collections.abc import Mapping
 from typing import Any, Callable, Optional, TypeVar, Union
 
+from . import cleanup
 from ._version import __version__
 from .config import USE_DEFAULT, HTTPServerConfig, resolve_timeout, server_config_from
 from .dispatch import Dispatcher
 from .errors import HTTPStatusError, MCPError, ProtocolError, UnsupportedProtocolVersion
+from .interactive import progress_bar_for
 from .messages import LOG_LEVELS, Message
 from .models import (
     CallToolResult,
@@ -184,6 +186,7 @@ class Client:
         transport.on_notification = self._on_notification
         transport.on_request = self._server_requests.on_request
         transport.on_close = self._on_transport_closed
+        cleanup.track(self)  # closed at interpreter exit if the program forgets
 
     @property
     def request_handlers(self) -> dict[str, RequestHandler]:
@@ -435,6 +438,7 @@ class Client:
         on_progress: Optional[ProgressCallback] = None,
         max_total_timeout: Optional[float] = None,
         progress_resets_timeout: bool = True,
+        progress_bar: Optional[bool] = None,
     ) -> CallToolResult:
         """Call a tool and block for its result.
 
@@ -447,6 +451,9 @@ class Client:
             timeout: seconds; ``None`` for no limit; default: the transport's.
             meta: passed through as the request's ``_meta``.
             on_progress, max_total_timeout, progress_resets_timeout: as for ``request``.
+            progress_bar: show the server's progress as a bar (tqdm): ``True``,
+                ``False``, or ``None`` for the global setting, which by default
+                shows bars only when someone watches (see ``mcpsync.interactive``).
 
         Raises:
             OutputSchemaError: the tool declared an ``outputSchema`` that its
@@ -458,10 +465,15 @@ class Client:
         params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
         if meta is not None:
             params["_meta"] = dict(meta)
-        result = self.request(
-            "tools/call", params, timeout=timeout, on_progress=on_progress,
-            max_total_timeout=max_total_timeout, progress_resets_timeout=progress_resets_timeout,
-        )  # fmt: skip
+        bar = progress_bar_for(progress_bar, name, on_progress)
+        try:
+            result = self.request(
+                "tools/call", params, timeout=timeout, on_progress=bar.update if bar else on_progress,
+                max_total_timeout=max_total_timeout, progress_resets_timeout=progress_resets_timeout,
+            )  # fmt: skip
+        finally:
+            if bar is not None:
+                bar.close()
         typed = CallToolResult.from_dict(result, name)
         if self.validate_structured_output and (typed.structured_content is not None or self._output_schemas.known):
             if not self._output_schemas.known:

@@ -36,6 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, TypeVar, Union
 
+from . import cleanup
 from .client import Client
 from .config import DEFAULT_TIMEOUT, USE_DEFAULT, HTTPServerConfig, ServerConfig, resolve_timeout
 from .config_files import LoadedConfig, ServerEntry, load_config, parse_config
@@ -251,6 +252,7 @@ class Manager:
         self._prompt_names: dict[str, tuple[str, str]] = {}
         self.collisions: list[Collision] = []
         self._servers: dict[str, _Server] = {}
+        cleanup.track(self)
         for name, entry in self.config.servers.items():
             cached = None
             if entry.config is not None and self._cache is not None:
@@ -430,11 +432,13 @@ class Manager:
             for server in self._servers.values():
                 server.wake.set()
             self._changed.notify_all()
-        if clients:
-            with ThreadPoolExecutor(max_workers=min(16, len(clients)), thread_name_prefix="mcpsync-close") as pool:
-                for client in clients:
-                    pool.submit(client.close)
+        # Plain threads, not a pool: close() may run at interpreter exit, when pools take no new work.
+        closers = [threading.Thread(target=c.close, name="mcpsync-close", daemon=True) for c in clients]
+        for closer in closers:
+            closer.start()
         deadline = time.monotonic() + CLOSE_WAIT
+        for closer in closers:
+            closer.join(max(0.0, deadline - time.monotonic()))
         for server in self._servers.values():
             if server.thread is not None:
                 server.thread.join(max(0.0, deadline - time.monotonic()))

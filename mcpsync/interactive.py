@@ -1,0 +1,148 @@
+"""What a person at a notebook or terminal sees: progress bars and the servers' logs.
+
+Progress bars use ``tqdm.auto`` (a widget in Jupyter, text in a terminal),
+installed with ``pip install mcpsync[notebook]``. They are on by default only
+when someone is watching: in a Jupyter/IPython kernel or with stderr on a
+terminal; off in scripts whose output goes to a file or pipe. Switch them for
+every call with ``mcpsync.set_progress_bars(True | False | None)`` (``None``:
+decide as above), or for one call with ``call_tool(..., progress_bar=...)``.
+A bar appears with the server's first progress notification, so a call that
+reports none shows nothing.
+
+``mcpsync.show_logs("INFO")`` sends mcpsync's log records (the servers'
+stderr lines and log messages included) to the current ``sys.stderr``, which
+a notebook shows under the cell.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+from typing import Any, Optional
+
+from .errors import NotSupportedError
+from .progress import ProgressCallback
+
+__all__ = ["ProgressBar", "progress_bar_for", "set_progress_bars", "show_logs", "watched"]
+
+_settings: dict[str, Optional[bool]] = {"progress_bars": None}
+
+
+def set_progress_bars(enabled: Optional[bool]) -> None:
+    """Progress bars for every call: ``True`` always, ``False`` never, ``None`` when someone watches (the default)."""
+    if enabled is not None and not isinstance(enabled, bool):
+        raise TypeError(f"set_progress_bars takes True, False or None, not {enabled!r}")
+    _settings["progress_bars"] = enabled
+
+
+def watched() -> bool:
+    """Whether a person is likely watching: a Jupyter kernel or IPython shell, or stderr on a terminal."""
+    ipython = sys.modules.get("IPython")
+    if ipython is not None and getattr(ipython, "get_ipython", lambda: None)() is not None:
+        return True
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError):  # a replaced or closed stderr
+        return False
+
+
+class ProgressBar:
+    """A tqdm bar for one call, made at the first progress notification and closed with the call.
+
+    ``update`` runs on the client's dispatch thread, ``close`` on the caller's.
+    """
+
+    def __init__(self, description: str, chained: Optional[ProgressCallback] = None) -> None:
+        from tqdm.auto import tqdm  # checked by progress_bar_for
+
+        # No monitor thread (it would outlive the call); every update refreshes the bar itself.
+        self._tqdm = type("McpsyncProgress", (tqdm,), {"monitor_interval": 0})
+        self._description = description
+        self._chained = chained
+        self._bar: Any = None
+        self._closed = False
+        self._lock = threading.Lock()
+
+    def update(self, progress: float, total: Optional[float], message: Optional[str]) -> None:
+        """The ``on_progress`` callback: move the bar (and call the user's callback, if any)."""
+        with self._lock:
+            if not self._closed:
+                if self._bar is None:
+                    self._bar = self._tqdm(total=total, desc=self._description, leave=True, dynamic_ncols=True)
+                if total is not None and self._bar.total != total:
+                    self._bar.total = total
+                self._bar.n = progress
+                if message:
+                    self._bar.set_postfix_str(message, refresh=False)
+                self._bar.refresh()
+        if self._chained is not None:
+            self._chained(progress, total, message)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            if self._bar is not None:
+                self._bar.close()
+
+
+def progress_bar_for(
+    enabled: Optional[bool], description: str, chained: Optional[ProgressCallback]
+) -> Optional[ProgressBar]:
+    """The bar for a call (``enabled``: the call's ``progress_bar`` argument), or ``None`` for no bar.
+
+    Raises:
+        NotSupportedError: a bar was asked for explicitly and tqdm is not installed.
+    """
+    if enabled is None:
+        enabled = _settings["progress_bars"]
+    explicit = enabled is True
+    if enabled is None:
+        enabled = watched()
+    if not enabled:
+        return None
+    try:
+        import tqdm.auto  # noqa: F401
+    except ImportError:
+        if explicit:
+            raise NotSupportedError("progress bars need tqdm: pip install 'mcpsync[notebook]'") from None
+        return None
+    return ProgressBar(description, chained)
+
+
+class _CurrentStderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is at the time of each record (notebooks and tests replace it)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.stream = sys.stderr  # handle() holds this handler's lock around emit()
+        super().emit(record)
+
+
+_handler: Optional[_CurrentStderr] = None
+
+
+def show_logs(level: Any = "INFO", *, traffic: bool = False) -> logging.Handler:
+    """Show mcpsync's log records, the servers' stderr and log messages included, on ``sys.stderr``.
+
+    Calling it again changes the level; it never adds a second handler.
+
+    Args:
+        level: the least level shown (``"DEBUG"``, ``"INFO"``, ``logging.WARNING``...).
+        traffic: also show every protocol message (the ``mcpsync.traffic`` logger at DEBUG).
+
+    Returns:
+        the handler, for ``logging.getLogger("mcpsync").removeHandler(...)``.
+    """
+    global _handler
+    root = logging.getLogger("mcpsync")
+    if _handler is None:
+        _handler = _CurrentStderr()
+        _handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        root.addHandler(_handler)
+    numeric = logging.getLevelName(level.upper()) if isinstance(level, str) else level
+    if not isinstance(numeric, int):
+        raise ValueError(f"unknown logging level {level!r}")
+    root.setLevel(numeric)
+    logging.getLogger("mcpsync.traffic").setLevel(logging.DEBUG if traffic else logging.NOTSET)
+    _handler.setLevel(logging.DEBUG if traffic else numeric)  # the loggers' levels decide what reaches it
+    return _handler
