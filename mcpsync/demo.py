@@ -9,28 +9,14 @@ import json
 import sys
 import threading
 import time
-from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import TextIO
 
+from .cli_format import params_summary, table
 from .client import connect
 from .errors import RequestTimeout, ToolError
 from .testing import server_config
 
 __all__ = ["run_demo"]
-
-
-def _table(rows: Sequence[tuple[str, ...]], out: TextIO) -> None:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for n, row in enumerate(rows):
-        out.write("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n")
-        if n == 0:
-            out.write("  " + "  ".join("-" * width for width in widths) + "\n")
-
-
-def _params(schema: Any) -> str:
-    properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
-    required = set(schema.get("required", [])) if isinstance(schema, dict) else set()
-    return ", ".join(name + ("" if name in required else "?") for name in properties)
 
 
 def run_demo(out: TextIO = sys.stdout) -> int:
@@ -45,8 +31,8 @@ def run_demo(out: TextIO = sys.stdout) -> int:
 
         tools = client.list_tools()
         out.write(f"{len(tools)} tools:\n")
-        _table([("name", "parameters", "description")]
-               + [(t.name, _params(t.input_schema), t.description or "") for t in tools], out)  # fmt: skip
+        table([("name", "parameters", "description")]
+              + [(t.name, params_summary(t.input_schema), t.description or "") for t in tools], out)  # fmt: skip
 
         out.write("\nCalls:\n")
         result = client.call_tool("echo", {"text": "Hello from mcpsync"})

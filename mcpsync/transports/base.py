@@ -30,6 +30,8 @@ from ..schema import validate
 __all__ = ["Transport", "TransportState", "TransportStats"]
 
 logger = logging.getLogger("mcpsync.transport")
+#: Every message sent (``-->``) and received (``<--``), at DEBUG; ``mcpsync -v`` shows it.
+traffic_logger = logging.getLogger("mcpsync.traffic")
 
 #: Default seconds a write may wait for a server that is not reading its input.
 DEFAULT_WRITE_TIMEOUT = 10.0
@@ -41,6 +43,8 @@ RACE_GRACE = 1.0
 READER_WRITE_TIMEOUT = 1.0
 #: Seconds a second close() waits for the first to finish.
 CLOSE_WAIT = 30.0
+#: Characters of a message the traffic log shows.
+TRAFFIC_LIMIT = 500
 
 MessageCallback = Callable[[Message], None]
 CloseCallback = Callable[[Optional[BaseException]], None]
@@ -281,6 +285,8 @@ class Transport:
         data = messages.encode(message)
         if self._state is not TransportState.OPEN:
             raise self.closed_error()
+        if traffic_logger.isEnabledFor(logging.DEBUG):
+            self._log_traffic("-->", data)
         self._write(data, self.write_timeout if write_timeout is None else write_timeout)
 
     def send_request(self, method: str, params: Optional[dict[str, Any]] = None) -> RequestFuture:
@@ -307,6 +313,8 @@ class Transport:
         if self._state is not TransportState.OPEN:
             raise self.closed_error()
         future = self.pending.register(request_id, method, self._future_cancelled)
+        if traffic_logger.isEnabledFor(logging.DEBUG):
+            self._log_traffic("-->", data)
         try:
             self._write(data, write_timeout, future)
         except BaseException as exc:
@@ -453,6 +461,8 @@ class Transport:
 
     def _handle_data(self, data: Union[bytes, str]) -> None:
         """Handle one framed message (a line, an SSE event's data) from the wire."""
+        if traffic_logger.isEnabledFor(logging.DEBUG):
+            self._log_traffic("<--", data)
         try:
             decoded = messages.decode(data)
         except ValueError as exc:
@@ -501,6 +511,15 @@ class Transport:
                 callback(message)
             except Exception:
                 logger.exception("server %r: %s callback failed", self.name, kind.value)
+
+    def _log_traffic(self, direction: str, data: Union[bytes, str]) -> None:
+        """Log one message of the traffic, cut to ``TRAFFIC_LIMIT`` characters (a huge one is not decoded whole)."""
+        piece = data[: TRAFFIC_LIMIT * 4 + 2]
+        text = (piece.decode("utf-8", "replace") if isinstance(piece, bytes) else piece).rstrip("\r\n")
+        if len(text) > TRAFFIC_LIMIT:
+            unit = "bytes" if isinstance(data, bytes) else "characters"
+            text = f"{text[:TRAFFIC_LIMIT]}... ({len(data)} {unit} in all)"
+        traffic_logger.debug("%s %s %s", self.name, direction, text)
 
     def _refuse_invalid_request(self, message: Message, error: InvalidMessage) -> None:
         """JSON-RPC wants -32600 for an invalid request whose id we can read."""
