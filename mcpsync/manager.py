@@ -40,6 +40,7 @@ from . import cleanup
 from .client import Client
 from .config import DEFAULT_TIMEOUT, USE_DEFAULT, HTTPServerConfig, ServerConfig, resolve_timeout
 from .config_files import LoadedConfig, ServerEntry, load_config, parse_config
+from .display import DisplayList, status_html, to_html
 from .errors import MCPError, ServerUnavailable, TransportClosed, UnknownNameError
 from .models import CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ServerInfo, Tool
 from .naming import DEFAULT_SEPARATOR, Collision, qualify_all, server_prefix
@@ -87,6 +88,9 @@ class ServerStatus:
     retry_in: Optional[float] = None  # seconds until the next attempt
     server_info: Optional[ServerInfo] = None
 
+    def _repr_html_(self) -> str:
+        return status_html([self])
+
 
 @dataclass(frozen=True)
 class ManagedTool:
@@ -108,6 +112,9 @@ class ManagedTool:
     @property
     def output_schema(self) -> Optional[Mapping[str, Any]]:
         return self.tool.output_schema
+
+    def _repr_html_(self) -> Optional[str]:
+        return to_html(self)
 
 
 @dataclass(frozen=True)
@@ -344,7 +351,7 @@ class Manager:
     def list_tools(self) -> list[ManagedTool]:
         """Every tool of the connected servers (and cached ones of servers still connecting), qualified."""
         with self._lock:
-            return self._managed_tools()
+            return DisplayList(self._managed_tools())
 
     def call_tool(
         self,
@@ -389,7 +396,7 @@ class Manager:
 
     def list_prompts(self, *, timeout: Any = USE_DEFAULT) -> list[ManagedPrompt]:
         """The prompts of every connected server, under qualified names."""
-        found = self._each_connected(lambda client: client.list_prompts(timeout=timeout))
+        found = self._each_connected("prompts", lambda client: client.list_prompts(timeout=timeout))
         names, _ = qualify_all(((server, p.name) for server, prompts in found for p in prompts), self.separator)
         by_pair = {pair: name for name, pair in names.items()}
         with self._lock:
@@ -413,7 +420,7 @@ class Manager:
 
     def list_resources(self, *, timeout: Any = USE_DEFAULT) -> list[ManagedResource]:
         """The resources of every connected server, each with its server's name."""
-        found = self._each_connected(lambda client: client.list_resources(timeout=timeout))
+        found = self._each_connected("resources", lambda client: client.list_resources(timeout=timeout))
         return [ManagedResource(server, r) for server, resources in found for r in resources]
 
     def read_resource(self, server: str, uri: str, *, timeout: Any = USE_DEFAULT) -> ReadResourceResult:
@@ -463,6 +470,10 @@ class Manager:
             counts[status.state.value] = counts.get(status.state.value, 0) + 1
         summary = ", ".join(f"{n} {state}" for state, n in counts.items())
         return f"<mcpsync.Manager {len(self._servers)} servers: {summary or 'none'}>"
+
+    def _repr_html_(self) -> str:
+        """The status table of every configured server (Jupyter)."""
+        return status_html(self.status().values())
 
     # -- the supervisor: connect, watch, reconnect ------------------------------------------
 
@@ -678,7 +689,9 @@ class Manager:
                     return server.client
                 if server.state not in (ServerState.CONNECTING, ServerState.RECONNECTING):
                     why = f": {server.error}" if server.error is not None else ""
-                    raise ServerUnavailable(f"server {server.name!r} is {server.state.value}{why}", state=server.state)
+                    raise ServerUnavailable(
+                        f"server {server.name!r} is unavailable ({server.state.value}){why}", state=server.state
+                    )
                 remaining = _POLL if deadline is None else min(_POLL, deadline - time.monotonic())
                 if remaining <= 0:
                     why = f" (last error: {server.error})" if server.error is not None else ""
@@ -714,7 +727,8 @@ class Manager:
             server = unavailable[0]
             why = f": {server.error}" if server.error is not None else ""
             raise ServerUnavailable(
-                f"no tool {name!r} now: server {server.name!r} is {server.state.value}{why}", state=server.state
+                f"no tool {name!r} now: server {server.name!r} is unavailable ({server.state.value}){why}",
+                state=server.state,
             )
         raise UnknownNameError(self._unknown("tool", name, names))
 
@@ -762,9 +776,12 @@ class Manager:
             logger.warning("manager: cached tools of %r unusable: %s", server, exc)
             return None
 
-    def _each_connected(self, fetch: Callable[[Client], list[_T]]) -> list[tuple[str, list[_T]]]:
-        """``fetch(client)`` for every connected server, in parallel; servers that fail are logged and left out."""
-        clients = list(self.clients.items())
+    def _each_connected(self, capability: str, fetch: Callable[[Client], list[_T]]) -> list[tuple[str, list[_T]]]:
+        """``fetch(client)`` for every connected server with ``capability``, in parallel.
+
+        Servers that fail are logged and left out.
+        """
+        clients = [(name, c) for name, c in self.clients.items() if capability in c.server_capabilities]
         if not clients:
             return []
         with ThreadPoolExecutor(max_workers=min(8, len(clients)), thread_name_prefix="mcpsync-manager-list") as pool:

@@ -118,9 +118,9 @@ def test_failed_and_disabled_servers_are_reported(tmp_path: Path) -> None:
         assert status["bad"].state is ServerState.FAILED
         assert "code 4" in status["bad"].error and status["bad"].stderr_tail == ("no token set",)
         assert status["bad"].attempts == 1 and 0 < status["bad"].retry_in <= 5.0
-        with pytest.raises(mcpsync.ServerUnavailable, match=r"server 'bad' is failed: .*code 4"):
+        with pytest.raises(mcpsync.ServerUnavailable, match=r"server 'bad' is unavailable \(failed\): .*code 4"):
             m.call_tool("bad__echo", {})
-        with pytest.raises(mcpsync.ServerUnavailable, match="'off' is disabled"):
+        with pytest.raises(mcpsync.ServerUnavailable, match=r"'off' is unavailable \(disabled\)"):
             m.client("off")
         with pytest.raises(mcpsync.UnknownNameError, match=r"no tool named 'ok__ecoh'; did you mean 'ok__echo'"):
             m.call_tool("ok__ecoh", {})
