@@ -25,6 +25,7 @@ from . import cleanup
 from ._version import __version__
 from .config import USE_DEFAULT, HTTPServerConfig, resolve_timeout, server_config_from
 from .dispatch import Dispatcher
+from .display import DisplayList, client_html, client_repr
 from .errors import HTTPStatusError, MCPError, ProtocolError, UnsupportedProtocolVersion
 from .interactive import progress_bar_for
 from .messages import LOG_LEVELS, Message
@@ -298,8 +299,10 @@ class Client:
         self.close()
 
     def __repr__(self) -> str:
-        server = f"{self.server_info.name} {self.server_info.version}" if self.server_info else "?"
-        return f"<mcpsync.Client {self.name!r} server={server!r} protocol={self.protocol_version} {self._state.value}>"
+        return client_repr(self)
+
+    def _repr_html_(self) -> str:
+        return client_html(self)
 
     # -- raw messages -------------------------------------------------------
 
@@ -406,7 +409,7 @@ class Client:
         return cached if cached is not None else self.list_resources()
 
     def _list(self, method: str, key: str, build: Callable[[Any, str], _Item], timeout: Any) -> list[_Item]:
-        items: list[_Item] = []
+        items: list[_Item] = DisplayList()
         for page in self._pages(method, key, timeout):
             for item in page:
                 items.append(build(item, f"{method} item #{len(items)}"))

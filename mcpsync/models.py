@@ -99,6 +99,22 @@ _TEMPLATE: _Spec = (
 )
 
 
+class _Displayed:
+    """Shows as HTML in Jupyter (``mcpsync.display``, imported when first shown: it imports this module)."""
+
+    def _repr_html_(self) -> Optional[str]:
+        from .display import to_html
+
+        return to_html(self)
+
+
+def _short_repr(value: Any) -> str:
+    """The one-line repr of ``mcpsync.display`` (for the types whose fields are walls of data)."""
+    from .display import short_repr
+
+    return short_repr(value)
+
+
 _Wire = TypeVar("_Wire", bound="_FromWire")
 
 
@@ -141,7 +157,7 @@ class ServerInfo:
 
 
 @dataclass(frozen=True)
-class Tool(_FromWire):
+class Tool(_FromWire, _Displayed):
     """A tool a server offers (from ``tools/list``)."""
 
     name: str
@@ -155,9 +171,12 @@ class Tool(_FromWire):
     _SPEC: ClassVar[_Spec] = _TOOL
     _WHAT: ClassVar[str] = "tool"
 
+    def __repr__(self) -> str:
+        return _short_repr(self)
+
 
 @dataclass(frozen=True)
-class CallToolResult:
+class CallToolResult(_Displayed):
     """What ``tools/call`` returned.
 
     A tool that fails reports it as data (``is_error``), not as a JSON-RPC
@@ -213,9 +232,12 @@ class CallToolResult:
             raise ToolError(f"tool {self.tool_name!r} failed: {detail}", self)
         return self
 
+    def __repr__(self) -> str:
+        return _short_repr(self)
+
 
 @dataclass(frozen=True)
-class Resource(_FromWire):
+class Resource(_FromWire, _Displayed):
     """A resource a server offers (from ``resources/list``)."""
 
     uri: str
@@ -232,7 +254,7 @@ class Resource(_FromWire):
 
 
 @dataclass(frozen=True)
-class ResourceTemplate(_FromWire):
+class ResourceTemplate(_FromWire, _Displayed):
     """A parametrised resource (from ``resources/templates/list``), e.g. ``file:///{path}``."""
 
     uri_template: str
@@ -248,7 +270,7 @@ class ResourceTemplate(_FromWire):
 
 
 @dataclass(frozen=True)
-class ResourceContents:
+class ResourceContents(_Displayed):
     """One item of a resource's contents: ``text``, or ``blob`` (base64) for binary data."""
 
     uri: str
@@ -290,9 +312,12 @@ class ResourceContents:
             return (self.text or "").encode("utf-8")
         return _decode_base64(self.blob, f"resource {self.uri!r} blob")
 
+    def __repr__(self) -> str:
+        return _short_repr(self)
+
 
 @dataclass(frozen=True)
-class ReadResourceResult:
+class ReadResourceResult(_Displayed):
     """What ``resources/read`` returned: one or more contents."""
 
     contents: list[ResourceContents]
@@ -323,7 +348,7 @@ class PromptArgument:
 
 
 @dataclass(frozen=True)
-class Prompt:
+class Prompt(_Displayed):
     """A prompt a server offers (from ``prompts/list``)."""
 
     name: str
@@ -360,9 +385,12 @@ class Prompt:
             raw=data,
         )
 
+    def __repr__(self) -> str:
+        return _short_repr(self)
+
 
 @dataclass(frozen=True)
-class PromptMessage:
+class PromptMessage(_Displayed):
     """One message of a prompt: ``role`` (user or assistant) and a typed content block."""
 
     role: str
@@ -375,7 +403,7 @@ class PromptMessage:
 
 
 @dataclass(frozen=True)
-class GetPromptResult:
+class GetPromptResult(_Displayed):
     """What ``prompts/get`` returned: an optional description and the messages."""
 
     messages: list[PromptMessage]
@@ -434,7 +462,7 @@ def _decode_base64(value: str, where: str) -> bytes:
 
 
 @dataclass(frozen=True)
-class TextContent:
+class TextContent(_Displayed):
     """A text content block."""
 
     text: str
@@ -445,7 +473,7 @@ class TextContent:
 
 
 @dataclass(frozen=True)
-class _MediaContent:
+class _MediaContent(_Displayed):
     base64_data: str
     mime_type: str
     annotations: Optional[Mapping[str, Any]] = None
@@ -458,15 +486,18 @@ class _MediaContent:
         """The bytes (the wire carries base64; ``ProtocolError`` if it is broken)."""
         return _decode_base64(self.base64_data, f"{self.type} content")
 
+    def __repr__(self) -> str:
+        return _short_repr(self)
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, repr=False)  # keeps the short repr of _MediaContent
 class ImageContent(_MediaContent):
     """An image content block: ``data`` (bytes), ``mime_type``."""
 
     type: ClassVar[str] = "image"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)  # keeps the short repr of _MediaContent
 class AudioContent(_MediaContent):
     """An audio content block: ``data`` (bytes), ``mime_type``."""
 
@@ -474,7 +505,7 @@ class AudioContent(_MediaContent):
 
 
 @dataclass(frozen=True)
-class ResourceLink:
+class ResourceLink(_Displayed):
     """A link to a resource the client may read (``resource_link``)."""
 
     uri: str
@@ -490,7 +521,7 @@ class ResourceLink:
 
 
 @dataclass(frozen=True)
-class EmbeddedResource:
+class EmbeddedResource(_Displayed):
     """A resource's contents embedded in the result (``resource``)."""
 
     resource: ResourceContents
@@ -501,7 +532,7 @@ class EmbeddedResource:
 
 
 @dataclass(frozen=True)
-class UnknownContent:
+class UnknownContent(_Displayed):
     """A content block of a type this version does not know; ``raw`` has all of it."""
 
     type: str
