@@ -686,8 +686,10 @@ class Manager:
                 if self._closing:
                     raise ServerUnavailable(f"server {server.name!r}: the manager is closed", state="closed")
                 if server.state is ServerState.CONNECTED and server.client is not None:
-                    return server.client
-                if server.state not in (ServerState.CONNECTING, ServerState.RECONNECTING):
+                    if server.client.is_connected:
+                        return server.client
+                    # Lost a moment ago: its callers are failed before the manager is told. Wait for the news.
+                elif server.state not in (ServerState.CONNECTING, ServerState.RECONNECTING):
                     why = f": {server.error}" if server.error is not None else ""
                     raise ServerUnavailable(
                         f"server {server.name!r} is unavailable ({server.state.value}){why}", state=server.state
