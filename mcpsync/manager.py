@@ -8,11 +8,9 @@
 
 Each enabled server has a supervisor thread (``mcpsync-manager-<name>``) that
 connects it, at most ``max_parallel_connects`` at a time, and connects it again
-when its connection is lost: exponential backoff with jitter for
-``max_reconnect_attempts`` attempts, then one attempt every
-``slow_retry_interval`` seconds. A server that dies within
-``crash_loop_window`` seconds of connecting ``crash_loop_limit`` times in a row
-is in a crash loop: it goes straight to the slow retry.
+when its connection is lost, when ``mcpsync.reconnect.ReconnectPolicy`` says:
+exponential backoff with jitter, then a slow retry, and a crash-loop breaker
+for servers that die right after starting.
 
 The constructor waits ``startup_timeout`` seconds at most. Tools of servers
 still connecting then come from the tool cache (``mcpsync.tool_cache``) of an
@@ -28,7 +26,6 @@ import difflib
 import enum
 import logging
 import os
-import random
 import threading
 import time
 from collections.abc import Mapping
@@ -44,6 +41,7 @@ from .display import DisplayList, status_html, to_html
 from .errors import MCPError, ServerUnavailable, TransportClosed, UnknownNameError
 from .models import CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ServerInfo, Tool
 from .naming import DEFAULT_SEPARATOR, Collision, qualify_all, server_prefix
+from .reconnect import ReconnectPolicy
 from .tool_cache import ToolCache
 from .transports import create_transport
 
@@ -231,12 +229,11 @@ class Manager:
         self.separator = separator
         server_prefix("", separator)  # a bad separator fails here, not at the first list
         self.connect_timeout = connect_timeout
-        self.reconnect = reconnect
-        self.max_reconnect_attempts = max_reconnect_attempts
-        self.backoff = backoff
-        self.slow_retry_interval = slow_retry_interval
-        self.crash_loop_window = crash_loop_window
-        self.crash_loop_limit = crash_loop_limit
+        self.policy = ReconnectPolicy(
+            enabled=reconnect, max_attempts=max_reconnect_attempts, backoff=backoff,
+            slow_retry_interval=slow_retry_interval, crash_loop_window=crash_loop_window,
+            crash_loop_limit=crash_loop_limit,
+        )  # fmt: skip
         self.retry_calls = retry_calls
         self.on_tools_changed = on_tools_changed
         self._client_options = dict(client_options or {})
@@ -573,15 +570,9 @@ class Manager:
         with self._changed:
             server.attempts += 1
             server.error = failure
-            if not self.reconnect:
-                delay = None
-                server.state = ServerState.FAILED
-            elif server.attempts <= self.max_reconnect_attempts:
-                delay = self._backoff(server.attempts)
-                server.state = ServerState.RECONNECTING if was_connected else ServerState.FAILED
-            else:
-                delay = self._jitter(self.slow_retry_interval)
-                server.state = ServerState.FAILED
+            delay = self.policy.after_failed_attempt(server.attempts)
+            backing_off = delay is not None and server.attempts <= self.policy.max_attempts
+            server.state = ServerState.RECONNECTING if was_connected and backing_off else ServerState.FAILED
             server.retry_at = None if delay is None else time.monotonic() + delay
             self._rename_tools()
             self._changed.notify_all()
@@ -597,19 +588,16 @@ class Manager:
         with self._changed:
             server.error = lost
             server.client = None
-            server.quick_deaths = server.quick_deaths + 1 if lived < self.crash_loop_window else 0
-            if not self.reconnect:
-                server.state, delay = ServerState.FAILED, None
-            elif server.quick_deaths >= self.crash_loop_limit:
-                server.state, delay = ServerState.FAILED, self._jitter(self.slow_retry_interval)
+            server.quick_deaths = server.quick_deaths + 1 if lived < self.policy.crash_loop_window else 0
+            delay = self.policy.after_loss(server.quick_deaths)
+            crash_loop = delay is not None and self.policy.is_crash_loop(server.quick_deaths)
+            server.state = ServerState.RECONNECTING if delay is not None and not crash_loop else ServerState.FAILED
+            if crash_loop:
                 server.error = TransportClosed(
                     f"{server.name}: crash loop: died {server.quick_deaths} times within "
-                    f"{self.crash_loop_window:g}s of connecting; next attempt in {delay:.0f}s",
+                    f"{self.policy.crash_loop_window:g}s of connecting; next attempt in {delay:.0f}s",
                     exit_code=getattr(lost, "exit_code", None), stderr_tail=getattr(lost, "stderr_tail", ()),
                 )  # fmt: skip
-            else:
-                # The first attempt comes soon (a server that crashed once usually starts again).
-                server.state, delay = ServerState.RECONNECTING, self._backoff(max(1, server.quick_deaths)) / 4
             server.retry_at = None if delay is None else time.monotonic() + delay
             self._rename_tools()
             self._changed.notify_all()
@@ -627,21 +615,13 @@ class Manager:
             server.wake.wait(min(_POLL, remaining))
         return False
 
-    def _backoff(self, attempt: int) -> float:
-        first, longest = self.backoff
-        return self._jitter(min(longest, first * 2 ** (attempt - 1)))
-
-    @staticmethod
-    def _jitter(delay: float) -> float:
-        return delay * random.uniform(0.5, 1.0)
-
     # -- callbacks from clients (reader and dispatch threads) ----------------------------------
 
     def _connection_lost(self, server: _Server, client: Client) -> None:
         # A transport thread: only note it and wake the supervisor.
         with self._changed:
             if server.client is client and not self._closing and server.state is ServerState.CONNECTED:
-                server.state = ServerState.RECONNECTING if self.reconnect else ServerState.FAILED
+                server.state = ServerState.RECONNECTING if self.policy.enabled else ServerState.FAILED
                 self._changed.notify_all()
         server.wake.set()
 
