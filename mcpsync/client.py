@@ -25,7 +25,6 @@ from . import cleanup
 from ._version import __version__
 from .config import USE_DEFAULT, HTTPServerConfig, resolve_timeout, server_config_from
 from .dispatch import Dispatcher
-from .display import DisplayList, client_html, client_repr
 from .errors import HTTPStatusError, MCPError, ProtocolError, UnsupportedProtocolVersion
 from .interactive import progress_bar_for
 from .messages import LOG_LEVELS, Message
@@ -299,9 +298,13 @@ class Client:
         self.close()
 
     def __repr__(self) -> str:
+        from .display import client_repr  # on first use: a script that never shows a client does not load it
+
         return client_repr(self)
 
     def _repr_html_(self) -> str:
+        from .display import client_html
+
         return client_html(self)
 
     # -- raw messages -------------------------------------------------------
@@ -409,6 +412,8 @@ class Client:
         return cached if cached is not None else self.list_resources()
 
     def _list(self, method: str, key: str, build: Callable[[Any, str], _Item], timeout: Any) -> list[_Item]:
+        from .display import DisplayList  # a list that also shows as a table in a notebook
+
         items: list[_Item] = DisplayList()
         for page in self._pages(method, key, timeout):
             for item in page:
