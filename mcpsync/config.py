@@ -66,6 +66,14 @@ def _check_timeout(timeout: Optional[float], where: str) -> None:
         raise ConfigurationError(f"{where}: timeout must be positive, not {timeout!r}")
 
 
+def check_max_message_size(value: Optional[int], where: str) -> None:
+    """Refuse a ``max_message_size`` that is not a positive number of bytes (``None`` passes)."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ConfigurationError(f"{where}: max_message_size must be a positive number of bytes, not {value!r}")
+
+
 def resolve_timeout(timeout: Any, default: Optional[float]) -> Optional[float]:
     """Turn a call's ``timeout`` argument into seconds, or ``None`` for no limit."""
     if timeout is USE_DEFAULT:
@@ -89,6 +97,8 @@ class StdioServerConfig:
         name: the server's name in logs and thread names (default: the program's name).
         inherit_env: pass our whole environment to the child instead of the
             safe default set (see ``mcpsync.transports.stdio.DEFAULT_INHERITED_ENV_VARS``).
+        max_message_size: bytes one message from the server may have
+            (``None``: the transport's default, 64 MiB).
     """
 
     command: str
@@ -98,6 +108,7 @@ class StdioServerConfig:
     timeout: Optional[float] = None
     name: Optional[str] = None
     inherit_env: bool = False
+    max_message_size: Optional[int] = None
 
     def __post_init__(self) -> None:
         where = f"server {self.name!r}" if self.name else "stdio server"
@@ -115,6 +126,7 @@ class StdioServerConfig:
         if self.cwd is not None and not isinstance(self.cwd, (str, os.PathLike)):
             raise ConfigurationError(f"{where}: 'cwd' must be a path, not {self.cwd!r}")
         _check_timeout(self.timeout, where)
+        check_max_message_size(self.max_message_size, where)
 
     @property
     def display_name(self) -> str:
@@ -147,6 +159,8 @@ class HTTPServerConfig:
         type: ``"http"`` or ``"sse"``.
         timeout: default request timeout in seconds (``None``: 30 s).
         name: the server's name in logs and thread names (default: the URL's host).
+        max_message_size: bytes one message from the server may have
+            (``None``: the transport's default, 64 MiB).
     """
 
     url: str
@@ -154,6 +168,7 @@ class HTTPServerConfig:
     type: str = "http"
     timeout: Optional[float] = None
     name: Optional[str] = None
+    max_message_size: Optional[int] = None
 
     def __post_init__(self) -> None:
         where = f"server {self.name!r}" if self.name else "http server"
@@ -168,6 +183,7 @@ class HTTPServerConfig:
                 raise ConfigurationError(f"{where}: 'headers' must map strings to strings")
             object.__setattr__(self, "headers", dict(self.headers))
         _check_timeout(self.timeout, where)
+        check_max_message_size(self.max_message_size, where)
 
     @property
     def display_name(self) -> str:
@@ -185,7 +201,8 @@ def server_config_from_dict(entry: Mapping[str, Any], name: Optional[str] = None
     """Read one ``mcpServers`` entry (``timeout`` in milliseconds, as MCP client files write it).
 
     ``type`` may be omitted (stdio when ``command`` is set, http when ``url``
-    is), ``"stdio"``, ``"http"`` or ``"sse"``.
+    is), ``"stdio"``, ``"http"`` or ``"sse"``. ``maxMessageSize`` (bytes) sets
+    ``max_message_size``.
 
     Raises:
         ConfigurationError: the entry is not one of those shapes; the message names the field.
@@ -202,6 +219,7 @@ def server_config_from_dict(entry: Mapping[str, Any], name: Optional[str] = None
     if timeout_ms is not None and (isinstance(timeout_ms, bool) or not isinstance(timeout_ms, (int, float))):
         raise ConfigurationError(f"{where}: 'timeout' must be milliseconds (a number), not {timeout_ms!r}")
     timeout = None if timeout_ms is None else timeout_ms / 1000.0
+    max_message_size = entry.get("maxMessageSize")
     if kind == "stdio":
         if "command" not in entry:
             raise ConfigurationError(f"{where}: a stdio server needs 'command'")
@@ -213,11 +231,15 @@ def server_config_from_dict(entry: Mapping[str, Any], name: Optional[str] = None
             timeout=timeout,
             name=name,
             inherit_env=bool(entry.get("inheritEnv", False)),
+            max_message_size=max_message_size,
         )
     if kind in HTTP_TYPES:
         if "url" not in entry:
             raise ConfigurationError(f"{where}: an {kind} server needs 'url'")
-        return HTTPServerConfig(url=entry["url"], headers=entry.get("headers"), type=kind, timeout=timeout, name=name)
+        return HTTPServerConfig(
+            url=entry["url"], headers=entry.get("headers"), type=kind, timeout=timeout, name=name,
+            max_message_size=max_message_size,
+        )  # fmt: skip
     raise ConfigurationError(f"{where}: unknown 'type' {kind!r}; expected 'stdio', 'http' or 'sse'")
 
 

@@ -104,6 +104,7 @@ _EXPECTED = {
     "headers": "an object of strings",
     "timeout": "a positive number of milliseconds",
     "inheritEnv": "true or false",
+    "maxMessageSize": "a positive whole number of bytes",
 }
 #: The longest value an error message quotes.
 _SHOW_LIMIT = 60

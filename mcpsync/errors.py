@@ -15,6 +15,7 @@ Every exception is an ``MCPError``; catch that to catch them all::
     ├── RequestTimeout               no answer within the timeout (also a TimeoutError)
     ├── ProtocolError                the peer broke the protocol
     │   ├── InvalidMessage           a message failed the JSON-RPC envelope schema
+    │   ├── MessageTooLarge          a message was over ``max_message_size`` and was discarded
     │   ├── OutputSchemaError        a tool's structuredContent does not match its outputSchema
     │   └── UnsupportedProtocolVersion
     ├── ConfigurationError           bad configuration (also a ValueError)
@@ -36,6 +37,7 @@ __all__ = [
     "HTTPStatusError",
     "InvalidMessage",
     "MCPError",
+    "MessageTooLarge",
     "NoResponseError",
     "NotSupportedError",
     "OutputSchemaError",
@@ -200,6 +202,30 @@ class InvalidMessage(ProtocolError):
         super().__init__(text)
         self.reason = reason
         self.raw = raw
+
+
+class MessageTooLarge(ProtocolError):
+    """A message from the server was over the transport's ``max_message_size``; it was discarded unread.
+
+    The request it answered fails with this at once, rather than timing out.
+
+    Args:
+        what: which message, e.g. ``"srv: the answer to request 5"``.
+
+    Attributes:
+        size: the message's size in bytes, or ``None`` when it was refused
+            before its end arrived (it was larger than ``limit``).
+        limit: the ``max_message_size`` in force, in bytes.
+    """
+
+    def __init__(self, what: str, size: Optional[int], limit: int) -> None:
+        sized = f"{what} ({size} bytes)" if size is not None else what
+        super().__init__(
+            f"{sized} is over max_message_size ({limit} bytes) and was discarded; "
+            "raise max_message_size (maxMessageSize in an mcpServers entry) to accept it"
+        )
+        self.size = size
+        self.limit = limit
 
 
 class OutputSchemaError(ProtocolError):

@@ -78,7 +78,7 @@ def call_mcp(
         ConnectError, TransportError: the server could not be reached.
         InvalidMessage, NoResponseError: the answer is not a JSON-RPC envelope for this request.
     """
-    from .transports.http import ACCEPT, JSON, finished, http_call, new_session, status_error
+    from .transports.http import ACCEPT, JSON, close_session, finished, http_call, new_session, status_error
 
     http = session if session is not None else new_session(url, 1)
     body = json.dumps(messages.request(request_id, method, params), ensure_ascii=False).encode("utf-8")
@@ -93,7 +93,7 @@ def call_mcp(
             text = response.content.decode("utf-8", "replace")
     finally:
         if session is None:
-            http.close()
+            close_session(http)  # its pooled connections too, not only the session
     envelope = parse_sse(text, request_id)
     if not isinstance(envelope, dict):
         raise InvalidMessage("the answer is not a JSON object", messages.shorten(text))

@@ -20,6 +20,18 @@ pytest.register_assert_rewrite("tests.official")
 
 #: How long a test's threads and processes get to finish after it ends.
 LEAK_GRACE = 5.0
+#: Set to 1 to run the tests marked ``long``.
+LONG_TESTS = os.environ.get("MCPSYNC_LONG_TESTS") == "1"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip the tests marked ``long`` unless MCPSYNC_LONG_TESTS=1."""
+    if LONG_TESTS:
+        return
+    skip = pytest.mark.skip(reason="long variant: set MCPSYNC_LONG_TESTS=1")
+    for item in items:
+        if "long" in item.keywords:
+            item.add_marker(skip)
 
 
 def _children() -> set[int]:

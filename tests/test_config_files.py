@@ -524,3 +524,11 @@ def test_user_directories_default_to_this_process(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "k"))
     assert user_config_dir() == tmp_path / "c" / "mcpsync"
     assert user_cache_dir() == tmp_path / "k" / "mcpsync"
+
+
+def test_max_message_size_is_read_and_checked(tmp_path):
+    good = {"mcpServers": {"s": {"command": "srv", "maxMessageSize": 1000}}}
+    assert parse_config(good).servers["s"].config.max_message_size == 1000
+    bad = {"mcpServers": {"s": {"command": "srv", "maxMessageSize": "big"}}}
+    with pytest.raises(ConfigurationError, match="'maxMessageSize' must be a positive whole number of bytes"):
+        parse_config(bad)

@@ -1,21 +1,30 @@
-"""The test server over Streamable HTTP, with switches for the faults HTTP clients meet.
+"""The test server over HTTP, with switches for the faults HTTP clients meet.
 
     python -m mcpsync.testing --http PORT [--json]
 
-Serves ``/mcp`` on 127.0.0.1 (port 0 picks a free one; the first line on
-stderr says ``listening on http://127.0.0.1:PORT/mcp``). Each session gets its
-own ``TestServer`` (the same tools as over stdio). Answers come as SSE
-streams, or as JSON bodies with ``--json``. Every SSE event has an id, so a
-client can resume a broken stream with ``GET`` + ``Last-Event-ID``; a GET
-without it gets 405 (no standalone stream is offered).
+Serves Streamable HTTP at ``/mcp`` on 127.0.0.1 (port 0 picks a free one; the
+first line on stderr says ``listening on http://127.0.0.1:PORT/mcp``), and the
+2024-11-05 HTTP+SSE transport at ``/sse`` (its ``endpoint`` event names
+``/messages?session_id=...``). Each session gets its own ``TestServer`` (the
+same tools as over stdio). Streamable HTTP answers come as SSE streams, or as
+JSON bodies with ``--json``. Every SSE event has an id, so a client can resume
+a broken stream with ``GET`` + ``Last-Event-ID``; a GET without it gets 405
+(no standalone stream is offered).
 
-Faults are switched on with POSTs to control URLs (not MCP):
+Faults are switched on with POSTs to control URLs (not MCP). "The next MCP
+POST" is the next one to ``/mcp`` or ``/messages``:
 
     /control/expire-sessions      forget every session: the next request gets 404
     /control/cut-next-stream      the next SSE answer sends its first event, then the
                                   connection is cut; the rest waits for a resumption
-    /control/fail-next?status=N   the next MCP request is answered with status N
+    /control/cut-next-event       the next answer is cut in the middle of its message:
+                                  half an SSE event (the rest waits for a resumption),
+                                  half a JSON body, or, on an HTTP+SSE stream, half of
+                                  the next event and the stream ends
+    /control/fail-next?status=N   the next MCP POST is answered with status N
                                   (401 comes with WWW-Authenticate and Mcp-Auth-Server)
+    /control/reset-next           the next MCP POST is read, then its connection reset (RST)
+    /control/delay-next?seconds=S the next MCP POST waits S seconds before anything happens
 """
 
 from __future__ import annotations
@@ -23,11 +32,14 @@ from __future__ import annotations
 import itertools
 import json
 import queue
+import socket
+import struct
 import sys
 import threading
+import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Optional
+from typing import Any, ClassVar, Optional
 from urllib.parse import parse_qs, urlsplit
 
 from .server import TestServer
@@ -38,6 +50,8 @@ __all__ = ["serve_http"]
 ANSWER_WAIT = 60.0
 #: The ``retry`` (ms) announced on every stream.
 RETRY_MS = 50
+#: Seconds between keep-alive comments on an idle HTTP+SSE stream (how a gone client is noticed).
+KEEPALIVE = 1.0
 
 
 class _Stream:
@@ -55,6 +69,17 @@ class _Stream:
         self.queue.put(message)
 
 
+def _whole_lines(partial: bytearray, data: bytes) -> list[bytes]:
+    """The lines ``data`` completes (without their newlines); what is left of a line stays in ``partial``."""
+    if b"\n" not in data:
+        partial += data
+        return []
+    first, *lines = data.split(b"\n")
+    lines.insert(0, bytes(partial + first) if partial else first)
+    partial[:] = lines.pop()
+    return [line for line in lines if line.strip()]
+
+
 class _Session:
     """One MCP session: a TestServer whose output is routed to the streams of open requests."""
 
@@ -65,14 +90,18 @@ class _Session:
         self.streams: dict[str, _Stream] = {}
         self.ids = itertools.count(1)
         self.server = TestServer(name, stdout=self)
+        self._partial = bytearray()  # a line written in pieces, until its end comes
 
-    # The TestServer writes whole encoded lines here.
+    # The TestServer writes encoded lines here (under its write lock), whole or in pieces.
     def write(self, data: bytes) -> None:
-        for line in data.splitlines():
+        for line in _whole_lines(self._partial, data):
             self._route(line)
 
     def flush(self) -> None:
-        pass
+        # Over HTTP every message is framed: half a line the server flushed is a message of its own.
+        if self._partial:
+            self._route(bytes(self._partial))
+            self._partial.clear()
 
     def _route(self, line: bytes) -> None:
         try:
@@ -99,15 +128,53 @@ class _Session:
             return stream
 
 
+class _LegacySession:
+    """One HTTP+SSE (2024-11-05) session: everything the TestServer writes goes to its one stream."""
+
+    def __init__(self, session_id: str, name: str) -> None:
+        self.session_id = session_id
+        self.queue: queue.Queue[bytes] = queue.Queue()
+        self.server = TestServer(name, stdout=self)
+        self._partial = bytearray()
+
+    def write(self, data: bytes) -> None:
+        for line in _whole_lines(self._partial, data):
+            self.queue.put(line)
+
+    def flush(self) -> None:
+        if self._partial:
+            self.queue.put(bytes(self._partial))
+            self._partial.clear()
+
+
 class _Controls:
+    """The faults switched on; each strikes once, then is off again."""
+
+    OFF: ClassVar[dict[str, Any]] = {
+        "cut_next": False, "cut_mid_event": False, "fail_next": None, "reset_next": False, "delay_next": 0.0,
+    }  # fmt: skip
+
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.cut_next = False
+        self.cut_mid_event = False
         self.fail_next: Optional[int] = None
+        self.reset_next = False
+        self.delay_next = 0.0
+
+    def take(self, name: str) -> Any:
+        """A switch's value, switching it off."""
+        with self.lock:
+            value = getattr(self, name)
+            setattr(self, name, self.OFF[name])
+            return value
 
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes: without this, Nagle's algorithm and the
+    # client's delayed ACK hold every JSON answer back by ~40 ms.
+    disable_nagle_algorithm = True
     server: _HTTPServer
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet: stderr is for the ready line
@@ -142,16 +209,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._control(path.path, parse_qs(path.query))
             return
         body = self._body()
-        controls = self.server.controls
-        with controls.lock:
-            status, controls.fail_next = controls.fail_next, None
-        if status is not None:
-            headers = {}
-            if status == 401:
-                headers = {"WWW-Authenticate": 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"',
-                           "Mcp-Auth-Server": "http://127.0.0.1/auth"}  # fmt: skip
-            self._reply(status, f"injected failure {status}".encode(), headers=headers)
+        if self._injected_fault():
             return
+        if path.path == "/messages":
+            self._legacy_post(body, parse_qs(path.query))
+            return
+        controls = self.server.controls
         try:
             message = json.loads(body)
         except ValueError:
@@ -181,14 +244,57 @@ class _Handler(BaseHTTPRequestHandler):
             answer = self._wait_answer(stream)
             if answer is None:
                 self._reply(504, b"no answer in time")
+            elif controls.take("cut_mid_event"):
+                self._reply_half(answer, headers)
             else:
                 self._reply(200, answer, "application/json", headers)
             return
-        with controls.lock:
-            cut, controls.cut_next = controls.cut_next, False
-        self._stream_events(stream, headers, start=0, cut_after_first=cut)
+        cut = controls.take("cut_next")
+        self._stream_events(stream, headers, start=0, cut_after_first=cut, cut_mid_event=controls.take("cut_mid_event"))
+
+    def _injected_fault(self) -> bool:
+        """Apply the fault switched on for the next MCP POST, if any; ``True`` if it took the answer's place."""
+        controls = self.server.controls
+        delay = controls.take("delay_next")
+        if delay:
+            time.sleep(delay)
+        if controls.take("reset_next"):
+            self._reset()
+            return True
+        status = controls.take("fail_next")
+        if status is None:
+            return False
+        headers = {}
+        if status == 401:
+            headers = {"WWW-Authenticate": 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"',
+                       "Mcp-Auth-Server": "http://127.0.0.1/auth"}  # fmt: skip
+        self._reply(status, f"injected failure {status}".encode(), headers=headers)
+        return True
+
+    def _reset(self) -> None:
+        """Close the connection without an answer, with RST (SO_LINGER 0) rather than FIN."""
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.close_connection = True
+        for stream in (self.rfile, self.wfile):
+            stream.close()
+        self.connection.close()
+
+    def _reply_half(self, body: bytes, headers: dict[str, str]) -> None:
+        """Announce the whole body, send half of it, and close the connection."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for key, value in headers.items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(body[: len(body) // 2])
+        self.wfile.flush()
+        self.close_connection = True
 
     def do_GET(self) -> None:
+        if urlsplit(self.path).path == "/sse":
+            self._legacy_stream()
+            return
         last = self.headers.get("Last-Event-ID")
         session = self._session()
         if not last:
@@ -211,7 +317,55 @@ class _Handler(BaseHTTPRequestHandler):
             return
         with self.server.lock:
             self.server.sessions.pop(session.session_id, None)
+        session.server.stopping.set()  # stalled tools give up
         self._reply(200)
+
+    # -- HTTP+SSE (2024-11-05) ----------------------------------------------------------
+
+    def _legacy_stream(self) -> None:
+        """GET /sse: the session's one stream; its first event names the URL to POST to."""
+        session = _LegacySession(uuid.uuid4().hex, self.server.name)
+        with self.server.lock:
+            self.server.legacy_sessions[session.session_id] = session
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        try:
+            self.wfile.write(f"event: endpoint\ndata: /messages?session_id={session.session_id}\n\n".encode())
+            self.wfile.flush()
+            while True:
+                try:
+                    line = session.queue.get(timeout=KEEPALIVE)
+                except queue.Empty:
+                    self.wfile.write(b": keep-alive\n\n")  # fails once the client has gone
+                    self.wfile.flush()
+                    continue
+                event = b"event: message\ndata: %s\n\n" % line
+                if self.server.controls.take("cut_mid_event"):
+                    self.wfile.write(event[: len(event) // 2])
+                    self.wfile.flush()
+                    return
+                self.wfile.write(event)
+                self.wfile.flush()
+        except OSError:
+            pass  # the client went away
+        finally:
+            with self.server.lock:
+                self.server.legacy_sessions.pop(session.session_id, None)
+            session.server.stopping.set()
+
+    def _legacy_post(self, body: bytes, query: dict[str, list[str]]) -> None:
+        """POST /messages: take a message for a session; whatever answers it goes on the session's stream."""
+        with self.server.lock:
+            session = self.server.legacy_sessions.get(query.get("session_id", [""])[0])
+        if session is None:
+            self._reply(404, b"unknown session")
+            return
+        self._reply(202, b"Accepted")
+        session.server.handle_line(body)
 
     def _control(self, path: str, query: dict[str, list[str]]) -> None:
         controls = self.server.controls
@@ -223,6 +377,12 @@ class _Handler(BaseHTTPRequestHandler):
                 controls.cut_next = True
             elif path == "/control/fail-next":
                 controls.fail_next = int(query.get("status", ["500"])[0])
+            elif path == "/control/cut-next-event":
+                controls.cut_mid_event = True
+            elif path == "/control/reset-next":
+                controls.reset_next = True
+            elif path == "/control/delay-next":
+                controls.delay_next = float(query.get("seconds", ["1"])[0])
             else:
                 self._reply(404, b"unknown control")
                 return
@@ -241,7 +401,12 @@ class _Handler(BaseHTTPRequestHandler):
             # JSON mode: what is not the answer has no way to the client.
 
     def _stream_events(
-        self, stream: _Stream, headers: dict[str, str], start: int, cut_after_first: bool = False
+        self,
+        stream: _Stream,
+        headers: dict[str, str],
+        start: int,
+        cut_after_first: bool = False,
+        cut_mid_event: bool = False,
     ) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -260,9 +425,13 @@ class _Handler(BaseHTTPRequestHandler):
         while True:
             while sent < len(stream.events):
                 sent += 1
-                self.wfile.write(
-                    b"id: %s:%d\ndata: %s\n\n" % (stream.stream_id.encode(), sent, stream.events[sent - 1])
-                )
+                event = b"id: %s:%d\ndata: %s\n\n" % (stream.stream_id.encode(), sent, stream.events[sent - 1])
+                if cut_mid_event:
+                    # Half of it, id included; the client must ask for it again, not skip it.
+                    self.wfile.write(event[: max(len(event) // 2, event.index(b"data:") + 10)])
+                    self.wfile.flush()
+                    return
+                self.wfile.write(event)
                 self.wfile.flush()
             if stream.done and sent >= len(stream.events):
                 return
@@ -281,6 +450,7 @@ class _HTTPServer(ThreadingHTTPServer):
         self.json_replies = json_replies
         self.lock = threading.Lock()
         self.sessions: dict[str, _Session] = {}
+        self.legacy_sessions: dict[str, _LegacySession] = {}
         self.controls = _Controls()
 
 

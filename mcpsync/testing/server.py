@@ -15,16 +15,24 @@ Tools:
                                 (unless ignore_cancel: then it answers late, as some servers do)
     progress(steps, delay)      sends ``notifications/progress`` when asked for, then "done"
     log(message, level)         sends ``notifications/message`` before answering
-    stderr(text, lines)         writes lines to stderr
+    stderr(text, lines)         writes lines to stderr (fast: 100 MB in well under a second)
     crash(code, message)        writes message to stderr and exits mid-call
     cancelled_requests()        the request ids the client has cancelled so far
     environment(names)          the server's working directory and the named environment variables
     ask_client(method, params)  sends a request to the client and returns its answer
     ask_then_cancel(method, params, wait)  sends a request, cancels it at once, says whether it was answered
     notify_client(method, params)  sends the client a notification
-    misbehave(kind)             writes something broken: "garbage", "invalid", "unknown_id",
+    misbehave(kind, size)       writes something broken: "garbage", "invalid", "unknown_id",
                                 "bad_response" (an invalid answer to this very call),
-                                "invalid_request" (a request with array params; returns the answer)
+                                "invalid_request" (a request with array params; returns the answer);
+                                chaos for this call: "sigkill" (the server kills itself),
+                                "half_line" (half of the answer, no newline, then a stall),
+                                "stall" (never answers, whatever the client says),
+                                "wrong_id" (the answer carries another id), "duplicate_id" (the
+                                answer twice), "result_and_error" (an answer with both);
+                                ``size`` bytes (default 50 MB) on one line: "huge" (a valid answer,
+                                its text that long; "huge_id_last" with the id written last, as
+                                TypeScript servers do), "huge_notification", "huge_garbage" (not JSON)
 
 Resources: ``text://greeting`` (text), ``binary://pixel`` (a PNG, as a blob) and the
 template ``echo://{text}``; a prompt ``greet(name, style?)``; completion for the
@@ -52,6 +60,15 @@ from .._version import __version__
 from ..messages import LOG_LEVELS, ErrorCode
 
 HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+#: What ``misbehave`` can do (see the module docstring).
+MISBEHAVIOURS = (
+    "garbage", "invalid", "unknown_id", "bad_response", "invalid_request", "sigkill", "half_line", "stall",
+    "wrong_id", "duplicate_id", "result_and_error", "huge", "huge_id_last", "huge_notification", "huge_garbage",
+)  # fmt: skip
+#: Bytes of the line the "huge" kinds of ``misbehave`` write, unless told otherwise.
+HUGE_SIZE = 50_000_000
+#: Bytes ``tool_stderr`` writes at a time.
+STDERR_BLOCK = 1 << 20
 
 _TEXT = {"type": "string"}
 _NUMBER = {"type": "number"}
@@ -93,8 +110,7 @@ TOOLS: list[dict[str, Any]] = [
     {"name": "ask_then_cancel", "description": "Ask the client something, cancel at once; say if it answered.",
      "inputSchema": _schema({"method": _TEXT, "params": {"type": "object"}, "wait": _NUMBER}, ("method",))},
     {"name": "misbehave", "description": "Write a broken message (for testing clients).",
-     "inputSchema": _schema({"kind": {"enum": ["garbage", "invalid", "unknown_id", "bad_response", "invalid_request"]}},
-                            ("kind",))},
+     "inputSchema": _schema({"kind": {"enum": list(MISBEHAVIOURS)}, "size": _INTEGER}, ("kind",))},
 ]  # fmt: skip
 
 # A 1x1 transparent PNG, for the binary resource.
@@ -178,6 +194,8 @@ class TestServer:
         self._client_answers: dict[str, tuple[threading.Event, list[dict[str, Any]]]] = {}
         self._client_request_ids = iter(range(1, 1 << 62))
         self._workers: list[threading.Thread] = []
+        #: Set when the input ends: stalled tools give up then, so the server can exit.
+        self.stopping = threading.Event()
         self.log_level = "debug"
 
     # -- wire -----------------------------------------------------------------
@@ -185,9 +203,11 @@ class TestServer:
     def send(self, message: dict[str, Any]) -> None:
         self.send_raw(messages.encode(message))
 
-    def send_raw(self, data: bytes) -> None:
+    def send_raw(self, *pieces: bytes) -> None:
+        """Write bytes as they are (the pieces one after the other, nothing in between)."""
         with self._write_lock:
-            self._stdout.write(data)
+            for piece in pieces:
+                self._stdout.write(piece)
             self._stdout.flush()
 
     def serve(self) -> None:
@@ -195,6 +215,7 @@ class TestServer:
         for line in iter(self._stdin.readline, b""):
             if line.strip():
                 self.handle_line(line)
+        self.stopping.set()
         deadline = time.monotonic() + 5
         for worker in self._workers:
             worker.join(max(0.0, deadline - time.monotonic()))
@@ -395,9 +416,15 @@ class TestServer:
         return self._text("logged")
 
     def tool_stderr(self, call: ToolCall, text: str, lines: int = 1) -> dict[str, Any]:
-        for _ in range(lines):
-            sys.stderr.write(text + "\n")
+        line = (text + "\n").encode("utf-8", "replace")
+        per_block = max(1, STDERR_BLOCK // len(line))
+        block = line * min(per_block, lines)
+        stderr = sys.stderr.buffer
         sys.stderr.flush()
+        for _ in range(lines // per_block):
+            stderr.write(block)
+        stderr.write(line * (lines % per_block))
+        stderr.flush()
         return self._text(f"wrote {lines} lines")
 
     def tool_crash(self, call: ToolCall, code: int = 3, message: str = "crashing on purpose") -> dict[str, Any]:
@@ -453,7 +480,10 @@ class TestServer:
         request = messages.request(f"s-{next(self._client_request_ids)}", method, params)
         return self._structured({"answered": self._send_and_wait(request, wait, cancel=True) is not None})
 
-    def tool_misbehave(self, call: ToolCall, kind: str) -> Optional[dict[str, Any]]:
+    def tool_misbehave(self, call: ToolCall, kind: str, size: int = HUGE_SIZE) -> Optional[dict[str, Any]]:
+        request_id = call.request_id
+        if kind in _CHAOS:
+            return _CHAOS[kind](self, call, size)
         if kind == "garbage":
             self.send_raw(b"this is not json {\n")
         elif kind == "invalid":
@@ -461,7 +491,7 @@ class TestServer:
         elif kind == "unknown_id":
             self.send(messages.success_response(987654321, {}))
         elif kind == "bad_response":
-            self.send_raw(messages.encode({"jsonrpc": "2.0", "id": call.request_id, "result": "not an object"}))
+            self.send_raw(messages.encode({"jsonrpc": "2.0", "id": request_id, "result": "not an object"}))
             return None  # that was the answer
         elif kind == "invalid_request":
             # params must be an object: a client should answer -32600
@@ -470,6 +500,75 @@ class TestServer:
         else:
             raise ToolFailure(f"unknown kind {kind!r}")
         return self._text(f"sent {kind}")
+
+    # -- chaos: misbehave kinds that break the call they serve ------------------------------
+
+    def _sigkill(self, call: ToolCall, size: int) -> None:
+        os.kill(os.getpid(), getattr(signal, "SIGKILL", signal.SIGTERM))
+        self.stopping.wait()  # not reached: the signal cannot be caught
+
+    def _half_line(self, call: ToolCall, size: int) -> None:
+        answer = messages.encode(messages.success_response(call.request_id, self._text("never finished")))
+        self.send_raw(answer[: len(answer) // 2])
+        self.stopping.wait()  # stalled mid-line; later messages run into this one
+
+    def _stall(self, call: ToolCall, size: int) -> None:
+        self.stopping.wait()  # deaf to cancellation; gives up only when the input ends
+
+    def _wrong_id(self, call: ToolCall, size: int) -> None:
+        wrong = call.request_id + 1_000_000 if isinstance(call.request_id, int) else f"{call.request_id}-wrong"
+        self.send(messages.success_response(wrong, self._text("answer with a wrong id")))
+
+    def _duplicate_id(self, call: ToolCall, size: int) -> None:
+        self.send(messages.success_response(call.request_id, self._text("first answer")))
+        self.send(messages.success_response(call.request_id, self._text("second answer")))
+
+    def _result_and_error(self, call: ToolCall, size: int) -> None:
+        self.send({"jsonrpc": "2.0", "id": call.request_id, "result": self._text("both"),
+                   "error": {"code": ErrorCode.INTERNAL_ERROR, "message": "both"}})  # fmt: skip
+
+    def _huge(self, call: ToolCall, size: int, id_last: bool = False) -> None:
+        start, end = b'{"content":[{"type":"text","text":"', b'"}],"isError":false}'
+        request_id = json.dumps(call.request_id).encode()
+        if id_last:
+            before, after = b'{"result":' + start, end + b',"jsonrpc":"2.0","id":' + request_id + b"}\n"
+        else:
+            before, after = b'{"jsonrpc":"2.0","id":' + request_id + b',"result":' + start, end + b"}\n"
+        self.send_raw(before, *_filler(size - len(before) - len(after)), after)
+
+    def _huge_id_last(self, call: ToolCall, size: int) -> None:
+        self._huge(call, size, id_last=True)
+
+    def _huge_notification(self, call: ToolCall, size: int) -> dict[str, Any]:
+        before = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"'
+        self.send_raw(before, *_filler(size - len(before) - 4), b'"}}\n')
+        return self._text("sent huge_notification")
+
+    def _huge_garbage(self, call: ToolCall, size: int) -> dict[str, Any]:
+        self.send_raw(b"not json ", *_filler(size - 10), b"\n")
+        return self._text("sent huge_garbage")
+
+
+def _filler(size: int, piece: int = 1 << 20) -> list[bytes]:
+    """``size`` bytes of "x" in pieces of at most ``piece`` bytes, all the same object: cheap in memory."""
+    block = b"x" * min(max(size, 0), piece)
+    pieces = [block] * (max(size, 0) // piece)
+    rest = max(size, 0) % piece
+    return [*pieces, block[:rest]] if rest else pieces
+
+
+_CHAOS: dict[str, Callable[[TestServer, ToolCall, int], Optional[dict[str, Any]]]] = {
+    "sigkill": TestServer._sigkill,
+    "half_line": TestServer._half_line,
+    "stall": TestServer._stall,
+    "wrong_id": TestServer._wrong_id,
+    "duplicate_id": TestServer._duplicate_id,
+    "result_and_error": TestServer._result_and_error,
+    "huge": TestServer._huge,
+    "huge_id_last": TestServer._huge_id_last,
+    "huge_notification": TestServer._huge_notification,
+    "huge_garbage": TestServer._huge_garbage,
+}
 
 
 def main(argv: Optional[list[str]] = None) -> None:

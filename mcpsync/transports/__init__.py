@@ -45,12 +45,15 @@ def create_transport(config: Any, **kwargs: Any) -> Transport:
 
     Args:
         config: a ``ServerConfig``, or anything ``mcpsync.connect`` accepts.
-        **kwargs: passed to the transport's constructor (callbacks, shutdown waits).
+        **kwargs: passed to the transport's constructor (callbacks, shutdown
+            waits, ``max_message_size``: these win over the config's).
 
     Raises:
         ConfigurationError: the configuration is invalid.
     """
     server: ServerConfig = server_config_from(config)
+    if server.max_message_size is not None:
+        kwargs.setdefault("max_message_size", server.max_message_size)
     if isinstance(server, StdioServerConfig):
         return StdioTransport.from_config(server, **kwargs)
     assert isinstance(server, HTTPServerConfig)

@@ -15,19 +15,28 @@ from __future__ import annotations
 import concurrent.futures
 import enum
 import logging
+import re
 import threading
 import time
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Optional, Union
 
-from .. import messages
-from ..config import DEFAULT_TIMEOUT, USE_DEFAULT, resolve_timeout
-from ..errors import InvalidMessage, MCPError, RequestTimeout, ServerError, TransportClosed
+from .. import messages, peek
+from ..config import DEFAULT_TIMEOUT, USE_DEFAULT, check_max_message_size, resolve_timeout
+from ..errors import (
+    InvalidMessage,
+    MCPError,
+    MessageTooLarge,
+    ProtocolError,
+    RequestTimeout,
+    ServerError,
+    TransportClosed,
+)
 from ..messages import Kind, Message, RequestId
 from ..pending import PendingRequests, RequestFuture
 from ..schema import validate
 
-__all__ = ["Transport", "TransportState", "TransportStats"]
+__all__ = ["DEFAULT_MAX_MESSAGE_SIZE", "Transport", "TransportState", "TransportStats"]
 
 logger = logging.getLogger("mcpsync.transport")
 #: Every message sent (``-->``) and received (``<--``), at DEBUG; ``mcpsync -v`` shows it.
@@ -45,6 +54,17 @@ READER_WRITE_TIMEOUT = 1.0
 CLOSE_WAIT = 30.0
 #: Characters of a message the traffic log shows.
 TRAFFIC_LIMIT = 500
+#: Bytes one message from the server may have by default (a stdio line, an SSE event, an HTTP JSON body).
+#: Generous: tool results carry base64 images and documents of tens of MB; decoding a message costs
+#: a few times its size in memory, so 64 MiB keeps one absurd message from exhausting memory.
+DEFAULT_MAX_MESSAGE_SIZE = 64 * 1024 * 1024
+#: Bytes at the start and at the end of an oversized message searched for its id.
+ID_SCAN_BYTES = 4096
+
+# Where a JSON-RPC response may start after junk on the same line.
+_MESSAGE_START = re.compile(rb'\{\s*"(?:jsonrpc|id|result|error)"\s*:')
+#: Places in a malformed line tried as the start of a message that follows junk.
+SALVAGE_ATTEMPTS = 3
 
 MessageCallback = Callable[[Message], None]
 CloseCallback = Callable[[Optional[BaseException]], None]
@@ -73,6 +93,8 @@ class TransportStats:
         unmatched_responses: responses whose id matches no request (logged and skipped).
         late_responses: responses to requests their caller had given up on (dropped).
         cancelled: requests we gave up on and told the server about.
+        oversized: messages over ``max_message_size``, discarded unread (failing
+            their request when it could be told which).
     """
 
     sent: int = 0
@@ -82,6 +104,7 @@ class TransportStats:
     unmatched_responses: int = 0
     late_responses: int = 0
     cancelled: int = 0
+    oversized: int = 0
 
     def as_dict(self) -> dict[str, int]:
         """The counters as a plain dict."""
@@ -101,6 +124,10 @@ class Transport:
         on_error: called with each non-fatal problem (an invalid message, say).
         write_timeout: seconds a write may wait for a server that does not read
             its input; then ``WriteTimeout`` (default 10 s).
+        max_message_size: bytes one message from the server may have (a stdio
+            line, an SSE event, an HTTP JSON body; default 64 MiB; ``None``: no
+            limit). A larger one is discarded without being held in memory, and
+            the request it answers fails at once with ``MessageTooLarge``.
     """
 
     def __init__(
@@ -113,9 +140,12 @@ class Transport:
         on_close: Optional[CloseCallback] = None,
         on_error: Optional[ErrorCallback] = None,
         write_timeout: float = DEFAULT_WRITE_TIMEOUT,
+        max_message_size: Optional[int] = DEFAULT_MAX_MESSAGE_SIZE,
     ) -> None:
+        check_max_message_size(max_message_size, name)
         self.name = name
         self.write_timeout = write_timeout
+        self.max_message_size = max_message_size
         #: Where what the server itself says goes: its stderr (stdio) and its log messages.
         self.server_logger = logging.getLogger("mcpsync.server." + name.replace(".", "_"))
         self.default_timeout = DEFAULT_TIMEOUT if timeout is None else timeout
@@ -451,8 +481,11 @@ class Transport:
 
     # -- receiving ----------------------------------------------------------
 
-    def _problem(self, error: InvalidMessage) -> None:
+    def _problem(self, error: ProtocolError) -> None:
         logger.warning("server %r: skipped %s", self.name, error)
+        self._report(error)
+
+    def _report(self, error: ProtocolError) -> None:
         if self.on_error is not None:
             try:
                 self.on_error(error)
@@ -466,6 +499,8 @@ class Transport:
         try:
             decoded = messages.decode(data)
         except ValueError as exc:
+            if isinstance(data, bytes) and self._salvage(data):
+                return
             self.stats.malformed += 1
             self._problem(InvalidMessage(f"not JSON ({exc})", messages.shorten(data)))
             return
@@ -476,11 +511,40 @@ class Transport:
         else:
             self._handle_message(decoded)
 
+    def _salvage(self, line: bytes) -> bool:
+        """Read a response that follows junk on the same line; ``False`` if there is none.
+
+        Half a line the server never finished (it crashed or stalled mid-write
+        in a worker), or output printed without a newline, runs into the next
+        message on the line: that message is still read, lest its caller wait
+        for nothing. Only responses are taken so, nothing that would make us act.
+        """
+        match = _MESSAGE_START.search(line, 1)
+        for _ in range(SALVAGE_ATTEMPTS):
+            if match is None:
+                return False
+            try:
+                message = messages.decode(line[match.start() :])
+            except ValueError:
+                match = _MESSAGE_START.search(line, match.start() + 1)
+                continue
+            if type(message) is not dict or "method" in message:
+                return False
+            self.stats.malformed += 1
+            self._problem(InvalidMessage("not JSON (junk before a response, which was read)",
+                                         messages.shorten(line[: match.start()])))  # fmt: skip
+            self._handle_message(message)
+            return True
+        return False
+
     def _handle_message(self, message: Any) -> None:
         self.stats.received += 1
         try:
             kind = validate(message)
         except InvalidMessage as exc:
+            # It goes to a caller, or to on_error: its traceback would pin this thread's frames
+            # (and what they hold: a response, its connection, a 50 MB line) for as long as it is kept.
+            exc = exc.with_traceback(None)
             self.stats.invalid += 1
             if type(message) is dict and "method" in message:
                 self._refuse_invalid_request(message, exc)
@@ -545,10 +609,79 @@ class Transport:
         self.stats.unmatched_responses += 1
         self._problem(
             InvalidMessage(
-                "response to no request we sent" if key is not None else "error response without id",
+                "response to no request we sent or still wait for (a wrong or repeated id)"
+                if key is not None
+                else "error response without id",
                 messages.shorten(messages.encode(message).decode("utf-8").rstrip("\n")),
             )
         )
+
+    # -- messages over max_message_size --------------------------------------------
+
+    def _oversized_begins(
+        self,
+        head: bytes,
+        *,
+        size: Optional[int] = None,
+        stream_of: Optional[RequestFuture] = None,
+        answer_to: Optional[RequestFuture] = None,
+    ) -> bool:
+        """A message crossed ``max_message_size``: count it, warn, and fail its request at once if known.
+
+        The caller discards the rest without keeping it. Whose answer it is:
+        ``answer_to``, when the message can only be that request's answer (an
+        HTTP JSON body); else the id that ``head``, the message's first bytes,
+        shows; else ``stream_of``, the request whose answer the stream it came
+        on carries, if ``head`` shows a response. ``size``: the whole
+        message's size, when known in advance.
+
+        Returns whether a request was failed.
+        """
+        self.stats.oversized += 1
+        logger.warning("server %r: discarding a message over max_message_size (%s bytes)%s%s",
+                       self.name, self.max_message_size, f", {size} bytes in all" if size is not None else "",
+                       f": {messages.shorten(head, 120)}" if head else "")  # fmt: skip
+        key = answer_to.request_id if answer_to is not None else self._oversized_owner(head, b"", stream_of)
+        return key is not None and self._fail_oversized(key, size)
+
+    def _oversized_ends(
+        self, size: int, head: bytes, tail: bytes, failed: bool, *, stream_of: Optional[RequestFuture] = None
+    ) -> None:
+        """The whole of an oversized message has gone by (``size`` bytes, ending in ``tail``).
+
+        If no request failed when it began, its last bytes may say whose
+        answer it is now (TypeScript servers write the id last); if they do
+        not either, ``on_error`` hears of it.
+        """
+        logger.debug("server %r: discarded a message of %d bytes", self.name, size)
+        if failed:
+            return
+        key = self._oversized_owner(head, tail, stream_of)
+        if key is None or not self._fail_oversized(key, size):
+            self._report(MessageTooLarge(f"{self.name}: a message", size, self.max_message_size or 0))
+
+    @staticmethod
+    def _oversized_owner(head: bytes, tail: bytes, stream_of: Optional[RequestFuture]) -> Any:
+        """The id of the request an oversized response answers, as far as its first and last bytes tell.
+
+        ``None`` for anything but a response: a server's request or
+        notification, or bytes that are not JSON-RPC at all.
+        """
+        names, found = peek.top_level_members(head)
+        if "method" in names or not names & {"result", "error"}:
+            return None
+        if found is None and tail:
+            found = peek.trailing_id(tail)
+        if found is None and stream_of is not None:
+            return stream_of.request_id
+        return None if found is None else messages.response_key(found)
+
+    def _fail_oversized(self, key: Any, size: Optional[int]) -> bool:
+        error = MessageTooLarge(f"{self.name}: the answer to request {key}", size, self.max_message_size or 0)
+        if self.pending.reject(key, error):
+            logger.warning("server %r: request %r failed: %s", self.name, key, error)
+            return True
+        return False
 
     # -- the wire (subclasses) -----------------------------------------------
 

@@ -37,6 +37,7 @@ from ..errors import (
     ConnectError,
     HTTPStatusError,
     MCPError,
+    MessageTooLarge,
     NoResponseError,
     ProtocolError,
     SessionExpired,
@@ -44,8 +45,8 @@ from ..errors import (
     TransportError,
 )
 from ..pending import RequestFuture
-from ..sse import events
-from .base import Transport
+from ..sse import OversizedEvent, ServerSentEvent, events
+from .base import ID_SCAN_BYTES, Transport
 
 __all__ = [
     "ACCEPT",
@@ -56,6 +57,7 @@ __all__ = [
     "HTTPTransportBase",
     "StreamableHTTPTransport",
     "body_chunks",
+    "close_session",
     "finished",
     "http_call",
     "new_session",
@@ -267,6 +269,27 @@ class _Adapter(requests.adapters.HTTPAdapter):
             self.poolmanager.pool_classes_by_scheme = _tracking_pools(self._registry)
 
 
+def close_session(session: requests.Session) -> None:
+    """Close a ``requests.Session`` and, now, every connection its pools keep.
+
+    ``Session.close()`` empties urllib3's pool manager, but urllib3 2.x does
+    not close the pools it drops: their idle connections stay open until the
+    pools are garbage. Anything that still references one (a response in a
+    traceback kept by a caller or a log record) would keep its sockets open.
+    """
+    for adapter in session.adapters.values():
+        managers = [getattr(adapter, "poolmanager", None), *getattr(adapter, "proxy_manager", {}).values()]
+        for manager in managers:
+            pools = getattr(manager, "pools", None)
+            if pools is None:
+                continue
+            for key in pools.keys():
+                pool = pools.get(key)
+                if pool is not None:
+                    pool.close()
+    session.close()
+
+
 def new_session(url: str, max_connections: int, registry: Optional[ConnectionRegistry] = None) -> requests.Session:
     """A ``requests.Session`` for one server, whose pool holds as many connections as we use at once.
 
@@ -383,7 +406,36 @@ class HTTPTransportBase(Transport):
 
     def _close_session(self) -> None:
         if self._own_session and self._http is not None:
-            self._http.close()
+            close_session(self._http)
+
+    def _oversized_event(self, event: OversizedEvent, failed: bool, request: Optional[RequestFuture] = None) -> bool:
+        """An SSE event over ``max_message_size`` began or ended; returns whether a request failed for it."""
+        if not event.complete:
+            return self._oversized_begins(event.head, stream_of=request)
+        self._oversized_ends(event.size, event.head, event.tail, failed, stream_of=request)
+        return False
+
+    def _json_body(self, response: requests.Response, request: Optional[RequestFuture]) -> Optional[bytes]:
+        """The body of a JSON answer; ``None`` if it is over ``max_message_size`` (it is not read whole then).
+
+        ``request``, the request it answers, fails at once in that case.
+        """
+        limit = self.max_message_size
+        if limit is None:
+            return response.content
+        declared = response.headers.get("Content-Length", "")
+        if declared.isdigit() and int(declared) > limit:
+            self._oversized_begins(b"", size=int(declared), answer_to=request)
+            return None
+        parts: list[bytes] = []
+        size = 0
+        for chunk in response.iter_content(READ_SIZE):  # decoded, so a compressed body is bounded too
+            size += len(chunk)
+            if size > limit:
+                self._oversized_begins((b"".join(parts) + chunk)[:ID_SCAN_BYTES], answer_to=request)
+                return None
+            parts.append(chunk)
+        return b"".join(parts)
 
 
 class StreamableHTTPTransport(HTTPTransportBase):
@@ -566,8 +618,8 @@ class StreamableHTTPTransport(HTTPTransportBase):
             return True  # accepted: the answer comes on the GET stream
         kind = content_type(response)
         if kind == JSON:
-            body = response.content
-            if body.strip():
+            body = self._json_body(response, request)
+            if body is not None and body.strip():
                 self._handle_data(body)
         elif kind == EVENT_STREAM:
             self._read_answer_stream(response, request)
@@ -597,15 +649,25 @@ class StreamableHTTPTransport(HTTPTransportBase):
 
     # -- streams ------------------------------------------------------------------
 
-    def _read_events(self, response: requests.Response) -> tuple[Optional[str], Optional[int]]:
+    def _read_events(
+        self, response: requests.Response, request: Optional[RequestFuture] = None
+    ) -> tuple[Optional[str], Optional[int]]:
         """Feed every event of a stream to the message handling; return the last event id and retry.
 
         A stream that breaks (reset, timeout) just ends here: the caller decides about resuming.
+        ``request``: the request whose answer the stream carries; an event over
+        ``max_message_size`` on it fails it, and ends the reading.
         """
         last_id: Optional[str] = None
         retry: Optional[int] = None
+        failed = False
         try:
-            for event in events(body_chunks(response)):
+            for event in events(body_chunks(response), self.max_message_size):
+                if event.oversized is not None:
+                    failed = self._oversized_event(event.oversized, failed, request)
+                    if request is not None and request.done():
+                        break  # its answer was refused: nothing on this stream is wanted any more
+                    continue
                 if event.id:
                     last_id = event.id
                 if event.retry is not None:
@@ -618,7 +680,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
         return last_id, retry
 
     def _read_answer_stream(self, response: requests.Response, request: RequestFuture) -> None:
-        last_id, retry = self._read_events(response)
+        last_id, retry = self._read_events(response, request)
         attempt = 0
         while not request.done() and not self._closing.is_set():
             if last_id is None or attempt >= self.max_resumptions:
@@ -641,7 +703,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 if not resumed.ok:  # 405: no resumption offered; 404: the stream or session is gone
                     logger.info("server %r: cannot resume (HTTP %d)", self.name, resumed.status_code)
                     raise NoResponseError(request.request_id)
-                new_id, new_retry = self._read_events(resumed)
+                new_id, new_retry = self._read_events(resumed, request)
             if new_id is not None and new_id != last_id:
                 attempt = 0  # it made progress: servers may answer by polling, one event per GET
             last_id = new_id or last_id
@@ -700,14 +762,25 @@ class StreamableHTTPTransport(HTTPTransportBase):
     def _find_answer(self, response: requests.Response, request_id: Any) -> dict[str, Any]:
         """Read a JSON or SSE answer and return the response to ``request_id``; other messages are handled."""
         if content_type(response) == JSON:
-            candidates: Iterator[Any] = iter([messages.decode(response.content)])
+            body = self._json_body(response, None)
+            if body is None:
+                raise MessageTooLarge(f"{self.name}: the answer to initialize", None, self.max_message_size or 0)
+            candidates: Iterator[Any] = iter([messages.decode(body)])
         else:
-            candidates = (messages.decode(e.data) for e in events(body_chunks(response)) if e.data)
+            candidates = (messages.decode(e.data) for e in self._answer_events(response) if e.data)
         for message in candidates:
             if isinstance(message, dict) and "method" not in message and message.get("id") == request_id:
                 return message
             self._handle_message(message)
         raise NoResponseError(request_id)
+
+    def _answer_events(self, response: requests.Response) -> Iterator[ServerSentEvent]:
+        """The events of a stream, those over ``max_message_size`` counted and left out."""
+        for event in events(body_chunks(response), self.max_message_size):
+            if event.oversized is not None:
+                self._oversized_event(event.oversized, True)  # nobody to fail: initialize is not pending
+            else:
+                yield event
 
     def handshake_complete(self) -> None:
         if self.listen and self._listener is None and not self._closing.is_set():

@@ -18,7 +18,7 @@ from urllib.parse import urljoin, urlsplit
 
 import requests
 
-from ..errors import ConnectError, ProtocolError, TransportClosed
+from ..errors import ConnectError, ProtocolError, RequestTimeout, TransportClosed, TransportError
 from ..pending import RequestFuture
 from ..sse import events
 from .http import (
@@ -109,9 +109,12 @@ class SSETransport(HTTPTransportBase):
         response = self._stream
         assert response is not None
         reason = "the server ended the event stream"
+        failed = False
         try:
-            for event in events(body_chunks(response)):
-                if event.event == "endpoint" and self.endpoint is None:
+            for event in events(body_chunks(response), self.max_message_size):
+                if event.oversized is not None:
+                    failed = self._oversized_event(event.oversized, failed)
+                elif event.event == "endpoint" and self.endpoint is None:
                     try:
                         self._accept_endpoint(event.data)
                     except ProtocolError as exc:
@@ -134,9 +137,17 @@ class SSETransport(HTTPTransportBase):
     def _write(self, data: bytes, timeout: float, request: Optional[RequestFuture] = None) -> None:
         if self.endpoint is None or self._http is None:
             raise self.closed_error()
-        response = http_call(self._http, "POST", self.endpoint, self.name, self._closing, data=data,
-                             headers={"Content-Type": JSON, **self.headers}, auth=self.auth,
-                             timeout=(min(self.connect_timeout, timeout), timeout))  # fmt: skip
+        try:
+            response = http_call(self._http, "POST", self.endpoint, self.name, self._closing, data=data,
+                                 headers={"Content-Type": JSON, **self.headers}, auth=self.auth,
+                                 timeout=(min(self.connect_timeout, timeout), timeout))  # fmt: skip
+        except TransportError as exc:
+            if request is None or not isinstance(exc.__cause__, requests.exceptions.ReadTimeout):
+                raise
+            # The server took the request but did not acknowledge it in the request's time: a timeout,
+            # as if no answer came. Its answer may still come: it is recognised as late.
+            self.pending.discard(request.request_id)
+            raise RequestTimeout(request.method, timeout) from exc
         with finished(response):
             if not response.ok:
                 raise status_error(response)

@@ -34,7 +34,7 @@ from typing import IO, Any, Optional
 from ..config import StdioServerConfig
 from ..errors import ConnectError, TransportClosed, WriteTimeout
 from ..pending import RequestFuture
-from .base import READER_WRITE_TIMEOUT, Transport
+from .base import ID_SCAN_BYTES, READER_WRITE_TIMEOUT, Transport
 
 __all__ = ["DEFAULT_INHERITED_ENV_VARS", "StdioTransport", "default_environment"]
 
@@ -56,6 +56,8 @@ else:
 STDERR_TAIL_LINES = 20
 #: stderr is read in pieces of at most this many bytes, so an endless line costs no memory.
 STDERR_CHUNK = 64 * 1024
+#: The rest of a line over ``max_message_size`` is read (and dropped) in pieces of this many bytes.
+DISCARD_CHUNK = 64 * 1024
 #: How long the reader waits for the exit code and last stderr lines after stdout closes.
 EXIT_GRACE = 0.5
 SIGKILL = getattr(signal, "SIGKILL", signal.SIGTERM)  # Windows has no SIGKILL
@@ -87,7 +89,8 @@ class StdioTransport(Transport):
         exit_timeout: seconds to wait for the child to exit after its stdin is closed.
         terminate_timeout: seconds to wait after SIGTERM before SIGKILL.
         **options: ``on_notification``, ``on_request``, ``on_close``, ``on_error``,
-            ``write_timeout`` (see ``Transport``).
+            ``write_timeout``, ``max_message_size`` (see ``Transport``; here it
+            bounds one line of the server's stdout).
     """
 
     def __init__(
@@ -246,9 +249,17 @@ class StdioTransport(Transport):
         process = self._process
         assert process is not None and process.stdout is not None
         stdout = process.stdout
+        limit = self.max_message_size
+        # A message and its newline: a line this long without the newline is too long.
+        readline_size = -1 if limit is None else limit + 1
         try:
-            for line in iter(stdout.readline, b""):
-                if line.strip():
+            while True:
+                line = stdout.readline(readline_size)
+                if not line:
+                    break
+                if len(line) == readline_size and line[-1:] != b"\n":
+                    self._discard_line(stdout, line)
+                elif line.strip():
                     try:
                         self._handle_data(line)
                     except Exception:  # never let one message end the reader
@@ -259,6 +270,24 @@ class StdioTransport(Transport):
             self._connection_lost(self._describe_exit)
             if self._reader_closes_stdout:
                 stdout.close()
+
+    def _discard_line(self, stdout: IO[bytes], start: bytes) -> None:
+        """Drop a line over ``max_message_size`` (``start`` is what was read of it) without holding it whole.
+
+        The request it answers fails as soon as its start shows which (else
+        once its end does); later lines are read as usual.
+        """
+        head = start[:ID_SCAN_BYTES]
+        failed = self._oversized_begins(head)
+        size = len(start)
+        tail = start[-ID_SCAN_BYTES:]
+        while not tail.endswith(b"\n"):
+            piece = stdout.readline(DISCARD_CHUNK)
+            if not piece:
+                return  # the server went away mid-line: the reader reports that
+            size += len(piece)
+            tail = (tail + piece)[-ID_SCAN_BYTES:]
+        self._oversized_ends(size - 1, head, tail, failed)
 
     def _read_stderr(self) -> None:
         process = self._process
@@ -292,7 +321,14 @@ class StdioTransport(Transport):
         if self._stderr_reader is not None:
             # Its last words may still be in the pipe.
             self._stderr_reader.join(EXIT_GRACE)
-        return self._closed_error(f"the server process exited with code {process.returncode}")
+        code = process.returncode
+        if code < 0:  # POSIX: killed by a signal
+            try:
+                name = f" ({signal.Signals(-code).name})"
+            except ValueError:
+                name = ""
+            return self._closed_error(f"the server process was killed by signal {-code}{name}")
+        return self._closed_error(f"the server process exited with code {code}")
 
     # -- closing ------------------------------------------------------------
 
