@@ -15,8 +15,9 @@ from typing import Any, Callable, Optional
 
 __all__ = ["PendingRequests", "RequestFuture"]
 
-#: How many abandoned ids we remember, to tell a late response from a wrong one.
-ABANDONED_MEMORY = 1024
+#: How many abandoned ids we remember, to tell a late response from a wrong one. Under load with
+#: many timeouts, 1024 was too few: answers a couple of seconds late were logged as strays.
+ABANDONED_MEMORY = 16384
 
 
 class RequestFuture(Future):  # type: ignore[type-arg]

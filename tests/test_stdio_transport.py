@@ -345,7 +345,9 @@ def test_a_write_that_cannot_start_in_time_is_a_write_timeout():
     """Nothing written yet: WriteTimeout (also a TimeoutError), and the connection stays usable."""
     transport = started(write_timeout=0.2)
     with transport._write_lock:  # as if another writer were stuck on a full pipe
-        with pytest.raises(mcpsync.WriteTimeout, match="not reading its input") as info:
+        with pytest.raises(
+            mcpsync.WriteTimeout, match=r"could not start writing within 0\.2s: other writes held the server.s input"
+        ) as info:
             transport.notify("notifications/roots/list_changed")
     assert isinstance(info.value, TimeoutError)
     assert call(transport, "echo", text="fine")["content"][0]["text"] == "fine"

@@ -192,7 +192,10 @@ class StdioTransport(Transport):
         if threading.current_thread() is self._reader:
             timeout = min(timeout, READER_WRITE_TIMEOUT)
         if not self._write_lock.acquire(timeout=timeout):
-            raise self._write_timeout_error(timeout)
+            # Nothing was sent: other callers' writes held the pipe all that time (a slow or deaf server).
+            raise WriteTimeout(
+                f"{self.name}: could not start writing within {timeout:g}s: other writes held the server's input"
+            )
         try:
             fd = self._stdin_fd
             if fd is None:
