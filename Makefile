@@ -6,13 +6,15 @@ VENV ?= .venv
 VENV_PYTHON := $(VENV)/bin/python
 PIP := $(VENV_PYTHON) -m pip --disable-pip-version-check --quiet
 PYTEST_ARGS ?=
+BENCH_ARGS ?=
+SOAK_SECONDS ?= 120
 
 # One stamp per set of extras; each is redone when the package metadata changes.
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 TEST_STAMP := $(VENV)/.installed-test
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: install demo test lint typecheck bench clean
+.PHONY: install demo test lint typecheck bench soak clean
 
 $(VENV_PYTHON):
 	$(PYTHON) -m venv $(VENV)
@@ -48,11 +50,13 @@ lint: $(DEV_STAMP)
 typecheck: $(DEV_STAMP)
 	$(VENV_PYTHON) -m mypy
 
-## bench: the side-by-side benchmarks (mcpsync vs the official SDK vs a raw client)
+## bench: every benchmark in one run (mcpsync vs the official SDK vs a raw client), summary and targets
 bench: $(TEST_STAMP)
-	$(VENV_PYTHON) benchmarks/bench_stdio.py
-	$(VENV_PYTHON) benchmarks/bench_http.py
-	$(VENV_PYTHON) benchmarks/bench_validation.py
+	$(VENV_PYTHON) benchmarks/bench_all.py $(BENCH_ARGS)
+
+## soak: mixed traffic with reconnects and cancellations; memory, threads and descriptors must stay flat
+soak: $(TEST_STAMP)
+	$(VENV_PYTHON) benchmarks/soak.py --seconds $(SOAK_SECONDS)
 
 ## clean: remove the virtualenv and build leftovers
 clean:

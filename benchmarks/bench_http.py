@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/bench_http.py [--calls N] [--inflight K] [--repeat R] [--warmup W]
+    python benchmarks/bench_http.py [--calls N] [--inflight K] [--repeat R] [--warmup W] [--median]
                                     [--modes json,sse] [--clients raw,official,mcpsync]
                                     [--json] [--profile]
 
@@ -70,7 +70,8 @@ are timed with ``time.perf_counter()``. Throughput is the BEST of R repeats
 lowest); every sample and the medians are in ``--json``, together with the
 new TCP connections the server accepted and the POSTs it got during the
 timed calls (keep-alive working means 0 new connections and 1 POST per
-call). Within a repeat the clients run back to back for each row, their
+call). ``--median`` reports the median of the repeats instead of the
+best. Within a repeat the clients run back to back for each row, their
 order rotated every repeat, so load drift hits them alike.
 
 Every answer is checked: each call echoes a unique text that the reply must
@@ -102,6 +103,7 @@ import itertools
 import json
 import os
 import select
+import statistics
 import subprocess
 import sys
 import threading
@@ -137,6 +139,7 @@ from benchlib import (  # noqa: E402
     require_positive,
     run_repeats,
     select_clients,
+    statistic_name,
     summarise,
     summarise_row,
     table,
@@ -497,6 +500,7 @@ def parse_args(argv):
     parser.add_argument("--clients", default=",".join(CLIENTS), help="comma-separated subset of raw,official,mcpsync")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated subset of json,sse")
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON instead of Markdown")
+    parser.add_argument("--median", action="store_true", help="report the median of the repeats, not the best")
     parser.add_argument("--profile", action="store_true", help="profile the mcpsync sequential loop instead")
     parser.add_argument("--profile-top", type=int, default=25, help="functions shown per profile table (default 25)")
     args = parser.parse_args(argv)
@@ -520,8 +524,8 @@ def run(args, servers):
         repeat=args.repeat,
         warmup=args.warmup,
         modes=args.modes,
-        throughput_statistic="best of repeats",
-        cpu_statistic="lowest of repeats",
+        throughput_statistic=statistic_name(args),
+        cpu_statistic="median of repeats" if args.median else "lowest of repeats",
     )
     benches = select_clients(data, args, BENCH_CLASSES, log)
     # One row per (scenario, mode): row_key -> what to measure.
@@ -536,8 +540,10 @@ def run(args, servers):
     for name in benches:
         entry = data["clients"][name]
         for key in keys:
-            ms = summarise_row(entry, key, samples[name])
-            entry[key + "_server_cpu_us_per_call"] = summarise([m["server_cpu_us_per_call"] for m in ms], min)
+            ms = summarise_row(entry, key, samples[name], args.median)
+            entry[key + "_server_cpu_us_per_call"] = summarise(
+                [m["server_cpu_us_per_call"] for m in ms], statistics.median if args.median else min
+            )
             entry[key + "_new_connections"] = [m["new_connections"] for m in ms]
             entry[key + "_posts_per_call"] = [m["posts_per_call"] for m in ms]
     return data
@@ -587,9 +593,9 @@ def connection_notes(meta):
 def markdown(data):
     meta = data["meta"]
     heading = (
-        "mcpsync Streamable HTTP benchmark — %s | N=%d K=%d warm-up=%d | best of %d | "
+        "mcpsync Streamable HTTP benchmark — %s | N=%d K=%d warm-up=%d | %s | "
         "server: minimal_http_server.py (ThreadingHTTPServer, keep-alive)"
-        % (machine(meta), meta["calls"], meta["inflight"], meta["warmup"], meta["repeat"])
+        % (machine(meta), meta["calls"], meta["inflight"], meta["warmup"], meta["throughput_statistic"])
     )
     return page(
         heading,

@@ -3,7 +3,7 @@
 Usage::
 
     python benchmarks/bench_stdio.py [--calls N] [--inflight K] [--threads T]
-                                     [--repeat R] [--startup-runs S]
+                                     [--repeat R] [--startup-runs S] [--median]
                                      [--clients raw,official,mcpsync] [--json]
 
 Every client talks to the same server, ``benchmarks/minimal_server.py``
@@ -36,11 +36,13 @@ K in flight
     raw: write K request lines, then read K responses (pipelined).
     official: ``asyncio.gather`` of K ``call_tool`` coroutines.
     mcpsync: K ``send_request`` futures, then ``f.result(timeout=...)`` each.
-T threads
-    T threads share one client, each doing sequential calls, N in total.
-    raw: one lock around write+read, so the calls are serialised; it is the
-    "just put a lock on it" baseline, not true concurrency.
-    official: n/a (asyncio only; no thread-safe synchronous API).
+T callers
+    T callers share one client, each doing sequential calls, N in total.
+    raw: T threads, one lock around write+read, so the calls are serialised;
+    it is the "just put a lock on it" baseline, not true concurrency.
+    official: it has no thread-safe synchronous API, so its T callers are T
+    concurrent asyncio tasks on one event loop (``asyncio.gather``).
+    mcpsync: T threads.
 client CPU per call
     For each of the rows above, the CPU time (user+sys, all threads) of the
     benchmark process divided by the calls: less noisy than wall time on a
@@ -63,10 +65,11 @@ process; start-up and close are outside the timed part. A short warm-up
 (``--warmup``, default min(200, N/10) calls) runs on that connection, then
 N calls are timed with ``time.perf_counter()``. Throughput is the BEST of R
 repeats (the least disturbed run on a noisy machine; CPU per call likewise
-the lowest); all samples and medians are in ``--json``. Within a repeat
-the loop is scenario-major with the clients interleaved, their order
-rotated every repeat, so the numbers in one row are measured close together
-in time and drift in machine load hits all clients alike.
+the lowest), or with ``--median`` the median of them; all samples are in
+``--json``. Within a repeat the loop is scenario-major with the clients
+interleaved, their order rotated every repeat, so the numbers in one row
+are measured close together in time and drift in machine load hits all
+clients alike.
 
 Every answer is checked: each call echoes a unique text and the reply must
 match, so a broken client cannot look fast. A scenario that fails once is
@@ -131,6 +134,7 @@ from benchlib import (
     rotated,
     run_repeats,
     select_clients,
+    statistic_name,
     summarise,
     summarise_row,
     table,
@@ -415,14 +419,31 @@ class RawBench(Bench):
 # --------------------------------------------------------------------------
 
 
+async def run_tasks(call, total, ntasks, tag):
+    """Run `total` awaits of call(text) spread over `ntasks` concurrent asyncio tasks; return a Timer.
+
+    The asyncio counterpart of run_threads, for a client without a thread-safe synchronous API.
+    """
+    counts = [total // ntasks + (1 if i < total % ntasks else 0) for i in range(ntasks)]
+
+    async def worker(idx, count):
+        for j in range(count):
+            await call("%s-%d-%d" % (tag, idx, j))
+
+    with Timer() as timer:
+        await asyncio.gather(*(worker(i, c) for i, c in enumerate(counts)))
+    return timer
+
+
 class OfficialBench(Bench):
     name = "official"
-    scenarios = ("sequential", "inflight")  # no threads story: asyncio only
+    scenarios = SCENARIOS  # "threads": T asyncio tasks (no thread-safe synchronous API)
 
     def available(self):
         return official_available(
             "mcp %s: Client(StdioServerParameters) under asyncio.run; mode='auto' probes server/discover, "
-            "falls back to initialize on -32601; first call_tool also sends tools/list",
+            "falls back to initialize on -32601; first call_tool also sends tools/list; T callers = T asyncio "
+            "tasks (no thread-safe synchronous API)",
             ("mcp.client", "Client"),
             ("mcp.client.stdio", "StdioServerParameters"),
         )
@@ -443,7 +464,9 @@ class OfficialBench(Bench):
     async def _measure(self, scenario, cfg):
         async with self._client() as client:
             call, gather = official_callers(client)
-            # threads: n/a (ValueError), the official SDK is asyncio-only
+            if scenario == "threads":
+                await run_tasks(call, cfg.warmup, cfg.threads, "wt")
+                return measurement(cfg.calls, await run_tasks(call, cfg.calls, cfg.threads, "t"))
             return await measure_async(scenario, cfg, call, gather)
 
     def startup(self):
@@ -546,6 +569,7 @@ def parse_args(argv):
     parser.add_argument("--timeout", type=float, default=30.0, help="per-call timeout in seconds (default 30)")
     parser.add_argument("--clients", default=",".join(CLIENTS), help="comma-separated subset of raw,official,mcpsync")
     parser.add_argument("--no-import", action="store_true", help="skip the fresh-interpreter import measurement")
+    parser.add_argument("--median", action="store_true", help="report the median of the repeats, not the best")
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON instead of Markdown")
     args = parser.parse_args(argv)
     choose_subset(parser, args, "clients", CLIENTS)
@@ -564,7 +588,7 @@ def run(args):
         repeat=args.repeat,
         warmup=args.warmup,
         startup_runs=args.startup_runs,
-        throughput_statistic="best of repeats",
+        throughput_statistic=statistic_name(args),
         time_statistic="median of runs",
     )
     benches = select_clients(data, args, BENCH_CLASSES, log)
@@ -604,7 +628,7 @@ def run(args):
     for name in benches:
         entry = data["clients"][name]
         for scenario in SCENARIOS:
-            summarise_row(entry, scenario, samples[name])
+            summarise_row(entry, scenario, samples[name], args.median)
         entry["startup_ms"] = summarise(startup[name], statistics.median)
         entry["close_ms"] = summarise(close[name], statistics.median)
         entry["import_ms"] = {"value": import_ms[name]} if name in import_ms else None
@@ -617,11 +641,11 @@ ROWS = [
     # (key, label template, unit kind)
     ("sequential", "sequential (calls/s)", "rate"),
     ("inflight", "{K} in flight (calls/s)", "rate"),
-    ("threads", "{T} threads (calls/s)", "rate"),
+    ("threads", "{T} callers: threads, official: tasks (calls/s)", "rate"),
     ("sequential_cpu_us_per_call", "sequential: client CPU (µs/call)", "time"),
     ("inflight_cpu_us_per_call", "{K} in flight: client CPU (µs/call)", "time"),
-    ("threads_cpu_us_per_call", "{T} threads: client CPU (µs/call)", "time"),
-    ("startup_ms", "start-up to first result (ms)", "time"),
+    ("threads_cpu_us_per_call", "{T} callers: client CPU (µs/call)", "time"),
+    ("startup_ms", "start-up to first result, imports done (ms)", "time"),
     ("close_ms", "close + reap server (ms)", "time"),
     ("import_ms", "import cost, fresh interpreter (ms)", "time"),
 ]
@@ -631,14 +655,18 @@ def cell_value(data, client, key):
     """Number for a table cell, or a short string saying why there is none."""
     base = key.split("_cpu_")[0]
     error_key = {"startup_ms": "startup", "close_ms": "startup", "import_ms": "import"}.get(key, base)
-    return table_cell(data["clients"][client], key, error_key, client == "official" and base == "threads")
+    return table_cell(data["clients"][client], key, error_key)
 
 
 def markdown(data):
     meta = data["meta"]
-    heading = (
-        "mcpsync stdio benchmark — %s | N=%d K=%d T=%d | throughput: best of %d, times: median of %d start-ups"
-        % (machine(meta), meta["calls"], meta["inflight"], meta["threads"], meta["repeat"], meta["startup_runs"])
+    heading = "mcpsync stdio benchmark — %s | N=%d K=%d T=%d | throughput: %s, times: median of %d start-ups" % (
+        machine(meta),
+        meta["calls"],
+        meta["inflight"],
+        meta["threads"],
+        meta["throughput_statistic"],
+        meta["startup_runs"],
     )
     rows = [(key, label.format(K=meta["inflight"], T=meta["threads"]), kind) for key, label, kind in ROWS]
     return page(

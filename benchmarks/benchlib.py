@@ -341,15 +341,22 @@ def summarise(samples, pick):
     return {"value": pick(samples), "median": statistics.median(samples), "samples": samples}
 
 
-def summarise_row(entry, key, samples):
-    """entry[key] (calls/s, best) and entry[key_cpu_us_per_call] (lowest); returns the samples used.
+def summarise_row(entry, key, samples, median=False):
+    """entry[key] (calls/s: best, or median) and entry[key_cpu_us_per_call] (lowest, or median); returns
+    the samples used.
 
     A key that failed reports no numbers, even from earlier repeats.
     """
     ms = [] if key in entry["errors"] else samples.get(key, [])
-    entry[key] = summarise([m["calls_per_s"] for m in ms], max)
-    entry[key + "_cpu_us_per_call"] = summarise([m["cpu_us_per_call"] for m in ms], min)
+    entry[key] = summarise([m["calls_per_s"] for m in ms], statistics.median if median else max)
+    lowest = statistics.median if median else min
+    entry[key + "_cpu_us_per_call"] = summarise([m["cpu_us_per_call"] for m in ms], lowest)
     return ms
+
+
+def statistic_name(args):
+    """How a throughput row is summarised, for headings: "best of R" or "median of R"."""
+    return "%s of %d" % ("median" if args.median else "best", args.repeat)
 
 
 # --------------------------------------------------------------------------
