@@ -534,10 +534,12 @@ class Manager:
         client = Client(create_transport(server.config), on_list_changed=on_list_changed, on_close=on_close, **options)
         holder.append(client)
         with self._lock:
-            if self._closing:
-                client.close()
-                raise TransportClosed("the manager is closing")
-            server.connecting = client
+            closing = self._closing
+            if not closing:
+                server.connecting = client
+        if closing:  # closed outside the lock: closing waits for the server and the client's threads
+            client.close()
+            raise TransportClosed("the manager is closing")
         timeout = self.connect_timeout if self.connect_timeout is not None else USE_DEFAULT
         try:
             client.initialize(timeout=timeout)
@@ -549,17 +551,19 @@ class Manager:
             with self._lock:
                 server.connecting = None
         with self._changed:
-            if self._closing:
-                client.close()
-                raise TransportClosed("the manager is closing")
-            server.client = client
-            server.tools = sorted(tools, key=lambda t: t.name)
-            server.state = ServerState.CONNECTED
-            server.error = None
-            server.attempts = 0
-            server.retry_at = None
-            self._rename_tools()
-            self._changed.notify_all()
+            closing = self._closing
+            if not closing:
+                server.client = client
+                server.tools = sorted(tools, key=lambda t: t.name)
+                server.state = ServerState.CONNECTED
+                server.error = None
+                server.attempts = 0
+                server.retry_at = None
+                self._rename_tools()
+                self._changed.notify_all()
+        if closing:
+            client.close()
+            raise TransportClosed("the manager is closing")
         logger.info("manager: server %r connected (%d tools)", server.name, len(tools))
         self._save_tools(server, tools)
         self._announce_tools()
@@ -607,6 +611,9 @@ class Manager:
 
     def _sleep(self, server: _Server, delay: float) -> bool:
         """Wait ``delay`` seconds; ``False`` if the manager closed meanwhile."""
+        # The loss that ended the last connection set it; left set, every wait below would return at once
+        # (a busy spin). close() sets _closing before it sets wake, and each wait is at most _POLL.
+        server.wake.clear()
         deadline = time.monotonic() + delay
         while not self._closing:
             remaining = deadline - time.monotonic()

@@ -303,3 +303,13 @@ def test_many_threads_share_one_manager(tmp_path: Path) -> None:
         for thread in threads:
             thread.join(T)
         assert not failures and not any(t.is_alive() for t in threads)
+
+
+def test_a_supervisor_waiting_to_retry_does_not_spin(tmp_path: Path) -> None:
+    """The loss that ended a connection woke the supervisor; its backoff must still sleep, not busy-wait."""
+    dies_at_once = {"command": sys.executable, "args": ["-c", "import sys; sys.exit(3)"]}
+    with manager({"gone": dies_at_once}, tmp_path, startup_timeout=5.0, backoff=(3.0, 3.0)) as m:
+        assert m.status()["gone"].state is ServerState.FAILED
+        cpu = time.process_time()
+        time.sleep(1.5)  # inside the 1.5-3 s backoff
+        assert time.process_time() - cpu < 0.5  # a spinning supervisor burns about 1.5 s of CPU here
