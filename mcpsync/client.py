@@ -360,7 +360,7 @@ class Client:
             )
         finally:
             self._progress.close(token)
-        if on_progress is not None:
+        if on_progress is not None and watch.notified:
             # The server sent its progress before the answer; let the callbacks see all of it before we return.
             self._dispatcher.drain(PROGRESS_DRAIN_WAIT)
         return result

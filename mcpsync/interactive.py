@@ -16,6 +16,7 @@ a notebook shows under the cell.
 
 from __future__ import annotations
 
+import functools
 import logging
 import sys
 import threading
@@ -47,6 +48,14 @@ def watched() -> bool:
         return False
 
 
+@functools.cache
+def _bar_class() -> Any:
+    """tqdm.auto's bar without the monitor thread (it would outlive the call); each update refreshes the bar."""
+    from tqdm.auto import tqdm  # checked by progress_bar_for
+
+    return type("McpsyncProgress", (tqdm,), {"monitor_interval": 0})
+
+
 class ProgressBar:
     """A tqdm bar for one call, made at the first progress notification and closed with the call.
 
@@ -54,10 +63,7 @@ class ProgressBar:
     """
 
     def __init__(self, description: str, chained: Optional[ProgressCallback] = None) -> None:
-        from tqdm.auto import tqdm  # checked by progress_bar_for
-
-        # No monitor thread (it would outlive the call); every update refreshes the bar itself.
-        self._tqdm = type("McpsyncProgress", (tqdm,), {"monitor_interval": 0})
+        self._tqdm = _bar_class()
         self._description = description
         self._chained = chained
         self._bar: Any = None

@@ -21,11 +21,12 @@ ProgressCallback = Callable[[float, Optional[float], Optional[str]], None]
 class ProgressWatch:
     """One request's progress: the callback, and when the last notification came."""
 
-    __slots__ = ("callback", "last")
+    __slots__ = ("callback", "last", "notified")
 
     def __init__(self, callback: Optional[ProgressCallback]) -> None:
         self.callback = callback
         self.last = time.monotonic()
+        self.notified = False  # whether any notification came for it
 
 
 class ProgressTokens:
@@ -64,6 +65,7 @@ class ProgressTokens:
         if watch is None or isinstance(progress, bool) or not isinstance(progress, (int, float)):
             return None
         watch.last = time.monotonic()
+        watch.notified = True
         if watch.callback is None:
             return None
         total = params.get("total")

@@ -139,7 +139,8 @@ def _parse_event(lines: list[bytes]) -> Optional[ServerSentEvent]:
     stream cut off (sseclient-py dispatches it, id and all, so a client
     resuming after it would skip the answer it never got).
     """
-    for event in sseclient.SSEClient(iter([b"".join(lines) + b"\n"])).events():
+    lines.append(b"\n")  # sseclient-py dispatches at the blank line; one copy of the event, not two
+    for event in sseclient.SSEClient(iter([b"".join(lines)])).events():
         retry = event.retry
         return ServerSentEvent(
             event=event.event or "message",
