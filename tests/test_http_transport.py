@@ -421,3 +421,34 @@ def test_failures_while_reading_an_answer_become_our_errors():
     broken = transport._as_error(requests.exceptions.ChunkedEncodingError("connection reset"))
     assert isinstance(broken, mcpsync.TransportError) and "reading the answer failed" in str(broken)
     assert isinstance(transport._as_error(ValueError("bad JSON")), mcpsync.ProtocolError)
+
+
+def test_cookies_the_server_sets_are_sent_back(fake):
+    """A load balancer's sticky-session cookie must survive the lean send path."""
+
+    def with_cookie(request):
+        status, headers, body = fake.post(request)
+        if json.loads(request.body).get("method") == "initialize":
+            headers["Set-Cookie"] = "lb=node-2; Path=/"
+        return status, headers, body
+
+    fake.reroute(with_cookie)
+    with connect() as client:
+        client.ping(timeout=T)
+    assert "Cookie" not in fake.seen[0].headers
+    assert all(request.headers.get("Cookie") == "lb=node-2" for request in fake.seen[1:])
+
+
+def test_a_redirected_post_is_followed(fake):
+    """A 307 from the first URL: the POST goes to the new one (requests follows it), the call succeeds."""
+    old = URL.replace("/mcp", "/old-mcp")
+    fake.mock.add(responses.POST, old, status=307, headers={"Location": URL})
+    client = mcpsync.Client(StreamableHTTPTransport(old))
+    client.initialize(timeout=T)
+    try:
+        client.ping(timeout=T)
+    finally:
+        client.close()
+    assert [json.loads(r.body).get("method") for r in fake.seen[:3]] == [
+        "initialize", "notifications/initialized", "ping",
+    ]  # fmt: skip
