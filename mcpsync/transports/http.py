@@ -185,10 +185,25 @@ def interrupt(response: Optional[requests.Response]) -> None:
 
 
 def http_call(
-    session: requests.Session, method: str, url: str, name: str, closing: threading.Event, **kwargs: Any
+    session: requests.Session,
+    method: str,
+    url: str,
+    name: str,
+    closing: threading.Event,
+    *,
+    template: Optional[requests.PreparedRequest] = None,
+    **kwargs: Any,
 ) -> requests.Response:
-    """One HTTP call; ``requests`` exceptions become ours here, and only here."""
+    """One HTTP call; ``requests`` exceptions become ours here, and only here.
+
+    ``template``: a request prepared once for this session, method and URL
+    (see ``_send_from_template``); only for sessions ``new_session`` built.
+    """
     try:
+        if template is not None:
+            response = _send_from_template(session, template, **kwargs)
+            if response is not None:
+                return response
         return session.request(method, url, **kwargs)
     except requests.exceptions.ConnectTimeout as exc:
         raise ConnectError(f"{name}: could not connect to {url} in time") from exc
@@ -204,6 +219,55 @@ def http_call(
         ) from exc
     except requests.exceptions.RequestException as exc:
         raise TransportError(f"{name}: {method} {url} failed: {_reason(exc)}") from exc
+
+
+def prepare_template(session: requests.Session, method: str, url: str) -> requests.PreparedRequest:
+    """A request for ``method`` and ``url`` with the session's headers, prepared once to be copied per call."""
+    return requests.Request(method, url, headers=dict(session.headers), hooks=session.hooks).prepare()
+
+
+def _send_from_template(
+    session: requests.Session,
+    template: requests.PreparedRequest,
+    *,
+    headers: Optional[dict[str, str]] = None,
+    data: Optional[bytes] = None,
+    auth: Any = None,
+    timeout: Any = None,
+    stream: bool = False,
+) -> Optional[requests.Response]:
+    """Send a copy of ``template`` with these headers and body straight to the session's adapter.
+
+    ``Session.request`` parses the URL, merges settings and prepares every
+    request anew; for a session of ours none of that changes between calls,
+    so a request prepared once is copied instead. Cookies, auth (and the
+    hooks an auth object registers), proxies and TLS settings are applied as
+    ``requests`` applies them. ``None`` for a redirect, which the caller then
+    sends the general way (``requests`` follows it); the server did not act on it.
+    """
+    prepared = template.copy()
+    if headers:
+        prepared.headers.update(headers)
+    if data is not None:
+        prepared.body = data
+        prepared.headers["Content-Length"] = str(len(data))
+    if session.cookies:
+        prepared.prepare_cookies(session.cookies)
+    auth = auth or session.auth
+    if auth is not None:
+        prepared.prepare_auth(auth)
+    verify = True if session.verify is None else session.verify
+    response = session.get_adapter(prepared.url or "").send(
+        prepared, stream=stream, timeout=timeout, verify=verify, cert=session.cert, proxies=session.proxies
+    )
+    requests.cookies.extract_cookies_to_jar(session.cookies, prepared, response.raw)  # type: ignore[no-untyped-call]
+    hooked: requests.Response = requests.hooks.dispatch_hook(  # type: ignore[no-untyped-call]
+        "response", prepared.hooks, response
+    )
+    if hooked.is_redirect:
+        hooked.close()
+        return None
+    return hooked
 
 
 class ConnectionRegistry:
@@ -402,6 +466,8 @@ class HTTPTransportBase(Transport):
         self.read_timeout = read_timeout
         self._own_session = session is None
         self._http = session
+        #: Requests prepared once per method for our own session (see ``http_call``).
+        self._templates: dict[str, requests.PreparedRequest] = {}
         self._closing = threading.Event()
 
     def _close_session(self) -> None:
@@ -530,8 +596,13 @@ class StreamableHTTPTransport(HTTPTransportBase):
         self, method: str, headers: dict[str, str], timeout: Any, data: Optional[bytes] = None, stream: bool = False
     ) -> requests.Response:
         assert self._http is not None
-        return http_call(self._http, method, self.url, self.name, self._closing, headers=headers, data=data,
-                         auth=self.auth, timeout=timeout, stream=stream)  # fmt: skip
+        template = None
+        if self._own_session:
+            template = self._templates.get(method)
+            if template is None:
+                template = self._templates[method] = prepare_template(self._http, method, self.url)
+        return http_call(self._http, method, self.url, self.name, self._closing, template=template,
+                         headers=headers, data=data, auth=self.auth, timeout=timeout, stream=stream)  # fmt: skip
 
     # -- sending ----------------------------------------------------------------
 
