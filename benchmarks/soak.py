@@ -59,6 +59,7 @@ if REPO not in sys.path:
 
 import mcpsync  # noqa: E402
 from mcpsync.testing import server_command, server_config  # noqa: E402
+from mcpsync.testing.processes import child_pids  # noqa: E402
 
 #: Timeout of the calls that should succeed (seconds).
 CALL_TIMEOUT = 20.0
@@ -97,27 +98,6 @@ def open_fds():
         return len(os.listdir("/proc/self/fd"))
     except OSError:
         return -1
-
-
-def children():
-    """Pids of our child processes (zombies included), from /proc."""
-    me = os.getpid()
-    found = []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return found
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % entry, "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        if int(stat[stat.rfind(b")") + 2 :].split()[1]) == me:
-            found.append(int(entry))
-    return found
 
 
 # --------------------------------------------------------------------------
@@ -339,7 +319,7 @@ def run(args):
     stop = threading.Event()
     threads_before = threading.active_count()
     fds_before = open_fds()
-    children_before = set(children())
+    children_before = child_pids()
     rss_start = rss_bytes()
     print(
         "soak: %d s, stdio %d threads, http %d+%d threads (SSE paced to %d calls/s each, JSON), "
@@ -444,7 +424,7 @@ def run(args):
     fds_before_gc = open_fds()
     gc.collect()
     calls, intended, errors, wrong = counts.snapshot()
-    left_children = sorted(set(children()) - children_before)
+    left_children = sorted(child_pids() - children_before)
     flat, memory_text = memory_verdict(samples, args.seconds)
     threads_after, fds_after = threading.active_count(), open_fds()
     unexpected = {k: v for k, v in errors.items() if k not in CRASH_ERRORS}

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from mcpsync.testing import server_command, server_config
+from mcpsync.testing.processes import child_pids
 
 # The helpers of tests/official.py assert too: give their failures pytest's detail.
 pytest.register_assert_rewrite("tests.official")
@@ -32,29 +33,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "long" in item.keywords:
             item.add_marker(skip)
-
-
-def _children() -> set[int]:
-    """Our child processes, zombies included (Linux /proc; empty elsewhere)."""
-    me = os.getpid()
-    found = set()
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return found
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        # The command name (field 2) may hold spaces and parentheses: split after the last ')'.
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if int(fields[1]) == me:
-            found.add(int(entry))
-    return found
 
 
 def _fds() -> set[int]:
@@ -78,14 +56,14 @@ def _fds() -> set[int]:
 def no_leaks() -> Iterator[None]:
     """Fail the test if it leaves threads, child processes or descriptors behind."""
     threads_before = set(threading.enumerate())
-    children_before = _children()
+    children_before = child_pids()
     fds_before = _fds()
     yield
     deadline = time.monotonic() + LEAK_GRACE
     while True:
         gc.collect()
         threads = [t for t in threading.enumerate() if t not in threads_before and t.is_alive()]
-        children = _children() - children_before
+        children = child_pids() - children_before
         fds = _fds() - fds_before
         if not (threads or children or fds) or time.monotonic() > deadline:
             break

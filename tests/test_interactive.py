@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import subprocess
 import sys
 import threading
@@ -14,6 +13,7 @@ import pytest
 import mcpsync
 from mcpsync import interactive
 from mcpsync.testing import server_config
+from mcpsync.testing.processes import process_state
 
 from .conftest import ctrl_c_after
 from .official import wait_for
@@ -146,15 +146,4 @@ def test_a_script_that_forgets_to_close_leaves_no_server_behind(make):
     )
     assert done.returncode == 0, done.stderr
     pid = int(done.stdout.strip())
-    assert wait_for(lambda: not _alive(pid), timeout=5), f"server {pid} still running"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().split(") ", 1)[1][0] != "Z"
-    except FileNotFoundError:
-        return False
-    except OSError:
-        os.kill(pid, 0)
-        return True
+    assert wait_for(lambda: process_state(pid) in (None, "Z"), timeout=5), f"server {pid} still running"
