@@ -257,12 +257,10 @@ class Manager:
         self.collisions: list[Collision] = []
         self._servers: dict[str, _Server] = {}
         cleanup.track(self)
+        cached = self._cache.get_many(self.config.enabled()) if self._cache is not None else {}
         for name, entry in self.config.servers.items():
-            cached = None
-            if entry.config is not None and self._cache is not None:
-                raw_tools = self._cache.get(name, entry.config)
-                cached = self._tools_from(raw_tools, name) if raw_tools is not None else None
-            self._servers[name] = _Server(entry, cached)
+            raw_tools = cached.get(name)
+            self._servers[name] = _Server(entry, self._tools_from(raw_tools, name) if raw_tools is not None else None)
         with self._lock:
             self._rename_tools()
         for server in self._servers.values():

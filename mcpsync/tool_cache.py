@@ -22,6 +22,7 @@ import os
 import tempfile
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Optional, Union
 
@@ -73,16 +74,24 @@ class ToolCache:
 
     def get(self, name: str, config: ServerConfig) -> Optional[list[dict[str, Any]]]:
         """The cached tool dicts of server ``name`` with this configuration, or ``None``."""
+        return self.get_many({name: config}).get(name)
+
+    def get_many(self, configs: Mapping[str, ServerConfig]) -> dict[str, list[dict[str, Any]]]:
+        """The cached tool dicts of each server with its configuration, reading the file once."""
         with self._lock:
-            entry = self._read().get(name)
-        if not isinstance(entry, dict) or entry.get("key") != config_key(config):
-            return None
-        saved, tools = entry.get("saved"), entry.get("tools")
-        if not isinstance(saved, (int, float)) or time.time() - saved > self.max_age:
-            return None
-        if not isinstance(tools, list) or not all(isinstance(t, dict) for t in tools):
-            return None
-        return tools
+            servers = self._read()
+        found = {}
+        now = time.time()
+        for name, config in configs.items():
+            entry = servers.get(name)
+            if not isinstance(entry, dict) or entry.get("key") != config_key(config):
+                continue
+            saved, tools = entry.get("saved"), entry.get("tools")
+            if not isinstance(saved, (int, float)) or now - saved > self.max_age:
+                continue
+            if isinstance(tools, list) and all(isinstance(t, dict) for t in tools):
+                found[name] = tools
+        return found
 
     def put(self, name: str, config: ServerConfig, tools: list[dict[str, Any]]) -> None:
         """Store the tool dicts of server ``name``; failures are logged, not raised."""
