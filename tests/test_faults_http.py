@@ -14,6 +14,9 @@ from __future__ import annotations
 import io
 import logging
 import os
+import socket
+import time
+import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -57,9 +60,10 @@ class Server:
         with mcpsync.Client(self.transport(**options)) as client:
             yield client
 
-    def control(self, what: str) -> None:
+    def control(self, what: str) -> str:
         with requests.post(f"{self.base}/control/{what}", timeout=T) as response:
             response.raise_for_status()
+            return response.text
 
 
 @contextmanager
@@ -78,6 +82,19 @@ def server(request: pytest.FixtureRequest) -> Iterator[Server]:
 def client(server: Server) -> Iterator[mcpsync.Client]:
     with server.client() as c:
         yield c
+
+
+def wait_until_refused(base: str) -> None:
+    """Wait (bounded) until nothing listens at ``base`` any more."""
+    address = urllib.parse.urlsplit(base)
+    deadline = time.monotonic() + PROMPTLY
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection((address.hostname, address.port), timeout=T).close()
+        except ConnectionRefusedError:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"something still listens at {base} after {PROMPTLY}s")
 
 
 # -- the HTTP layer ------------------------------------------------------------------------------------
@@ -145,6 +162,46 @@ def test_an_answer_slower_than_the_timeout_is_a_request_timeout(client, server):
     assert_usable(client)
 
 
+def test_a_cookie_the_server_sets_is_sent_back(client, server):
+    """A load balancer's sticky-session cookie: stored from the answer, sent with every later POST."""
+    server.control("cookie-next?value=lb%3Dnode-2%3B%20Path%3D%2F")
+    assert client.call_tool("echo", {"text": "a"}, timeout=T).text == "a"
+    assert server.control("last-cookie") == ""
+    assert client.call_tool("echo", {"text": "b"}, timeout=T).text == "b"
+    assert server.control("last-cookie") == "lb=node-2"
+    client.ping(timeout=T)
+    assert server.control("last-cookie") == "lb=node-2"
+
+
+def test_a_redirected_post_is_sent_again_where_it_points(client, server):
+    """A 307 (the server did not act on the POST): the call goes where it points and succeeds, once."""
+    server.control("redirect-next")
+    assert client.call_tool("add", {"a": 2, "b": 3}, timeout=T).structured_content == {"sum": 5}
+    assert_usable(client)
+
+
+def test_a_call_given_up_at_its_timeout_tells_the_server(client, server):
+    """A call that runs on the caller's own thread, past its timeout: the server hears of the cancellation."""
+    with within(PROMPTLY), pytest.raises(RequestTimeout, match=r"after 0.5s"):
+        client.call_tool("sleep", {"seconds": 30}, timeout=0.5)
+    assert len(client.transport.pending) == 0
+    cancelled = client.call_tool("cancelled_requests", timeout=T).structured_content["cancelled"]
+    assert len(cancelled) == 1
+    assert_usable(client)
+
+
+def test_events_arriving_steadily_do_not_carry_a_call_past_its_timeout(client, server):
+    """Progress every 0.1 s for 10 s keeps every read short; the call still ends at its 0.5 s timeout.
+
+    (Progress resets the timeout only for a call that watches it with ``on_progress``.)
+    """
+    started = time.monotonic()
+    with pytest.raises(RequestTimeout):
+        client.call_tool("progress", {"steps": 100, "delay": 0.1}, meta={"progressToken": "p"}, timeout=0.5)
+    assert time.monotonic() - started < 4.0
+    assert_usable(client)
+
+
 def test_a_server_killed_mid_call_fails_the_call_at_once_and_later_ones_cannot_connect(server):
     """The whole server dies (SIGKILL) during a call: a TransportError within seconds."""
     with serving(server.kind) as own:
@@ -154,6 +211,9 @@ def test_a_server_killed_mid_call_fails_the_call_at_once_and_later_ones_cannot_c
             if server.kind == "legacy-sse":
                 assert isinstance(info.value, TransportClosed)
                 assert "the event stream broke" in str(info.value) or "ended the event stream" in str(info.value)
+            # The call can fail before the dying process has closed its listening socket;
+            # a connection accepted into that socket's backlog is then reset, not refused.
+            wait_until_refused(own.base)
             with within(PROMPTLY), pytest.raises(TransportError) as later:
                 client.call_tool("echo", {"text": "x"}, timeout=T)
             if server.kind == "legacy-sse":

@@ -25,6 +25,9 @@ POST" is the next one to ``/mcp`` or ``/messages``:
                                   (401 comes with WWW-Authenticate and Mcp-Auth-Server)
     /control/reset-next           the next MCP POST is read, then its connection reset (RST)
     /control/delay-next?seconds=S the next MCP POST waits S seconds before anything happens
+    /control/cookie-next?value=V  the answer to the next MCP POST sets the cookie V
+    /control/redirect-next        the next MCP POST is answered 307, to the same URL
+    /control/last-cookie          answers with the Cookie header of the last MCP POST
 """
 
 from __future__ import annotations
@@ -152,6 +155,7 @@ class _Controls:
 
     OFF: ClassVar[dict[str, Any]] = {
         "cut_next": False, "cut_mid_event": False, "fail_next": None, "reset_next": False, "delay_next": 0.0,
+        "cookie_next": None, "redirect_next": False,
     }  # fmt: skip
 
     def __init__(self) -> None:
@@ -161,6 +165,10 @@ class _Controls:
         self.fail_next: Optional[int] = None
         self.reset_next = False
         self.delay_next = 0.0
+        self.cookie_next: Optional[str] = None
+        self.redirect_next = False
+        #: The Cookie header of the last MCP POST.
+        self.last_cookie = ""
 
     def take(self, name: str) -> Any:
         """A switch's value, switching it off."""
@@ -184,6 +192,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _body(self) -> bytes:
         return self.rfile.read(int(self.headers.get("Content-Length", 0) or 0))
+
+    _set_cookie: Optional[str] = None
+
+    def end_headers(self) -> None:
+        if self._set_cookie:  # switched on for this answer (cookie-next)
+            self.send_header("Set-Cookie", self._set_cookie)
+        super().end_headers()
 
     def _reply(
         self, status: int, body: bytes = b"", content_type: str = "text/plain", headers: Optional[dict[str, str]] = None
@@ -209,12 +224,15 @@ class _Handler(BaseHTTPRequestHandler):
             self._control(path.path, parse_qs(path.query))
             return
         body = self._body()
+        controls = self.server.controls
+        with controls.lock:
+            controls.last_cookie = self.headers.get("Cookie", "")
+        self._set_cookie = controls.take("cookie_next")
         if self._injected_fault():
             return
         if path.path == "/messages":
             self._legacy_post(body, parse_qs(path.query))
             return
-        controls = self.server.controls
         try:
             message = json.loads(body)
         except ValueError:
@@ -260,6 +278,9 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(delay)
         if controls.take("reset_next"):
             self._reset()
+            return True
+        if controls.take("redirect_next"):
+            self._reply(307, b"moved", headers={"Location": self.path})
             return True
         status = controls.take("fail_next")
         if status is None:
@@ -369,6 +390,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _control(self, path: str, query: dict[str, list[str]]) -> None:
         controls = self.server.controls
+        if path == "/control/last-cookie":
+            with controls.lock:
+                cookie = controls.last_cookie
+            self._reply(200, cookie.encode())
+            return
         with controls.lock:
             if path == "/control/expire-sessions":
                 with self.server.lock:
@@ -383,6 +409,10 @@ class _Handler(BaseHTTPRequestHandler):
                 controls.reset_next = True
             elif path == "/control/delay-next":
                 controls.delay_next = float(query.get("seconds", ["1"])[0])
+            elif path == "/control/cookie-next":
+                controls.cookie_next = query.get("value", ["test=1"])[0]
+            elif path == "/control/redirect-next":
+                controls.redirect_next = True
             else:
                 self._reply(404, b"unknown control")
                 return
