@@ -78,7 +78,8 @@ def call_mcp(
         ConnectError, TransportError: the server could not be reached.
         InvalidMessage, NoResponseError: the answer is not a JSON-RPC envelope for this request.
     """
-    from .transports.http import ACCEPT, JSON, close_session, finished, http_call, new_session, status_error
+    from .transports.http import ACCEPT, JSON, status_error
+    from .transports.http_wire import close_session, finished, http_call, new_session
 
     http = session if session is not None else new_session(url, 1)
     body = json.dumps(messages.request(request_id, method, params), ensure_ascii=False).encode("utf-8")

@@ -32,6 +32,8 @@ class RequestFuture(Future):  # type: ignore[type-arg]
         self.request_id = request_id
         self.method = method
         self._on_cancel = on_cancel
+        #: ``time.monotonic()`` by which the caller sending it on its own thread gives it up; else ``None``.
+        self.deadline: Optional[float] = None
 
     def cancel(self) -> bool:
         """Cancel the request if it has not been answered; returns whether it was cancelled."""

@@ -309,7 +309,7 @@ def test_a_request_accepted_with_202_is_answered_on_the_get_stream(fake):
 
 def test_the_environment_is_read_once_when_the_session_is_made(monkeypatch):
     """Proxies and CA bundle from the environment still apply, without a lookup per request."""
-    from mcpsync.transports.http import new_session
+    from mcpsync.transports.http_wire import new_session
 
     for name in ("NO_PROXY", "no_proxy", "HTTP_PROXY", "http_proxy", "CURL_CA_BUNDLE"):
         monkeypatch.delenv(name, raising=False)
@@ -354,6 +354,33 @@ def test_the_worker_pool_runs_calls_side_by_side_up_to_its_size():
     left = workers.close(T)
     assert state["done"] + len(left) == 5
     assert len(workers._threads) == 3 and not any(t.is_alive() for t in workers._threads)
+
+
+def test_calls_on_callers_threads_and_on_workers_share_one_bound():
+    """A caller running its own exchange takes a slot as a worker does; a submitted call waits for a free one."""
+    import threading
+    import time
+
+    from mcpsync.transports.http import _Workers
+
+    workers = _Workers("pool", 2)
+    try:
+        assert workers.try_enter() and workers.try_enter()
+        assert not workers.try_enter()  # both slots are taken
+        ran = threading.Event()
+        workers.submit(ran.set)
+        assert not ran.wait(0.3)  # queued: no slot is free
+        workers.leave()
+        assert not workers.try_enter()  # a caller does not jump the queue
+        assert ran.wait(T)
+        deadline = time.monotonic() + T
+        while not workers.try_enter():  # the worker gives its slot back once its call returns
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        workers.leave()
+        workers.leave()
+    finally:
+        assert workers.close(T) == []
 
 
 def test_a_request_given_up_on_while_queued_is_never_sent(fake):

@@ -336,6 +336,16 @@ class Transport:
         return self._send_request(method, params, self.write_timeout)
 
     def _send_request(self, method: str, params: Optional[dict[str, Any]], write_timeout: float) -> RequestFuture:
+        future, data = self._new_request(method, params)
+        try:
+            self._write(data, write_timeout, future)
+        except BaseException as exc:
+            self.pending.reject(future.request_id, exc)
+            raise
+        return future
+
+    def _new_request(self, method: str, params: Optional[dict[str, Any]]) -> tuple[RequestFuture, bytes]:
+        """A request's future, registered so that its answer finds it, and its bytes, yet to be written."""
         if params is not None and not isinstance(params, dict):
             raise TypeError(f"params must be a dict or None, not {type(params).__name__}")
         request_id = self.pending.next_id()
@@ -345,12 +355,7 @@ class Transport:
         future = self.pending.register(request_id, method, self._future_cancelled)
         if traffic_logger.isEnabledFor(logging.DEBUG):
             self._log_traffic("-->", data)
-        try:
-            self._write(data, write_timeout, future)
-        except BaseException as exc:
-            self.pending.reject(request_id, exc)
-            raise
-        return future
+        return future, data
 
     def request(
         self, method: str, params: Optional[dict[str, Any]] = None, *, timeout: Any = USE_DEFAULT
@@ -414,18 +419,21 @@ class Transport:
                 kept_alive = timeout is not None and last_activity is not None and last_activity() + timeout > now
                 if not capped and kept_alive:
                     continue  # activity moved the deadline on
-                limit = max_total if capped else timeout
-                if not self.abandon(future, f"timed out after {limit or 0:g}s"):
-                    # The response won the race: the reader took it from the table and is
-                    # setting it on the future right now, so this wait is short.
-                    try:
-                        return future.result(RACE_GRACE)  # type: ignore[no-any-return]
-                    except concurrent.futures.TimeoutError:
-                        pass
-                raise RequestTimeout(future.method, limit or 0.0) from None
+                return self._timed_out(future, (max_total if capped else timeout) or 0.0)
             except KeyboardInterrupt:
                 self.abandon(future, "interrupted by the user")
                 raise
+
+    def _timed_out(self, future: RequestFuture, limit: float) -> dict[str, Any]:
+        """Give a request up after ``limit`` seconds: raise ``RequestTimeout``, unless its answer won the race."""
+        if not self.abandon(future, f"timed out after {limit:g}s"):
+            # The response won the race: the reader took it from the table and is
+            # setting it on the future right now, so this wait is short.
+            try:
+                return future.result(RACE_GRACE)  # type: ignore[no-any-return]
+            except concurrent.futures.TimeoutError:
+                pass
+        raise RequestTimeout(future.method, limit) from None
 
     def _future_cancelled(self, future: RequestFuture) -> None:
         self.abandon(future, "cancelled by the caller")

@@ -2,9 +2,12 @@
 
 Every client message is a POST to one endpoint. A request's answer comes
 back as a JSON body or as an SSE stream that may carry the server's
-notifications and requests first. The exchange for a request runs on a
-worker thread (``mcpsync-http-<server>``), so ``send_request`` returns at
-once; notifications and responses are POSTed from the caller's thread.
+notifications and requests first. The exchange for a request sent with
+``send_request`` runs on a worker thread (``mcpsync-http-<server>``), so that
+it returns at once; a blocking ``request`` runs it on the caller's own thread
+when a connection is free, which saves two thread wake-ups per call. Both
+count against ``max_connections``. Notifications and responses are POSTed
+from the caller's thread, ``MESSAGE_CONNECTIONS`` at a time.
 
 Sessions: the ``Mcp-Session-Id`` the server gives on ``initialize`` goes on
 every later request, with ``MCP-Protocol-Version`` once negotiated. A 404 on
@@ -19,22 +22,18 @@ on its own; 405 means the server offers none.
 from __future__ import annotations
 
 import collections
-import contextlib
 import json
 import logging
-import os
-import socket
 import threading
 import time
 from collections.abc import Iterator, Mapping
 from typing import Any, Callable, Optional
 
 import requests
-import urllib3
 
 from .. import messages
+from ..config import USE_DEFAULT, resolve_timeout
 from ..errors import (
-    ConnectError,
     HTTPStatusError,
     MCPError,
     MessageTooLarge,
@@ -43,24 +42,32 @@ from ..errors import (
     SessionExpired,
     TransportClosed,
     TransportError,
+    WriteTimeout,
 )
 from ..pending import RequestFuture
 from ..sse import OversizedEvent, ServerSentEvent, events
 from .base import ID_SCAN_BYTES, Transport
+from .http_wire import (
+    READ_SIZE,
+    ConnectionRegistry,
+    Sender,
+    body_chunks,
+    close_session,
+    finished,
+    http_call,
+    interrupt,
+    new_session,
+    reason,
+)
 
 __all__ = [
     "ACCEPT",
     "LAST_EVENT_ID",
     "MCP_PROTOCOL_VERSION",
     "MCP_SESSION_ID",
-    "ConnectionRegistry",
     "HTTPTransportBase",
     "StreamableHTTPTransport",
-    "body_chunks",
-    "close_session",
-    "finished",
-    "http_call",
-    "new_session",
+    "content_type",
     "status_error",
 ]
 
@@ -85,6 +92,14 @@ LISTENER_BACKOFF = (0.5, 30.0)
 LISTENER_START_WAIT = 5.0
 #: Failed GET listener connections in a row before it gives up (with a warning).
 LISTENER_MAX_FAILURES = 8
+#: Connections for notifications and answers to the server, posted from any thread, at once.
+MESSAGE_CONNECTIONS = 2
+#: Seconds by which a socket timeout may fire before the deadline it was set from (clock rounding).
+CLOCK_SLACK = 0.01
+
+
+class _PastDeadline(Exception):
+    """An exchange on the caller's thread ran past the caller's timeout."""
 
 
 def status_error(response: requests.Response) -> HTTPStatusError:
@@ -125,260 +140,14 @@ def check_session_id(value: str) -> str:
     return value
 
 
-#: Bytes asked of the socket at a time when reading a stream.
-READ_SIZE = 65536
-
-
-def body_chunks(response: requests.Response) -> Iterator[bytes]:
-    """The body as it arrives: each chunk as soon as the socket has it.
-
-    ``iter_content(None)`` waits for the whole body when the server ends it
-    by closing the connection (no chunked encoding), which would hold every
-    event of a stream back until its end; urllib3's ``read1`` does not.
-    """
-    raw = response.raw
-    while True:
-        try:
-            data = raw.read1(READ_SIZE)
-        except urllib3.exceptions.HTTPError as exc:
-            # Raw reads raise urllib3's errors; the callers handle requests' ones, as iter_content gives.
-            raise requests.exceptions.ConnectionError(exc) from exc
-        if not data:
-            return
-        yield data
-
-
-@contextlib.contextmanager
-def finished(response: requests.Response) -> Iterator[requests.Response]:
-    """Use a response, then let go of everything it holds.
-
-    ``Response.close()`` leaves the body's file open when the body was read
-    to the end, and that file keeps the socket's descriptor alive even after
-    the pool closes the connection; closing ``raw`` as well releases it.
-    """
-    try:
-        yield response
-    finally:
-        response.close()
-        response.raw.close()
-
-
-def _socket_of(response: requests.Response) -> Any:
-    # urllib3 keeps the socket on the connection; once http.client has handed
-    # it to the body's file (a "Connection: close" answer), only the file has it.
-    raw = response.raw
-    sock = getattr(getattr(raw, "connection", None), "sock", None)
-    if sock is None:
-        body_file = getattr(getattr(raw, "_fp", None), "fp", None)
-        sock = getattr(getattr(body_file, "raw", None), "_sock", None)
-    return sock
-
-
-def interrupt(response: Optional[requests.Response]) -> None:
-    """Wake a thread blocked reading ``response`` (from another thread): shut its socket down."""
-    if response is None:
-        return
-    try:
-        _socket_of(response).shutdown(socket.SHUT_RDWR)
-    except Exception:  # already released or closed: nothing is blocked on it
-        pass
-
-
-def http_call(
-    session: requests.Session,
-    method: str,
-    url: str,
-    name: str,
-    closing: threading.Event,
-    *,
-    template: Optional[requests.PreparedRequest] = None,
-    **kwargs: Any,
-) -> requests.Response:
-    """One HTTP call; ``requests`` exceptions become ours here, and only here.
-
-    ``template``: a request prepared once for this session, method and URL
-    (see ``_send_from_template``); only for sessions ``new_session`` built.
-    """
-    try:
-        if template is not None:
-            response = _send_from_template(session, template, **kwargs)
-            if response is not None:
-                return response
-        return session.request(method, url, **kwargs)
-    except requests.exceptions.ConnectTimeout as exc:
-        raise ConnectError(f"{name}: could not connect to {url} in time") from exc
-    except requests.exceptions.ConnectionError as exc:
-        if closing.is_set():
-            raise TransportClosed(f"{name}: closed by the client") from exc
-        if _never_connected(exc):
-            raise ConnectError(f"{name}: cannot reach {url}: {_reason(exc)}") from exc
-        # The request may well have reached the server: say so, lest a caller retry a tool blindly.
-        raise TransportError(
-            f"{name}: the connection to {url} broke before the answer ({_reason(exc)}); "
-            "the server may have received the request"
-        ) from exc
-    except requests.exceptions.RequestException as exc:
-        raise TransportError(f"{name}: {method} {url} failed: {_reason(exc)}") from exc
-
-
-def prepare_template(session: requests.Session, method: str, url: str) -> requests.PreparedRequest:
-    """A request for ``method`` and ``url`` with the session's headers, prepared once to be copied per call."""
-    return requests.Request(method, url, headers=dict(session.headers), hooks=session.hooks).prepare()
-
-
-def _send_from_template(
-    session: requests.Session,
-    template: requests.PreparedRequest,
-    *,
-    headers: Optional[dict[str, str]] = None,
-    data: Optional[bytes] = None,
-    auth: Any = None,
-    timeout: Any = None,
-    stream: bool = False,
-) -> Optional[requests.Response]:
-    """Send a copy of ``template`` with these headers and body straight to the session's adapter.
-
-    ``Session.request`` parses the URL, merges settings and prepares every
-    request anew; for a session of ours none of that changes between calls,
-    so a request prepared once is copied instead. Cookies, auth (and the
-    hooks an auth object registers), proxies and TLS settings are applied as
-    ``requests`` applies them. ``None`` for a redirect, which the caller then
-    sends the general way (``requests`` follows it); the server did not act on it.
-    """
-    prepared = template.copy()
-    if headers:
-        prepared.headers.update(headers)
-    if data is not None:
-        prepared.body = data
-        prepared.headers["Content-Length"] = str(len(data))
-    if session.cookies:
-        prepared.prepare_cookies(session.cookies)
-    auth = auth or session.auth
-    if auth is not None:
-        prepared.prepare_auth(auth)
-    verify = True if session.verify is None else session.verify
-    response = session.get_adapter(prepared.url or "").send(
-        prepared, stream=stream, timeout=timeout, verify=verify, cert=session.cert, proxies=session.proxies
-    )
-    requests.cookies.extract_cookies_to_jar(session.cookies, prepared, response.raw)  # type: ignore[no-untyped-call]
-    hooked: requests.Response = requests.hooks.dispatch_hook(  # type: ignore[no-untyped-call]
-        "response", prepared.hooks, response
-    )
-    if hooked.is_redirect:
-        hooked.close()
-        return None
-    return hooked
-
-
-class ConnectionRegistry:
-    """Which connection each thread is using right now, so that another thread can cut it.
-
-    A worker blocked waiting for the headers of an answer has no response
-    object yet; only its connection's socket can be shut down to free it.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._by_thread: dict[int, Any] = {}
-
-    def using(self, connection: Any) -> None:
-        with self._lock:
-            self._by_thread[threading.get_ident()] = connection
-
-    def cut(self, thread_id: Optional[int] = None) -> None:
-        """Shut down the socket of one thread's connection, or of all (``None``)."""
-        with self._lock:
-            if thread_id is None:
-                connections = list(self._by_thread.values())
-            else:
-                connections = [self._by_thread.get(thread_id)]
-        for connection in connections:
-            try:
-                connection.sock.shutdown(socket.SHUT_RDWR)
-            except Exception:  # no socket, or already closed: nothing to wake
-                pass
-
-
-def _tracking_pools(registry: ConnectionRegistry) -> dict[str, Any]:
-    from urllib3.connection import HTTPConnection, HTTPSConnection
-    from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
-
-    class Connection(HTTPConnection):
-        def request(self, *args: Any, **kwargs: Any) -> None:
-            registry.using(self)
-            super().request(*args, **kwargs)
-
-    class SecureConnection(HTTPSConnection):
-        def request(self, *args: Any, **kwargs: Any) -> None:
-            registry.using(self)
-            super().request(*args, **kwargs)
-
-    class Pool(HTTPConnectionPool):
-        ConnectionCls = Connection
-
-    class SecurePool(HTTPSConnectionPool):
-        ConnectionCls = SecureConnection
-
-    return {"http": Pool, "https": SecurePool}
-
-
-class _Adapter(requests.adapters.HTTPAdapter):
-    def __init__(self, registry: Optional[ConnectionRegistry], **kwargs: Any) -> None:
-        self._registry = registry  # before super().__init__, which builds the pool manager
-        super().__init__(**kwargs)
-
-    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
-        super().init_poolmanager(*args, **kwargs)
-        if self._registry is not None:
-            self.poolmanager.pool_classes_by_scheme = _tracking_pools(self._registry)
-
-
-def close_session(session: requests.Session) -> None:
-    """Close a ``requests.Session`` and, now, every connection its pools keep.
-
-    ``Session.close()`` empties urllib3's pool manager, but urllib3 2.x does
-    not close the pools it drops: their idle connections stay open until the
-    pools are garbage. Anything that still references one (a response in a
-    traceback kept by a caller or a log record) would keep its sockets open.
-    """
-    for adapter in session.adapters.values():
-        managers = [getattr(adapter, "poolmanager", None), *getattr(adapter, "proxy_manager", {}).values()]
-        for manager in managers:
-            pools = getattr(manager, "pools", None)
-            if pools is None:
-                continue
-            for key in pools.keys():
-                pool = pools.get(key)
-                if pool is not None:
-                    pool.close()
-    session.close()
-
-
-def new_session(url: str, max_connections: int, registry: Optional[ConnectionRegistry] = None) -> requests.Session:
-    """A ``requests.Session`` for one server, whose pool holds as many connections as we use at once.
-
-    What ``requests`` would look up in the environment on every request
-    (proxies, CA bundle, ``.netrc``: a quarter of its time per request) is
-    looked up once, here, for ``url``. With a ``registry``, each connection
-    is recorded under the thread using it.
-    """
-    session = requests.Session()
-    adapter = _Adapter(registry, pool_connections=1, pool_maxsize=max_connections)
-    session.mount("http://", adapter)
-    session.mount("https://", adapter)
-    session.proxies.update(requests.utils.get_environ_proxies(url))
-    bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
-    if bundle:
-        session.verify = bundle
-    netrc_auth = requests.utils.get_netrc_auth(url)
-    if netrc_auth is not None:
-        session.auth = netrc_auth
-    session.trust_env = False
-    return session
-
-
 class _Workers:
-    """A small, bounded pool of named threads that run submitted calls; closed with a bound."""
+    """A small, bounded pool of named threads that run submitted exchanges; closed with a bound.
+
+    At most ``size`` exchanges run at once, counting those a caller runs on
+    its own thread (``try_enter`` / ``leave``), so that the connections in
+    use never outnumber the pool's. A submitted call waits its turn when
+    every slot is taken.
+    """
 
     def __init__(self, name: str, size: int) -> None:
         self._name = name
@@ -386,7 +155,8 @@ class _Workers:
         self._queue: collections.deque[Callable[[], None]] = collections.deque()
         self._lock = threading.Condition()
         self._threads: list[threading.Thread] = []
-        self._idle = 0
+        self._idle = 0  # workers waiting for work, not yet claimed by a submit
+        self._running = 0  # exchanges running: on workers and on callers' threads
         self._closed = False
 
     def submit(self, fn: Callable[[], None]) -> None:
@@ -394,29 +164,54 @@ class _Workers:
             if self._closed:
                 raise TransportClosed(f"{self._name}: closed")
             self._queue.append(fn)
-            if self._idle:
-                # Claim an idle worker now: it only counts itself busy once it runs,
-                # and a second submit before then must not count on it too.
-                self._idle -= 1
-                self._lock.notify()
-            elif len(self._threads) < self._size:
-                thread = threading.Thread(
-                    target=self._run, name=f"mcpsync-http-{self._name}-{len(self._threads) + 1}", daemon=True
-                )
-                self._threads.append(thread)
-                thread.start()
-            # else every worker is busy: the call waits its turn
+            self._wake()
+
+    def try_enter(self) -> bool:
+        """Take a slot for an exchange on the caller's own thread; ``False`` if none is free now."""
+        with self._lock:
+            if self._closed or self._queue or self._running >= self._size:
+                return False
+            self._running += 1
+            return True
+
+    def leave(self) -> None:
+        """Give back a slot ``try_enter`` took."""
+        with self._lock:
+            self._running -= 1
+            if self._queue:
+                self._wake()
+
+    def _wake(self) -> None:
+        # Under the lock: get a worker to the queue if a slot is free.
+        if self._running >= self._size:
+            return  # the exchange that ends first takes it
+        if self._idle:
+            # Claim an idle worker now: it counts itself running only once it runs,
+            # and a second submit before then must not count on it too.
+            self._idle -= 1
+            self._lock.notify()
+        elif len(self._threads) < self._size:
+            thread = threading.Thread(
+                target=self._run, name=f"mcpsync-http-{self._name}-{len(self._threads) + 1}", daemon=True
+            )
+            self._threads.append(thread)
+            thread.start()
 
     def _run(self) -> None:
         while True:
             with self._lock:
-                while not self._queue and not self._closed:
-                    self._idle += 1  # submit() takes it back when it hands us work
+                while not self._closed and not (self._queue and self._running < self._size):
+                    self._idle += 1  # a submit (or a slot given back) takes it back when it hands us work
                     self._lock.wait()
-                if not self._queue:
+                if self._closed:
                     return
                 fn = self._queue.popleft()
-            fn()
+                self._running += 1
+            try:
+                fn()
+            finally:
+                with self._lock:
+                    self._running -= 1
 
     def close(self, timeout: float) -> list[Callable[[], None]]:
         """Stop taking work, let running calls finish (bounded); returns the calls never started."""
@@ -466,13 +261,27 @@ class HTTPTransportBase(Transport):
         self.read_timeout = read_timeout
         self._own_session = session is None
         self._http = session
-        #: Requests prepared once per method for our own session (see ``http_call``).
-        self._templates: dict[str, requests.PreparedRequest] = {}
+        #: How our own session sends each method to each URL (see ``Sender``).
+        self._senders: dict[tuple[str, str], Sender] = {}
         self._closing = threading.Event()
 
     def _close_session(self) -> None:
         if self._own_session and self._http is not None:
             close_session(self._http)
+
+    def _http_send(
+        self, method: str, url: str, headers: dict[str, str], timeout: Any, data: Optional[bytes] = None,
+        stream: bool = False,
+    ) -> requests.Response:  # fmt: skip
+        """One HTTP call with our auth; for our own session, the fast way (``Sender``)."""
+        assert self._http is not None
+        sender = None
+        if self._own_session:
+            sender = self._senders.get((method, url))
+            if sender is None:
+                sender = self._senders[(method, url)] = Sender(self._http, method, url)
+        return http_call(self._http, method, url, self.name, self._closing, sender=sender,
+                         headers=headers, data=data, auth=self.auth, timeout=timeout, stream=stream)  # fmt: skip
 
     def _oversized_event(self, event: OversizedEvent, failed: bool, request: Optional[RequestFuture] = None) -> bool:
         """An SSE event over ``max_message_size`` began or ended; returns whether a request failed for it."""
@@ -515,7 +324,8 @@ class StreamableHTTPTransport(HTTPTransportBase):
         timeout: default request timeout in seconds (``None``: 30 s).
         connect_timeout: seconds to establish a connection.
         read_timeout: seconds a stream may stay silent before it counts as broken.
-        max_connections: requests in flight at once (worker threads and pooled connections).
+        max_connections: requests in flight at once (exchanges on callers' threads and on
+            worker threads, and pooled connections); more wait their turn.
         listen: open the GET stream for server-initiated messages after the handshake.
         max_resumptions: attempts to resume a broken stream with ``Last-Event-ID``.
         retry_delay: seconds before resuming when the server gave no ``retry``
@@ -562,6 +372,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
         self._connections = ConnectionRegistry()
         self._streams_lock = threading.Lock()
         self._renew_lock = threading.Lock()
+        self._posting = threading.BoundedSemaphore(MESSAGE_CONNECTIONS)
         self._initialize_body: Optional[bytes] = None
         self._listener: Optional[threading.Thread] = None
         self._listener_response: Optional[requests.Response] = None
@@ -571,8 +382,8 @@ class StreamableHTTPTransport(HTTPTransportBase):
 
     def _open(self) -> None:
         if self._http is None:
-            # + the GET stream and a notification
-            self._http = new_session(self.url, self.max_connections + 2, self._connections)
+            # + the GET stream and the messages posted outside exchanges
+            self._http = new_session(self.url, self.max_connections + 1 + MESSAGE_CONNECTIONS, self._connections)
 
     def _request_headers(self, extra: Optional[Mapping[str, str]] = None, session: bool = True) -> dict[str, str]:
         headers = {"Accept": ACCEPT, "Content-Type": JSON, **self.headers}
@@ -595,35 +406,80 @@ class StreamableHTTPTransport(HTTPTransportBase):
     def _call(
         self, method: str, headers: dict[str, str], timeout: Any, data: Optional[bytes] = None, stream: bool = False
     ) -> requests.Response:
-        assert self._http is not None
-        template = None
-        if self._own_session:
-            template = self._templates.get(method)
-            if template is None:
-                template = self._templates[method] = prepare_template(self._http, method, self.url)
-        return http_call(self._http, method, self.url, self.name, self._closing, template=template,
-                         headers=headers, data=data, auth=self.auth, timeout=timeout, stream=stream)  # fmt: skip
+        return self._http_send(method, self.url, headers, timeout, data, stream)
 
     # -- sending ----------------------------------------------------------------
+
+    def request(
+        self, method: str, params: Optional[dict[str, Any]] = None, *, timeout: Any = USE_DEFAULT
+    ) -> dict[str, Any]:
+        """As ``Transport.request``; the exchange runs on the calling thread when a connection is free.
+
+        The caller would only wait for a worker thread to do it; doing it here
+        saves two thread wake-ups per call. The caller's timeout bounds the
+        connect and every read, and is checked between the events of a
+        stream; when it passes, the request is given up as ``wait`` gives it
+        up (``notifications/cancelled``, ``RequestTimeout``).
+        """
+        seconds = resolve_timeout(timeout, self.default_timeout)
+        if not self._workers.try_enter():
+            return super().request(method, params, timeout=seconds)
+        try:
+            future, data = self._new_request(method, params)
+            if seconds is not None:
+                future.deadline = time.monotonic() + seconds
+            self._count_sent(data, future)
+            try:
+                self._run_exchange(data, future)
+            except KeyboardInterrupt:
+                self.abandon(future, "interrupted by the user")
+                raise
+            except _PastDeadline:
+                return self._timed_out(future, seconds or 0.0)
+        finally:
+            self._connections.forget()
+            self._workers.leave()
+        # Answered by now, or (202) to be answered on the GET stream.
+        deadline = future.deadline
+        return self.wait(future, None if deadline is None else max(0.0, deadline - time.monotonic()))
 
     def _write(self, data: bytes, timeout: float, request: Optional[RequestFuture] = None) -> None:
         if request is None:
             # Notifications and our answers: the server acknowledges with 202, at once.
             self._post_message(data, timeout)
             return
+        self._count_sent(data, request)
+        self._workers.submit(lambda: self._run_exchange(data, request))
+
+    def _count_sent(self, data: bytes, request: RequestFuture) -> None:
         if request.method == "initialize":
             self._initialize_body = data  # kept, to open a new session when this one expires
         self.stats.sent += 1
-        self._workers.submit(lambda: self._run_exchange(data, request))
+
+    def _timeouts(self, request: Optional[RequestFuture]) -> tuple[float, float]:
+        """Connect and read timeouts for a request's exchange: within its deadline, if it has one."""
+        if request is None or request.deadline is None:
+            return (self.connect_timeout, self.read_timeout)
+        left = request.deadline - time.monotonic()
+        if left <= 0:
+            raise _PastDeadline()
+        return (min(self.connect_timeout, left), min(self.read_timeout, left))
 
     def _post_message(self, data: bytes, timeout: float, retried: bool = False) -> None:
         headers = self._request_headers()
         sent_session = headers.get(MCP_SESSION_ID)
-        response = self._call("POST", headers, (min(self.connect_timeout, timeout), timeout), data)
-        with finished(response):
-            expired = response.status_code == 404 and sent_session is not None and not retried
-            if not expired and not response.ok:
-                raise status_error(response)
+        # Any thread may post (cancellations come from callers): a few connections at a time, so
+        # that these and the exchanges together never need more connections than the pool keeps.
+        if not self._posting.acquire(timeout=timeout):
+            raise WriteTimeout(f"{self.name}: no connection was free to send a message within {timeout:g}s")
+        try:
+            response = self._call("POST", headers, (min(self.connect_timeout, timeout), timeout), data)
+            with finished(response):
+                expired = response.status_code == 404 and sent_session is not None and not retried
+                if not expired and not response.ok:
+                    raise status_error(response)
+        finally:
+            self._posting.release()
         if expired:  # renew after letting go of the 404's connection
             self._renew_session(sent_session)  # type: ignore[arg-type]
             self._post_message(data, timeout, retried=True)
@@ -646,6 +502,13 @@ class StreamableHTTPTransport(HTTPTransportBase):
             if not elsewhere and not request.done() and not self._closing.is_set():
                 raise NoResponseError(request.request_id)
         except BaseException as exc:
+            deadline = request.deadline
+            if deadline is not None and (not isinstance(exc, Exception) or time.monotonic() >= deadline - CLOCK_SLACK):
+                # On the caller's own thread, past its deadline or interrupted: the caller gives
+                # the request up, as ``wait`` would (the failure here is the timeout's doing).
+                if not isinstance(exc, Exception):
+                    raise
+                raise _PastDeadline() from exc
             error = self._as_error(exc)
             if not self.pending.reject(request.request_id, error) and not request.done():
                 logger.debug(
@@ -662,7 +525,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
         """POST a request and handle what comes back; ``True`` if the answer may come on the GET stream."""
         headers = self._request_headers()
         sent_session = headers.get(MCP_SESSION_ID)
-        response = self._call("POST", headers, (self.connect_timeout, self.read_timeout), data, stream=True)
+        response = self._call("POST", headers, self._timeouts(request), data, stream=True)
         with finished(response):
             with self._streams_lock:
                 self._streams[request.request_id] = response
@@ -703,7 +566,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
         if isinstance(exc, MCPError):
             return exc
         if isinstance(exc, requests.exceptions.RequestException):
-            return TransportError(f"{self.name}: reading the answer failed: {_reason(exc)}")
+            return TransportError(f"{self.name}: reading the answer failed: {reason(exc)}")
         if isinstance(exc, ValueError):
             return ProtocolError(f"{self.name}: the answer is not valid: {exc}")
         if isinstance(exc, Exception):
@@ -732,6 +595,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
         last_id: Optional[str] = None
         retry: Optional[int] = None
         failed = False
+        deadline = request.deadline if request is not None else None
         try:
             for event in events(body_chunks(response), self.max_message_size):
                 if event.oversized is not None:
@@ -745,9 +609,11 @@ class StreamableHTTPTransport(HTTPTransportBase):
                     retry = event.retry
                 if event.event == "message" and event.data:
                     self._handle_data(event.data)
+                if deadline is not None and time.monotonic() >= deadline and not request.done():  # type: ignore[union-attr]
+                    raise _PastDeadline()
         except (requests.exceptions.RequestException, OSError, ValueError) as exc:
             if not self._closing.is_set():
-                logger.info("server %r: stream broke: %s", self.name, _reason(exc))
+                logger.info("server %r: stream broke: %s", self.name, reason(exc))
         return last_id, retry
 
     def _read_answer_stream(self, response: requests.Response, request: RequestFuture) -> None:
@@ -760,14 +626,11 @@ class StreamableHTTPTransport(HTTPTransportBase):
             delay = retry / 1000.0 if retry is not None else self.retry_delay * 2 ** (attempt - 1)
             logger.info("server %r: resuming the stream of request %s after event %s in %.2fs",
                         self.name, request.request_id, last_id, delay)  # fmt: skip
+            if request.deadline is not None:
+                delay = min(delay, max(0.0, request.deadline - time.monotonic()))
             if self._closing.wait(delay):
                 return
-            resumed = self._call(
-                "GET",
-                self._get_headers(last_id),
-                (self.connect_timeout, self.read_timeout),
-                stream=True,
-            )
+            resumed = self._call("GET", self._get_headers(last_id), self._timeouts(request), stream=True)
             with finished(resumed):
                 with self._streams_lock:
                     self._streams[request.request_id] = resumed
@@ -931,27 +794,3 @@ class StreamableHTTPTransport(HTTPTransportBase):
             except requests.exceptions.RequestException as exc:
                 logger.debug("server %r: DELETE of the session failed: %s", self.name, exc)
         self._close_session()
-
-
-def _never_connected(exc: BaseException) -> bool:
-    """Whether a ``requests`` connection error happened before any byte could be sent."""
-    seen: list[BaseException] = []
-    stack: list[Any] = [exc]
-    while stack:
-        item = stack.pop()
-        if not isinstance(item, BaseException) or any(item is s for s in seen):
-            continue
-        seen.append(item)
-        if isinstance(item, (urllib3.exceptions.NewConnectionError, urllib3.exceptions.ConnectTimeoutError)):
-            return True
-        stack.extend([getattr(item, "reason", None), item.__cause__, item.__context__, *item.args])
-    return False
-
-
-def _reason(exc: BaseException) -> str:
-    """The innermost useful text of a ``requests``/urllib3 exception chain."""
-    text = str(exc)
-    inner = exc.__context__ or exc.__cause__
-    while inner is not None and not str(inner):
-        inner = inner.__context__ or inner.__cause__
-    return text or (str(inner) if inner is not None else type(exc).__name__)

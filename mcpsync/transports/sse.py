@@ -21,17 +21,8 @@ import requests
 from ..errors import ConnectError, ProtocolError, RequestTimeout, TransportClosed, TransportError
 from ..pending import RequestFuture
 from ..sse import events
-from .http import (
-    EVENT_STREAM,
-    JSON,
-    HTTPTransportBase,
-    body_chunks,
-    finished,
-    http_call,
-    interrupt,
-    new_session,
-    status_error,
-)
+from .http import EVENT_STREAM, JSON, HTTPTransportBase, status_error
+from .http_wire import body_chunks, finished, http_call, interrupt, new_session
 
 __all__ = ["SSETransport"]
 
@@ -138,9 +129,8 @@ class SSETransport(HTTPTransportBase):
         if self.endpoint is None or self._http is None:
             raise self.closed_error()
         try:
-            response = http_call(self._http, "POST", self.endpoint, self.name, self._closing, data=data,
-                                 headers={"Content-Type": JSON, **self.headers}, auth=self.auth,
-                                 timeout=(min(self.connect_timeout, timeout), timeout))  # fmt: skip
+            response = self._http_send("POST", self.endpoint, {"Content-Type": JSON, **self.headers},
+                                       (min(self.connect_timeout, timeout), timeout), data)  # fmt: skip
         except TransportError as exc:
             if request is None or not isinstance(exc.__cause__, requests.exceptions.ReadTimeout):
                 raise
