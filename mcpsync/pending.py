@@ -32,7 +32,8 @@ class RequestFuture(Future):  # type: ignore[type-arg]
         self.request_id = request_id
         self.method = method
         self._on_cancel = on_cancel
-        #: ``time.monotonic()`` by which the caller sending it on its own thread gives it up; else ``None``.
+        #: For a request its caller sends on its own thread: the ``time.monotonic()`` by which
+        #: the caller gives it up (``math.inf``: no limit). ``None`` for every other request.
         self.deadline: Optional[float] = None
 
     def cancel(self) -> bool:

@@ -114,10 +114,11 @@ def test_many_threads_share_one_http_client(client):
     assert not any(t.is_alive() for t in threads) and wrong == []
 
 
-def test_ctrl_c_during_an_http_call_cancels_it(client):
+@pytest.mark.parametrize("timeout", [T, None], ids=["with-timeout", "no-timeout"])
+def test_ctrl_c_during_an_http_call_cancels_it(client, timeout):
     """KeyboardInterrupt in the waiting thread: raised promptly, the server told, the client usable."""
     with ctrl_c_after(0.3):
-        client.call_tool("sleep", {"seconds": 30}, timeout=T)
+        client.call_tool("sleep", {"seconds": 30}, timeout=timeout)
     assert len(client.transport.pending) == 0
     cancelled = client.call_tool("cancelled_requests", timeout=T).structured_content["cancelled"]
     assert len(cancelled) == 1

@@ -24,6 +24,7 @@ from __future__ import annotations
 import collections
 import json
 import logging
+import math
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -426,8 +427,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
             return super().request(method, params, timeout=seconds)
         try:
             future, data = self._new_request(method, params)
-            if seconds is not None:
-                future.deadline = time.monotonic() + seconds
+            future.deadline = math.inf if seconds is None else time.monotonic() + seconds
             self._count_sent(data, future)
             try:
                 self._run_exchange(data, future)
@@ -440,8 +440,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
             self._connections.forget()
             self._workers.leave()
         # Answered by now, or (202) to be answered on the GET stream.
-        deadline = future.deadline
-        return self.wait(future, None if deadline is None else max(0.0, deadline - time.monotonic()))
+        return self.wait(future, None if seconds is None else max(0.0, future.deadline - time.monotonic()))
 
     def _write(self, data: bytes, timeout: float, request: Optional[RequestFuture] = None) -> None:
         if request is None:
