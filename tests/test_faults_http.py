@@ -180,6 +180,14 @@ def test_a_redirected_post_is_sent_again_where_it_points(client, server):
     assert_usable(client)
 
 
+def test_a_compressed_answer_is_read(client, server):
+    """A server (or a proxy) may gzip an answer, an event stream included: requests asks for gzip."""
+    server.control("gzip-next")
+    result = client.call_tool("progress", {"steps": 2}, meta={"progressToken": "p"}, timeout=T)
+    assert result.text == "done"
+    assert_usable(client)
+
+
 def test_a_call_given_up_at_its_timeout_tells_the_server(client, server):
     """A call that runs on the caller's own thread, past its timeout: the server hears of the cancellation."""
     with within(PROMPTLY), pytest.raises(RequestTimeout, match=r"after 0.5s"):

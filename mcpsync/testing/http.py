@@ -28,10 +28,13 @@ POST" is the next one to ``/mcp`` or ``/messages``:
     /control/cookie-next?value=V  the answer to the next MCP POST sets the cookie V
     /control/redirect-next        the next MCP POST is answered 307, to the same URL
     /control/last-cookie          answers with the Cookie header of the last MCP POST
+    /control/gzip-next            the answer to the next MCP POST is gzip-compressed
+                                  (a JSON body whole, an event stream flushed per event)
 """
 
 from __future__ import annotations
 
+import gzip
 import itertools
 import json
 import queue
@@ -41,6 +44,7 @@ import sys
 import threading
 import time
 import uuid
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar, Optional
 from urllib.parse import parse_qs, urlsplit
@@ -155,7 +159,7 @@ class _Controls:
 
     OFF: ClassVar[dict[str, Any]] = {
         "cut_next": False, "cut_mid_event": False, "fail_next": None, "reset_next": False, "delay_next": 0.0,
-        "cookie_next": None, "redirect_next": False,
+        "cookie_next": None, "redirect_next": False, "gzip_next": False,
     }  # fmt: skip
 
     def __init__(self) -> None:
@@ -167,6 +171,7 @@ class _Controls:
         self.delay_next = 0.0
         self.cookie_next: Optional[str] = None
         self.redirect_next = False
+        self.gzip_next = False
         #: The Cookie header of the last MCP POST.
         self.last_cookie = ""
 
@@ -194,15 +199,20 @@ class _Handler(BaseHTTPRequestHandler):
         return self.rfile.read(int(self.headers.get("Content-Length", 0) or 0))
 
     _set_cookie: Optional[str] = None
+    _gzip = False
 
     def end_headers(self) -> None:
         if self._set_cookie:  # switched on for this answer (cookie-next)
             self.send_header("Set-Cookie", self._set_cookie)
+        if self._gzip:  # gzip-next
+            self.send_header("Content-Encoding", "gzip")
         super().end_headers()
 
     def _reply(
         self, status: int, body: bytes = b"", content_type: str = "text/plain", headers: Optional[dict[str, str]] = None
     ) -> None:
+        if self._gzip:
+            body = gzip.compress(body)
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
@@ -228,6 +238,7 @@ class _Handler(BaseHTTPRequestHandler):
         with controls.lock:
             controls.last_cookie = self.headers.get("Cookie", "")
         self._set_cookie = controls.take("cookie_next")
+        self._gzip = controls.take("gzip_next")
         if self._injected_fault():
             return
         if path.path == "/messages":
@@ -413,6 +424,8 @@ class _Handler(BaseHTTPRequestHandler):
                 controls.cookie_next = query.get("value", ["test=1"])[0]
             elif path == "/control/redirect-next":
                 controls.redirect_next = True
+            elif path == "/control/gzip-next":
+                controls.gzip_next = True
             else:
                 self._reply(404, b"unknown control")
                 return
@@ -446,29 +459,36 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(key, value)
         self.end_headers()
         self.close_connection = True
-        # The priming event: an id and no data, so the client can resume from the start.
-        self.wfile.write(f"retry: {RETRY_MS}\nid: {stream.stream_id}:{start}\ndata:\n\n".encode())
-        self.wfile.flush()
-        if cut_after_first:
-            return  # the connection closes here; the answer waits for a resumption
-        sent = start
-        while True:
-            while sent < len(stream.events):
-                sent += 1
-                event = b"id: %s:%d\ndata: %s\n\n" % (stream.stream_id.encode(), sent, stream.events[sent - 1])
-                if cut_mid_event:
-                    # Half of it, id included; the client must ask for it again, not skip it.
-                    self.wfile.write(event[: max(len(event) // 2, event.index(b"data:") + 10)])
-                    self.wfile.flush()
+        packer = zlib.compressobj(wbits=31) if self._gzip else None  # gzip, flushed per event
+
+        def write(data: bytes) -> None:
+            self.wfile.write(data if packer is None else packer.compress(data) + packer.flush(zlib.Z_SYNC_FLUSH))
+            self.wfile.flush()
+
+        try:
+            # The priming event: an id and no data, so the client can resume from the start.
+            write(f"retry: {RETRY_MS}\nid: {stream.stream_id}:{start}\ndata:\n\n".encode())
+            if cut_after_first:
+                return  # the connection closes here; the answer waits for a resumption
+            sent = start
+            while True:
+                while sent < len(stream.events):
+                    sent += 1
+                    event = b"id: %s:%d\ndata: %s\n\n" % (stream.stream_id.encode(), sent, stream.events[sent - 1])
+                    if cut_mid_event:
+                        # Half of it, id included; the client must ask for it again, not skip it.
+                        write(event[: max(len(event) // 2, event.index(b"data:") + 10)])
+                        return
+                    write(event)
+                if stream.done and sent >= len(stream.events):
                     return
-                self.wfile.write(event)
-                self.wfile.flush()
-            if stream.done and sent >= len(stream.events):
-                return
-            try:
-                stream.queue.get(timeout=ANSWER_WAIT)
-            except queue.Empty:
-                return
+                try:
+                    stream.queue.get(timeout=ANSWER_WAIT)
+                except queue.Empty:
+                    return
+        finally:
+            if packer is not None:
+                self.wfile.write(packer.flush())
 
 
 class _HTTPServer(ThreadingHTTPServer):

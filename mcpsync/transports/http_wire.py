@@ -47,7 +47,8 @@ def body_chunks(response: requests.Response) -> Iterator[bytes]:
     raw = response.raw
     while True:
         try:
-            data = raw.read1(READ_SIZE)
+            # Decoded: requests asks for gzip, and a server (or a proxy) may compress a stream too.
+            data = raw.read1(READ_SIZE, decode_content=True)
         except urllib3.exceptions.HTTPError as exc:
             # Raw reads raise urllib3's errors; the callers handle requests' ones, as iter_content gives.
             raise requests.exceptions.ConnectionError(exc) from exc
