@@ -147,6 +147,8 @@ class _Server:
         self.client: Optional[Client] = None  # connected (or just lost)
         self.connecting: Optional[Client] = None  # being connected; close() closes it
         self.tools: Optional[list[Tool]] = None  # live, or last known while reconnecting
+        #: A client whose tools changed before it was taken as connected: list them again then.
+        self.tools_outdated: Optional[Client] = None
         self.cached_tools = cached
         self.error: Optional[BaseException] = None
         self.attempts = 0
@@ -251,6 +253,8 @@ class Manager:
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
         self._closing = False
+        self._announcing = False  # a thread is calling on_tools_changed
+        self._announce_wanted = False  # the tools changed since it took them
         self._connect_slots = threading.BoundedSemaphore(max(1, max_parallel_connects))
         self._tool_names: dict[str, tuple[str, str]] = {}
         self._prompt_names: dict[str, tuple[str, str]] = {}
@@ -557,12 +561,15 @@ class Manager:
                 server.error = None
                 server.attempts = 0
                 server.retry_at = None
+                outdated, server.tools_outdated = server.tools_outdated is client, None
                 self._rename_tools()
                 self._changed.notify_all()
         if closing:
             client.close()
             raise TransportClosed("the manager is closing")
         logger.info("manager: server %r connected (%d tools)", server.name, len(tools))
+        if outdated and self._tools_changed(server, client):
+            return client  # list_changed came while we connected: the list above may predate it
         self._save_tools(server, tools)
         self._announce_tools()
         return client
@@ -630,21 +637,25 @@ class Manager:
                 self._changed.notify_all()
         server.wake.set()
 
-    def _tools_changed(self, server: _Server, client: Client) -> None:
-        # The client's dispatch thread, after notifications/tools/list_changed.
+    def _tools_changed(self, server: _Server, client: Client) -> bool:
+        """List a server's tools again (after ``list_changed``); ``True`` if that took effect."""
+        # The client's dispatch thread, after notifications/tools/list_changed; or the supervisor.
         try:
             tools = client.list_tools()
         except MCPError as exc:
             logger.warning("manager: server %r: could not list its changed tools: %s", server.name, exc)
-            return
+            return False
         with self._changed:
             if server.client is not client:
-                return
+                if not self._closing:
+                    server.tools_outdated = client  # still connecting: it lists again once connected
+                return False
             server.tools = sorted(tools, key=lambda t: t.name)
             self._rename_tools()
             self._changed.notify_all()
         self._save_tools(server, tools)
         self._announce_tools()
+        return True
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -744,12 +755,35 @@ class Manager:
         return result
 
     def _announce_tools(self) -> None:
-        if self.on_tools_changed is None or self._closing:
+        """Call ``on_tools_changed`` with the tools now; one call at a time, the last with the latest list.
+
+        Threads announce at once (supervisors, dispatch threads). The first
+        becomes the announcer and runs the callback, without a lock, until no
+        change is left to announce; the others only ask it for one more round.
+        """
+        if self.on_tools_changed is None:
             return
+        with self._lock:
+            self._announce_wanted = True
+            if self._announcing:
+                return
+            self._announcing = True
         try:
-            self.on_tools_changed(self.list_tools())
-        except Exception:
-            logger.exception("manager: on_tools_changed failed")
+            while True:
+                with self._lock:
+                    if not self._announce_wanted or self._closing:
+                        self._announcing = False  # in the same hold as the check: no request is missed
+                        return
+                    self._announce_wanted = False
+                    tools = DisplayList(self._managed_tools())
+                try:
+                    self.on_tools_changed(tools)
+                except Exception:
+                    logger.exception("manager: on_tools_changed failed")
+        except BaseException:  # Ctrl-C in the callback: let the next change find no announcer
+            with self._lock:
+                self._announcing = False
+            raise
 
     def _save_tools(self, server: _Server, tools: list[Tool]) -> None:
         if self._cache is not None and server.config is not None:

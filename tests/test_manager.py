@@ -244,6 +244,59 @@ def test_list_changed_updates_the_tools_and_calls_back(tmp_path: Path) -> None:
         assert {t.name for t in changes[-1]} == {t.name for t in m.list_tools()}
 
 
+def test_a_tool_list_change_during_the_connect_is_not_lost(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """list_changed that comes before the manager takes the client as connected: it lists the tools again."""
+    real = mcpsync.Client.list_tools
+
+    def slow_for_the_supervisor(self: mcpsync.Client, *args: Any, **kwargs: Any) -> Any:
+        tools = real(self, *args, **kwargs)
+        if threading.current_thread().name.startswith("mcpsync-manager-"):
+            time.sleep(0.5)  # the server's list_changed arrives, and is handled, meanwhile
+        return tools
+
+    monkeypatch.setattr(mcpsync.Client, "list_tools", slow_for_the_supervisor)
+    changes: list[list[mcpsync.ManagedTool]] = []
+    with manager({"s": ours("--tools-change-after-list")}, tmp_path, on_tools_changed=changes.append) as m:
+        assert wait_for(lambda: "s__late" in {t.name for t in m.list_tools()})
+        assert wait_for(lambda: bool(changes) and "s__late" in {t.name for t in changes[-1]})
+
+
+def test_tool_announcements_never_overlap_and_the_last_is_the_latest(tmp_path: Path) -> None:
+    """Two servers announce at once: on_tools_changed runs one call at a time, and a change made
+    during a call is announced after it, with the tools as they are then."""
+    lock = threading.Lock()
+    state = {"running": 0, "peak": 0}
+    calls: list[list[mcpsync.ManagedTool]] = []
+
+    def slow(tools: list[mcpsync.ManagedTool]) -> None:
+        with lock:
+            state["running"] += 1
+            state["peak"] = max(state["peak"], state["running"])
+        time.sleep(0.3)
+        with lock:
+            calls.append(tools)
+            state["running"] -= 1
+
+    with manager({"a": ours(), "b": ours()}, tmp_path, on_tools_changed=slow) as m:
+        assert wait_for(lambda: state["running"] == 0 and len(calls) >= 1)
+        time.sleep(0.4)  # nothing left from the start-up
+        before = len(calls)
+        announcers = [
+            threading.Thread(target=m.call_tool, args=(f"{name}__notify_client",
+                                                       {"method": "notifications/tools/list_changed"}))
+            for name in ("a", "b")
+        ]  # fmt: skip
+        for thread in announcers:
+            thread.start()
+        for thread in announcers:
+            thread.join(T)
+        assert wait_for(lambda: len(calls) > before and state["running"] == 0)
+        time.sleep(0.4)  # a second round, if one is due, has begun by now
+        assert wait_for(lambda: state["running"] == 0)
+        assert [t.name for t in calls[-1]] == [t.name for t in m.list_tools()]
+    assert state["peak"] == 1
+
+
 def test_prompts_and_resources_across_servers(tmp_path: Path) -> None:
     with manager({"one": ours(), "two": ours()}, tmp_path) as m:
         prompts = m.list_prompts()

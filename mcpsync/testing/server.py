@@ -5,6 +5,7 @@ that talks to MCP servers::
 
     python -m mcpsync.testing [--name NAME] [--page-size N] [--protocol-version V] [--ignore-sigterm]
                               [--start-delay SECONDS] [--die-after SECONDS] [--http PORT [--json]]
+                              [--tools-change-after-list]
 
 Tools:
     echo(text)                  returns the text
@@ -39,6 +40,8 @@ template ``echo://{text}``; a prompt ``greet(name, style?)``; completion for the
 prompt's arguments and the template's ``text``; ``logging/setLevel`` filters what
 the ``log`` tool sends. ``--page-size`` pages every list. ``--start-delay`` makes a
 slow starter, ``--die-after`` a server that crashes on schedule (exit code 3).
+``--tools-change-after-list`` adds a tool (``late``, listed only) right after
+answering the first ``tools/list`` and sends ``notifications/tools/list_changed``.
 
 Quick tools run on the reading thread; slow ones on a thread of their own, so
 the server keeps reading (and sees cancellations) while they run.
@@ -137,6 +140,10 @@ COMPLETIONS: dict[tuple[str, str], list[str]] = {
     ("ref/resource:echo://{text}", "text"): ["hello", "help", "world"],
 }
 
+#: The tool ``--tools-change-after-list`` adds (listed only: calling it is an unknown tool).
+LATE_TOOL: dict[str, Any] = {"name": "late", "description": "Added after the first tools/list.",
+                             "inputSchema": {"type": "object"}}  # fmt: skip
+
 #: The list methods: the key of their items, and the items (paged with --page-size).
 LISTS: dict[str, tuple[str, list[dict[str, Any]]]] = {
     "tools/list": ("tools", TOOLS),
@@ -181,10 +188,13 @@ class TestServer:
         protocol_version: Optional[str] = None,
         stdin: Any = None,
         stdout: Any = None,
+        tools_change_after_list: bool = False,
     ) -> None:
         self.name = name
         self.page_size = page_size
         self.protocol_version = protocol_version
+        self.tools = list(TOOLS)
+        self._tools_change_after_list = tools_change_after_list
         self._stdin = stdin if stdin is not None else sys.stdin.buffer
         self._stdout = stdout if stdout is not None else sys.stdout.buffer
         self._write_lock = threading.Lock()
@@ -262,7 +272,7 @@ class TestServer:
             self.send(messages.success_response(request_id, {
                 "protocolVersion": version,
                 "capabilities": {
-                    "tools": {"listChanged": False}, "logging": {}, "completions": {},
+                    "tools": {"listChanged": self._tools_change_after_list}, "logging": {}, "completions": {},
                     "resources": {"subscribe": False, "listChanged": False}, "prompts": {"listChanged": False},
                 },
                 "serverInfo": {"name": self.name, "version": __version__, "title": "mcpsync test server"},
@@ -282,7 +292,13 @@ class TestServer:
             self.send(messages.success_response(request_id, {}))
         elif method in LISTS:
             key, items = LISTS[method]
+            if method == "tools/list":
+                items = self.tools
             self.send(messages.success_response(request_id, self._page(key, items, params.get("cursor"))))
+            if method == "tools/list" and self._tools_change_after_list:
+                self._tools_change_after_list = False
+                self.tools = [*self.tools, LATE_TOOL]
+                self.send(messages.notification("notifications/tools/list_changed"))
         elif method in ("resources/read", "prompts/get", "completion/complete"):
             handler = {"resources/read": self._read_resource, "prompts/get": self._get_prompt,
                        "completion/complete": self._complete}[method]  # fmt: skip
@@ -586,6 +602,9 @@ def main(argv: Optional[list[str]] = None) -> None:
     parser.add_argument("--json", action="store_true", help="with --http: answer with JSON bodies, not SSE")
     parser.add_argument("--start-delay", type=float, default=0.0, metavar="SECONDS", help="wait before serving")
     parser.add_argument(
+        "--tools-change-after-list", action="store_true", help="add a tool after the first tools/list, and say so"
+    )
+    parser.add_argument(
         "--die-after", type=float, default=None, metavar="SECONDS", help="exit with code 3 this long after starting"
     )
     args = parser.parse_args(argv)
@@ -604,7 +623,10 @@ def main(argv: Optional[list[str]] = None) -> None:
         except KeyboardInterrupt:
             pass
         return
-    server = TestServer(args.name, page_size=args.page_size, protocol_version=args.protocol_version)
+    server = TestServer(
+        args.name, page_size=args.page_size, protocol_version=args.protocol_version,
+        tools_change_after_list=args.tools_change_after_list,
+    )  # fmt: skip
     try:
         server.serve()
     except (BrokenPipeError, KeyboardInterrupt):
