@@ -479,3 +479,17 @@ def test_a_redirected_post_is_followed(fake):
     assert [json.loads(r.body).get("method") for r in fake.seen[:3]] == [
         "initialize", "notifications/initialized", "ping",
     ]  # fmt: skip
+
+
+def test_a_header_given_in_another_case_replaces_the_sessions_own():
+    """Header names are case-insensitive: ``user-agent`` must replace requests' ``User-Agent``, not join it."""
+    from mcpsync.transports.http_wire import Sender, close_session, new_session
+
+    session = new_session(URL, 1)
+    try:
+        merged = Sender(session, "POST", URL)._merged({"user-agent": "mine/1", "ACCEPT-ENCODING": "identity"})
+    finally:
+        close_session(session)
+    assert [(k, v) for k, v in merged.items() if k.lower() in ("user-agent", "accept-encoding")] == [
+        ("user-agent", "mine/1"), ("ACCEPT-ENCODING", "identity"),
+    ]  # fmt: skip

@@ -64,6 +64,7 @@ STATEFUL = (SSE_REPLIES, JSON_REPLIES)
 DISPATCH_THREAD = f"mcpsync-dispatch-{LABEL}"
 LISTENER_THREAD = f"mcpsync-listener-{LABEL}"  # Streamable HTTP: the GET stream
 READER_THREAD = f"mcpsync-reader-{LABEL}"  # HTTP+SSE: the one event stream
+WORKER_PREFIX = f"mcpsync-http-{LABEL}-"  # Streamable HTTP: a POST's answer stream
 
 #: The error the SDK answers a server-to-client request with when the call has no way to send it.
 NO_BACK_CHANNEL = "this transport context has no back-channel for server-initiated requests"
@@ -300,7 +301,7 @@ def test_log_and_progress_notifications(
     """ctx.info and ctx.report_progress reach on_notification in order on the dispatch thread (SDK: not in JSON mode).
 
     They belong to the call, so they come on the stream that carries its
-    answer: the POST's SSE reply (read by the calling thread) in Streamable HTTP, the one
+    answer: the POST's SSE reply (read by a worker thread) in Streamable HTTP, the one
     event stream in HTTP+SSE. SDK: in JSON mode a request's notifications have
     no wire and are dropped, progress included, even though we asked for it.
     """
@@ -338,8 +339,9 @@ def test_log_and_progress_notifications(
     arrival_threads = {thread for thread, _ in inbox.arrived}
     if server.mode == HTTP_SSE:
         assert arrival_threads == {READER_THREAD}
-    else:  # on the request's own answer stream, read by the thread that sent the POST: ours, a connection was free
-        assert arrival_threads == {threading.current_thread().name}
+    else:  # on the request's own answer stream, which a worker thread reads (handed over by the caller)
+        assert len(arrival_threads) == 1
+        assert arrival_threads.pop().startswith(WORKER_PREFIX)
 
 
 def test_notification_outside_any_request(
@@ -427,8 +429,8 @@ def test_elicitation(server: Server, open_client: Callable[..., mcpsync.Client],
     assert method == "elicitation/create"
     if server.mode == HTTP_SSE:
         assert arrival_thread == READER_THREAD
-    else:  # on the POST's answer stream, which the calling thread reads itself
-        assert arrival_thread == threading.current_thread().name
+    else:  # on the POST's answer stream, which a worker thread reads
+        assert arrival_thread.startswith(WORKER_PREFIX)
 
     client.request_handlers["elicitation/create"] = lambda params: {"action": "decline"}
     assert client.call_tool("ask_name", timeout=TIMEOUT).text == "decline"

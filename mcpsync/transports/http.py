@@ -22,6 +22,7 @@ on its own; 405 means the server offers none.
 from __future__ import annotations
 
 import collections
+import enum
 import json
 import logging
 import math
@@ -40,6 +41,7 @@ from ..errors import (
     MessageTooLarge,
     NoResponseError,
     ProtocolError,
+    RequestTimeout,
     SessionExpired,
     TransportClosed,
     TransportError,
@@ -59,6 +61,7 @@ from .http_wire import (
     interrupt,
     new_session,
     reason,
+    set_read_timeout,
 )
 
 __all__ = [
@@ -101,6 +104,14 @@ CLOCK_SLACK = 0.01
 
 class _PastDeadline(Exception):
     """An exchange on the caller's thread ran past the caller's timeout."""
+
+
+class _Outcome(enum.Enum):
+    """How an exchange ended, for the thread that ran it."""
+
+    READ = "read"  # the answer was read here (or the request is settled)
+    ON_GET_STREAM = "on the GET stream"  # 202: the answer comes on the GET stream
+    HANDED_OVER = "handed over"  # a worker reads the answer stream now
 
 
 def status_error(response: requests.Response) -> HTTPStatusError:
@@ -153,14 +164,15 @@ class _Workers:
     def __init__(self, name: str, size: int) -> None:
         self._name = name
         self._size = size
-        self._queue: collections.deque[Callable[[], None]] = collections.deque()
+        self._queue: collections.deque[Callable[[], object]] = collections.deque()
         self._lock = threading.Condition()
         self._threads: list[threading.Thread] = []
         self._idle = 0  # workers waiting for work, not yet claimed by a submit
         self._running = 0  # exchanges running: on workers and on callers' threads
+        self._handed: collections.deque[Callable[[], object]] = collections.deque()  # hand_over: slot kept
         self._closed = False
 
-    def submit(self, fn: Callable[[], None]) -> None:
+    def submit(self, fn: Callable[[], object]) -> None:
         with self._lock:
             if self._closed:
                 raise TransportClosed(f"{self._name}: closed")
@@ -170,7 +182,7 @@ class _Workers:
     def try_enter(self) -> bool:
         """Take a slot for an exchange on the caller's own thread; ``False`` if none is free now."""
         with self._lock:
-            if self._closed or self._queue or self._running >= self._size:
+            if self._closed or self._queue or self._running + len(self._handed) >= self._size:
                 return False
             self._running += 1
             return True
@@ -182,9 +194,18 @@ class _Workers:
             if self._queue:
                 self._wake()
 
-    def _wake(self) -> None:
-        # Under the lock: get a worker to the queue if a slot is free.
-        if self._running >= self._size:
+    def hand_over(self, fn: Callable[[], object]) -> None:
+        """Run ``fn`` on a worker in the slot the caller took with ``try_enter`` (the caller does not ``leave``)."""
+        with self._lock:
+            if self._closed:
+                raise TransportClosed(f"{self._name}: closed")
+            self._handed.append(fn)
+            self._running -= 1  # the worker counts it again when it takes it
+            self._wake(handed=True)
+
+    def _wake(self, handed: bool = False) -> None:
+        # Under the lock: get a worker to the queue if a slot is free (a handed-over call has its own).
+        if self._running + len(self._handed) >= self._size and not handed:
             return  # the exchange that ends first takes it
         if self._idle:
             # Claim an idle worker now: it counts itself running only once it runs,
@@ -201,12 +222,14 @@ class _Workers:
     def _run(self) -> None:
         while True:
             with self._lock:
-                while not self._closed and not (self._queue and self._running < self._size):
+                while not self._closed and not (
+                    self._handed or (self._queue and self._running + len(self._handed) < self._size)
+                ):
                     self._idle += 1  # a submit (or a slot given back) takes it back when it hands us work
                     self._lock.wait()
-                if self._closed:
+                if self._closed and not self._handed:
                     return
-                fn = self._queue.popleft()
+                fn = self._handed.popleft() if self._handed else self._queue.popleft()
                 self._running += 1
             try:
                 fn()
@@ -214,7 +237,7 @@ class _Workers:
                 with self._lock:
                     self._running -= 1
 
-    def close(self, timeout: float) -> list[Callable[[], None]]:
+    def close(self, timeout: float) -> list[Callable[[], object]]:
         """Stop taking work, let running calls finish (bounded); returns the calls never started."""
         with self._lock:
             self._closed = True
@@ -296,6 +319,9 @@ class HTTPTransportBase(Transport):
 
         ``request``, the request it answers, fails at once in that case.
         """
+        deadline = request.deadline if request is not None else None
+        if deadline is not None:  # on the caller's thread: no read may outlast its timeout
+            set_read_timeout(response, max(CLOCK_SLACK, deadline - time.monotonic()))
         limit = self.max_message_size
         if limit is None:
             return response.content
@@ -306,6 +332,8 @@ class HTTPTransportBase(Transport):
         parts: list[bytes] = []
         size = 0
         for chunk in response.iter_content(READ_SIZE):  # decoded, so a compressed body is bounded too
+            if deadline is not None and time.monotonic() >= deadline:
+                raise _PastDeadline()
             size += len(chunk)
             if size > limit:
                 self._oversized_begins((b"".join(parts) + chunk)[:ID_SCAN_BYTES], answer_to=request)
@@ -418,19 +446,24 @@ class StreamableHTTPTransport(HTTPTransportBase):
 
         The caller would only wait for a worker thread to do it; doing it here
         saves two thread wake-ups per call. The caller's timeout bounds the
-        connect and every read, and is checked between the events of a
-        stream; when it passes, the request is given up as ``wait`` gives it
-        up (``notifications/cancelled``, ``RequestTimeout``).
+        connect, every read, and the reading of a JSON answer; when it passes,
+        the request is given up as ``wait`` gives it up
+        (``notifications/cancelled``, ``RequestTimeout``). An answer that
+        comes as an event stream (which may run long, or stay open after the
+        answer) is handed to a worker, and the caller waits as for any request.
         """
         seconds = resolve_timeout(timeout, self.default_timeout)
-        if not self._workers.try_enter():
+        # The handshake stays on a worker: close() from another thread cuts it short at once,
+        # even while a connection is still being made (no socket yet to shut down).
+        if method == "initialize" or not self._workers.try_enter():
             return super().request(method, params, timeout=seconds)
+        outcome: Optional[_Outcome] = None
         try:
             future, data = self._new_request(method, params)
-            future.deadline = math.inf if seconds is None else time.monotonic() + seconds
+            deadline = future.deadline = math.inf if seconds is None else time.monotonic() + seconds
             self._count_sent(data, future)
             try:
-                self._run_exchange(data, future)
+                outcome = self._run_exchange(data, future)
             except KeyboardInterrupt:
                 self.abandon(future, "interrupted by the user")
                 raise
@@ -438,9 +471,14 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 return self._timed_out(future, seconds or 0.0)
         finally:
             self._connections.forget()
-            self._workers.leave()
+            if outcome is not _Outcome.HANDED_OVER:  # else the worker reading the stream has the slot
+                self._workers.leave()
         # Answered by now, or (202) to be answered on the GET stream.
-        return self.wait(future, None if seconds is None else max(0.0, future.deadline - time.monotonic()))
+        # (Its deadline is gone if a worker reads its answer stream now.)
+        try:
+            return self.wait(future, None if seconds is None else max(0.0, deadline - time.monotonic()))
+        except RequestTimeout:
+            raise RequestTimeout(method, seconds or 0.0) from None  # the caller's timeout, not what was left of it
 
     def _write(self, data: bytes, timeout: float, request: Optional[RequestFuture] = None) -> None:
         if request is None:
@@ -469,36 +507,50 @@ class StreamableHTTPTransport(HTTPTransportBase):
         sent_session = headers.get(MCP_SESSION_ID)
         # Any thread may post (cancellations come from callers): a few connections at a time, so
         # that these and the exchanges together never need more connections than the pool keeps.
-        if not self._posting.acquire(timeout=timeout):
-            raise WriteTimeout(f"{self.name}: no connection was free to send a message within {timeout:g}s")
+        taken = False
         try:
+            taken = self._posting.acquire(timeout=timeout)
+            if not taken:
+                raise WriteTimeout(f"{self.name}: no connection was free to send a message within {timeout:g}s")
             response = self._call("POST", headers, (min(self.connect_timeout, timeout), timeout), data)
             with finished(response):
                 expired = response.status_code == 404 and sent_session is not None and not retried
                 if not expired and not response.ok:
                     raise status_error(response)
         finally:
-            self._posting.release()
+            if taken:
+                self._posting.release()
         if expired:  # renew after letting go of the 404's connection
             self._renew_session(sent_session)  # type: ignore[arg-type]
             self._post_message(data, timeout, retried=True)
             return
         self.stats.sent += 1
 
-    def _run_exchange(self, data: bytes, request: RequestFuture) -> None:
-        """Worker thread: POST a request and read its answer; any failure fails the request."""
-        if request.done() or self._closing.is_set():
-            return  # given up on (or closed) while it waited for a worker: never send it
+    def _run_exchange(
+        self, data: bytes, request: RequestFuture, stream: Optional[requests.Response] = None
+    ) -> Optional[_Outcome]:
+        """POST a request and read its answer; any failure fails the request.
+
+        On a worker, or on the caller's thread (``request.deadline`` set). With
+        ``stream``: a worker reads the event stream a caller's exchange handed over.
+        """
+        if stream is None and (request.done() or self._closing.is_set()):
+            return None  # given up on (or closed) while it waited for a worker: never send it
         with self._streams_lock:
             self._busy[request.request_id] = threading.get_ident()
         try:
-            elsewhere = self._exchange(data, request)
-            if elsewhere and not self._listening():
+            if stream is not None:
+                outcome = self._read_handed_over(stream, request)
+            else:
+                outcome = self._exchange(data, request)
+            if outcome is _Outcome.HANDED_OVER:
+                return outcome
+            if outcome is _Outcome.ON_GET_STREAM and not self._listening():
                 raise ProtocolError(
                     f"{self.name}: the server accepted request {request.request_id} with 202, "
                     "but there is no GET stream its answer could come on"
                 )
-            if not elsewhere and not request.done() and not self._closing.is_set():
+            if outcome is _Outcome.READ and not request.done() and not self._closing.is_set():
                 raise NoResponseError(request.request_id)
         except BaseException as exc:
             deadline = request.deadline
@@ -517,48 +569,78 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 raise
         finally:
             with self._streams_lock:
-                self._streams.pop(request.request_id, None)
-                self._busy.pop(request.request_id, None)
+                if self._busy.get(request.request_id) == threading.get_ident():  # not handed over meanwhile
+                    self._streams.pop(request.request_id, None)
+                    self._busy.pop(request.request_id, None)
+        return None
 
-    def _exchange(self, data: bytes, request: RequestFuture, retried: bool = False) -> bool:
-        """POST a request and handle what comes back; ``True`` if the answer may come on the GET stream."""
+    def _exchange(self, data: bytes, request: RequestFuture, retried: bool = False) -> _Outcome:
+        """POST a request and handle what comes back."""
         headers = self._request_headers()
         sent_session = headers.get(MCP_SESSION_ID)
         response = self._call("POST", headers, self._timeouts(request), data, stream=True)
-        with finished(response):
+        kept = False
+        try:
             with self._streams_lock:
                 self._streams[request.request_id] = response
             if request.done():  # abandoned while we were connecting
-                return False
+                return _Outcome.READ
             expired = response.status_code == 404 and sent_session is not None
             if expired and retried:
                 raise SessionExpired(f"{self.name}: the server refused the renewed session too (404)")
             if not expired and not response.ok:
                 raise status_error(response)
             if not expired:
-                return self._take_answer(response, request)
+                outcome = self._take_answer(response, request)
+                kept = outcome is _Outcome.HANDED_OVER
+                return outcome
+        finally:
+            if not kept:
+                with finished(response):
+                    pass
         # Renew after letting go of the 404's connection, then try once more.
-        self._renew_session(sent_session)  # type: ignore[arg-type]
+        self._renew_session(sent_session, request)  # type: ignore[arg-type]
         if request.done() or self._closing.is_set():
-            return False
+            return _Outcome.READ
         return self._exchange(data, request, retried=True)
 
-    def _take_answer(self, response: requests.Response, request: RequestFuture) -> bool:
-        """Handle the answer to a request; ``True`` if it will come on the GET stream instead."""
+    def _take_answer(self, response: requests.Response, request: RequestFuture) -> _Outcome:
+        """Handle the answer to a request."""
         if request.method == "initialize":
             self._take_session_id(response)
         if response.status_code == 202:
-            return True  # accepted: the answer comes on the GET stream
+            return _Outcome.ON_GET_STREAM
         kind = content_type(response)
         if kind == JSON:
             body = self._json_body(response, request)
             if body is not None and body.strip():
                 self._handle_data(body)
         elif kind == EVENT_STREAM:
+            if request.deadline is not None:
+                # On the caller's thread: a stream may run long, or stay open after the answer.
+                # A worker reads it; the caller waits for the answer as for any request.
+                request.deadline = None
+                self._connections.forget()  # the connection goes with the stream
+                self._workers.hand_over(lambda: self._run_exchange(b"", request, response))
+                return _Outcome.HANDED_OVER
             self._read_answer_stream(response, request)
         else:
             raise ProtocolError(f"{self.name}: unexpected Content-Type {kind or 'none'!r} in the answer to a request")
-        return False
+        return _Outcome.READ
+
+    def _read_handed_over(self, response: requests.Response, request: RequestFuture) -> _Outcome:
+        """A worker: read the answer stream of a caller's exchange, on the connection that came with it."""
+        connection = getattr(response.raw, "connection", None)
+        if connection is not None:
+            self._connections.using(connection)  # so that giving the request up cuts this one
+        else:
+            self._connections.forget()
+        with finished(response):
+            with self._streams_lock:
+                self._streams[request.request_id] = response
+            if not request.done():
+                self._read_answer_stream(response, request)
+        return _Outcome.READ
 
     def _as_error(self, exc: BaseException) -> BaseException:
         """What a failed exchange becomes for its caller: always one of our errors."""
@@ -594,7 +676,6 @@ class StreamableHTTPTransport(HTTPTransportBase):
         last_id: Optional[str] = None
         retry: Optional[int] = None
         failed = False
-        deadline = request.deadline if request is not None else None
         try:
             for event in events(body_chunks(response), self.max_message_size):
                 if event.oversized is not None:
@@ -608,8 +689,6 @@ class StreamableHTTPTransport(HTTPTransportBase):
                     retry = event.retry
                 if event.event == "message" and event.data:
                     self._handle_data(event.data)
-                if deadline is not None and time.monotonic() >= deadline and not request.done():  # type: ignore[union-attr]
-                    raise _PastDeadline()
         except (requests.exceptions.RequestException, OSError, ValueError) as exc:
             if not self._closing.is_set():
                 logger.info("server %r: stream broke: %s", self.name, reason(exc))
@@ -625,11 +704,9 @@ class StreamableHTTPTransport(HTTPTransportBase):
             delay = retry / 1000.0 if retry is not None else self.retry_delay * 2 ** (attempt - 1)
             logger.info("server %r: resuming the stream of request %s after event %s in %.2fs",
                         self.name, request.request_id, last_id, delay)  # fmt: skip
-            if request.deadline is not None:
-                delay = min(delay, max(0.0, request.deadline - time.monotonic()))
             if self._closing.wait(delay):
                 return
-            resumed = self._call("GET", self._get_headers(last_id), self._timeouts(request), stream=True)
+            resumed = self._call("GET", self._get_headers(last_id), self._timeouts(None), stream=True)
             with finished(resumed):
                 with self._streams_lock:
                     self._streams[request.request_id] = resumed
@@ -655,9 +732,17 @@ class StreamableHTTPTransport(HTTPTransportBase):
 
     # -- the session ------------------------------------------------------------------
 
-    def _renew_session(self, expired: str) -> None:
-        """The server forgot our session: run the handshake again, once for all threads that noticed."""
-        with self._renew_lock:
+    def _renew_session(self, expired: str, request: Optional[RequestFuture] = None) -> None:
+        """The server forgot our session: run the handshake again, once for all threads that noticed.
+
+        ``request``: the request that met the 404; on its caller's thread, its deadline bounds the renewal.
+        """
+        timeouts = self._timeouts(request)
+        if not self._renew_lock.acquire(timeout=timeouts[1]):  # another thread is renewing
+            if request is not None and request.deadline is not None:
+                raise _PastDeadline()
+            raise SessionExpired(f"{self.name}: the session expired, and renewing it took over {timeouts[1]:g}s")
+        try:
             if self.session_id != expired:
                 return  # another thread has renewed it already
             logger.warning("server %r: session %s expired (404); starting a new one", self.name, expired)
@@ -668,11 +753,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 raise SessionExpired(f"{self.name}: the session expired before initialize was sent")
             request_id = json.loads(body)["id"]
             response = self._call(
-                "POST",
-                self._request_headers(session=False),
-                (self.connect_timeout, self.read_timeout),
-                body,
-                stream=True,
+                "POST", self._request_headers(session=False), self._timeouts(request), body, stream=True
             )
             with finished(response):
                 if not response.ok:
@@ -691,6 +772,8 @@ class StreamableHTTPTransport(HTTPTransportBase):
             self._post_message(
                 messages.encode(messages.notification("notifications/initialized")), self.write_timeout, retried=True
             )
+        finally:
+            self._renew_lock.release()
 
     def _find_answer(self, response: requests.Response, request_id: Any) -> dict[str, Any]:
         """Read a JSON or SSE answer and return the response to ``request_id``; other messages are handled."""

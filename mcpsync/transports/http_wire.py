@@ -31,6 +31,7 @@ __all__ = [
     "interrupt",
     "new_session",
     "reason",
+    "set_read_timeout",
 ]
 
 #: Bytes asked of the socket at a time when reading a stream.
@@ -81,6 +82,13 @@ def _socket_of(response: requests.Response) -> Any:
         body_file = getattr(getattr(raw, "_fp", None), "fp", None)
         sock = getattr(getattr(body_file, "raw", None), "_sock", None)
     return sock
+
+
+def set_read_timeout(response: requests.Response, seconds: float) -> None:
+    """Bound each further read of ``response``'s body by ``seconds``."""
+    sock = _socket_of(response)
+    if sock is not None:
+        sock.settimeout(seconds)
 
 
 def interrupt(response: Optional[requests.Response]) -> None:
@@ -211,7 +219,7 @@ class Sender:
         connect, read = timeout if isinstance(timeout, tuple) else (timeout, timeout)
         try:
             raw = pool.urlopen(
-                self.method, self._path, body=data, headers={**self._headers, **headers} if headers else self._headers,
+                self.method, self._path, body=data, headers=self._merged(headers) if headers else self._headers,
                 redirect=False, assert_same_host=False, preload_content=False, decode_content=False,
                 retries=False, timeout=urllib3.Timeout(connect=connect, read=read),
             )  # fmt: skip
@@ -231,6 +239,12 @@ class Sender:
                 sent.headers.update(headers)
             requests.cookies.extract_cookies_to_jar(self.session.cookies, sent, raw)  # type: ignore[no-untyped-call]
         return response
+
+    def _merged(self, headers: dict[str, str]) -> dict[str, str]:
+        """The session's headers with the call's, names compared without case (as ``requests`` merges them)."""
+        merged = requests.structures.CaseInsensitiveDict(self._headers)
+        merged.update(headers)
+        return dict(merged)
 
     def _send_prepared(
         self, headers: Optional[dict[str, str]], data: Optional[bytes], auth: Any, timeout: Any, stream: bool
