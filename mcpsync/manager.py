@@ -149,6 +149,9 @@ class _Server:
         self.tools: Optional[list[Tool]] = None  # live, or last known while reconnecting
         #: A client whose tools changed before it was taken as connected: list them again then.
         self.tools_outdated: Optional[Client] = None
+        #: Re-listings begun, and the newest one applied: an older one that ends later is dropped.
+        self.relists_begun = 0
+        self.relist_applied = 0
         self.cached_tools = cached
         self.error: Optional[BaseException] = None
         self.attempts = 0
@@ -640,6 +643,9 @@ class Manager:
     def _tools_changed(self, server: _Server, client: Client) -> bool:
         """List a server's tools again (after ``list_changed``); ``True`` if that took effect."""
         # The client's dispatch thread, after notifications/tools/list_changed; or the supervisor.
+        with self._lock:
+            server.relists_begun += 1
+            number = server.relists_begun
         try:
             tools = client.list_tools()
         except MCPError as exc:
@@ -650,6 +656,9 @@ class Manager:
                 if not self._closing:
                     server.tools_outdated = client  # still connecting: it lists again once connected
                 return False
+            if number < server.relist_applied:
+                return True  # a re-listing begun after this one has been applied already
+            server.relist_applied = number
             server.tools = sorted(tools, key=lambda t: t.name)
             self._rename_tools()
             self._changed.notify_all()

@@ -261,6 +261,29 @@ def test_a_tool_list_change_during_the_connect_is_not_lost(tmp_path: Path, monke
         assert wait_for(lambda: bool(changes) and "s__late" in {t.name for t in changes[-1]})
 
 
+def test_an_older_relisting_that_ends_last_does_not_win(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two re-listings of one server overlap (supervisor and dispatch thread): the one begun last is kept."""
+    with manager({"s": ours()}, tmp_path) as m:
+        server = m._servers["s"]
+        client = m.client("s")
+        real = mcpsync.Client.list_tools
+        delays = iter([0.5, 0.0])
+
+        def listing(self: mcpsync.Client, *args: Any, **kwargs: Any) -> Any:
+            delay = next(delays)
+            tools = real(self, *args, **kwargs)
+            time.sleep(delay)
+            return tools[:1] if delay else tools  # the slow, older listing saw fewer tools
+
+        monkeypatch.setattr(mcpsync.Client, "list_tools", listing)
+        older = threading.Thread(target=m._tools_changed, args=(server, client))
+        older.start()
+        time.sleep(0.1)
+        m._tools_changed(server, client)
+        older.join(T)
+        assert len(m.list_tools()) > 1
+
+
 def test_tool_announcements_never_overlap_and_the_last_is_the_latest(tmp_path: Path) -> None:
     """Two servers announce at once: on_tools_changed runs one call at a time, and a change made
     during a call is announced after it, with the tools as they are then."""
