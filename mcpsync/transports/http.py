@@ -32,6 +32,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Callable, Optional
 
 import requests
+import urllib3
 
 from .. import messages
 from ..config import USE_DEFAULT, resolve_timeout
@@ -329,6 +330,11 @@ class HTTPTransportBase(Transport):
         if declared.isdigit() and int(declared) > limit:
             self._oversized_begins(b"", size=int(declared), answer_to=request)
             return None
+        if declared.isdigit() and "Content-Encoding" not in response.headers:
+            try:
+                return response.raw.read()  # the size is known and within the limit: in one read
+            except urllib3.exceptions.HTTPError as exc:  # cut short, reset: as iter_content would say it
+                raise requests.exceptions.ConnectionError(exc) from exc
         parts: list[bytes] = []
         size = 0
         for chunk in response.iter_content(READ_SIZE):  # decoded, so a compressed body is bounded too

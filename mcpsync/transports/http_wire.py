@@ -171,6 +171,7 @@ class Sender:
         self.template = requests.Request(method, url, headers=dict(session.headers), hooks=session.hooks).prepare()
         self._headers = dict(self.template.headers)
         self._headers.pop("Content-Length", None)  # the template's has no body; urllib3 sizes each one
+        self._lower_names = frozenset(name.lower() for name in self._headers)
         self._path = urllib3.util.parse_url(url).request_uri
         self._adapter = session.get_adapter(url)
         self._verify = True if session.verify is None else session.verify
@@ -242,7 +243,10 @@ class Sender:
 
     def _merged(self, headers: dict[str, str]) -> dict[str, str]:
         """The session's headers with the call's, names compared without case (as ``requests`` merges them)."""
-        merged = requests.structures.CaseInsensitiveDict(self._headers)
+        base = self._headers
+        if not any(name not in base and name.lower() in self._lower_names for name in headers):
+            return {**base, **headers}  # no name differs only in case: a plain merge is the same
+        merged = requests.structures.CaseInsensitiveDict(base)
         merged.update(headers)
         return dict(merged)
 
