@@ -198,6 +198,18 @@ def test_a_call_given_up_at_its_timeout_tells_the_server(client, server):
     assert_usable(client)
 
 
+def test_keep_alive_comments_do_not_carry_a_call_past_its_timeout(client, server):
+    """The answer stream sends ': ping' every 0.1 s and no answer: the call still ends at its 0.5 s."""
+    server.control("keepalive-next?interval=0.1")
+    started = time.monotonic()
+    with pytest.raises(RequestTimeout, match=r"after 0.5s"):
+        client.call_tool("sleep", {"seconds": 30}, timeout=0.5)
+    assert time.monotonic() - started < 4.0
+    cancelled = client.call_tool("cancelled_requests", timeout=T).structured_content["cancelled"]
+    assert len(cancelled) == 1
+    assert_usable(client)
+
+
 def test_events_arriving_steadily_do_not_carry_a_call_past_its_timeout(client, server):
     """Progress every 0.1 s for 10 s keeps every read short; the call still ends at its 0.5 s timeout.
 

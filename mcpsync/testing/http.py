@@ -30,6 +30,8 @@ POST" is the next one to ``/mcp`` or ``/messages``:
     /control/last-cookie          answers with the Cookie header of the last MCP POST
     /control/gzip-next            the answer to the next MCP POST is gzip-compressed
                                   (a JSON body whole, an event stream flushed per event)
+    /control/keepalive-next?interval=S  the next SSE answer sends a ": ping" comment
+                                  every S seconds while its answer is not ready
 """
 
 from __future__ import annotations
@@ -159,7 +161,7 @@ class _Controls:
 
     OFF: ClassVar[dict[str, Any]] = {
         "cut_next": False, "cut_mid_event": False, "fail_next": None, "reset_next": False, "delay_next": 0.0,
-        "cookie_next": None, "redirect_next": False, "gzip_next": False,
+        "cookie_next": None, "redirect_next": False, "gzip_next": False, "keepalive_next": 0.0,
     }  # fmt: skip
 
     def __init__(self) -> None:
@@ -172,6 +174,7 @@ class _Controls:
         self.cookie_next: Optional[str] = None
         self.redirect_next = False
         self.gzip_next = False
+        self.keepalive_next = 0.0
         #: The Cookie header of the last MCP POST.
         self.last_cookie = ""
 
@@ -279,7 +282,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._reply(200, answer, "application/json", headers)
             return
         cut = controls.take("cut_next")
-        self._stream_events(stream, headers, start=0, cut_after_first=cut, cut_mid_event=controls.take("cut_mid_event"))
+        self._stream_events(stream, headers, start=0, cut_after_first=cut, cut_mid_event=controls.take("cut_mid_event"),
+                            keepalive=controls.take("keepalive_next"))  # fmt: skip
 
     def _injected_fault(self) -> bool:
         """Apply the fault switched on for the next MCP POST, if any; ``True`` if it took the answer's place."""
@@ -426,6 +430,8 @@ class _Handler(BaseHTTPRequestHandler):
                 controls.redirect_next = True
             elif path == "/control/gzip-next":
                 controls.gzip_next = True
+            elif path == "/control/keepalive-next":
+                controls.keepalive_next = float(query.get("interval", ["0.1"])[0])
             else:
                 self._reply(404, b"unknown control")
                 return
@@ -450,6 +456,7 @@ class _Handler(BaseHTTPRequestHandler):
         start: int,
         cut_after_first: bool = False,
         cut_mid_event: bool = False,
+        keepalive: float = 0.0,
     ) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -482,10 +489,15 @@ class _Handler(BaseHTTPRequestHandler):
                     write(event)
                 if stream.done and sent >= len(stream.events):
                     return
-                try:
-                    stream.queue.get(timeout=ANSWER_WAIT)
-                except queue.Empty:
-                    return
+                waited_until = time.monotonic() + ANSWER_WAIT
+                while True:
+                    try:
+                        stream.queue.get(timeout=keepalive or ANSWER_WAIT)
+                        break
+                    except queue.Empty:
+                        if not keepalive or time.monotonic() >= waited_until:
+                            return
+                        write(b": ping\n\n")  # a comment: no event, but bytes on the wire
         finally:
             if packer is not None:
                 self.wfile.write(packer.flush())
