@@ -544,6 +544,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
             return None  # given up on (or closed) while it waited for a worker: never send it
         with self._streams_lock:
             self._busy[request.request_id] = threading.get_ident()
+        outcome: Optional[_Outcome] = None
         try:
             if stream is not None:
                 outcome = self._read_handed_over(stream, request)
@@ -574,8 +575,9 @@ class StreamableHTTPTransport(HTTPTransportBase):
             if not isinstance(exc, Exception):
                 raise
         finally:
+            # A stream handed over stays listed (close() and abandon() can cut it) until its worker is done.
             with self._streams_lock:
-                if self._busy.get(request.request_id) == threading.get_ident():  # not handed over meanwhile
+                if outcome is not _Outcome.HANDED_OVER and self._busy.get(request.request_id) == threading.get_ident():
                     self._streams.pop(request.request_id, None)
                     self._busy.pop(request.request_id, None)
         return None
