@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 import requests
+import urllib3
 
 import mcpsync
 from mcpsync.errors import (
@@ -210,6 +211,24 @@ def test_keep_alive_comments_do_not_carry_a_call_past_its_timeout(client, server
     assert_usable(client)
 
 
+def test_a_call_without_a_timeout_is_answered(client, server):
+    """timeout=None: no limit, on the caller's thread (JSON) or a worker's (streams) alike."""
+    assert client.call_tool("echo", {"text": "no limit"}, timeout=None).text == "no limit"
+    assert client.call_tool("progress", {"steps": 2}, meta={"progressToken": "p"}, timeout=None).text == "done"
+
+
+def test_a_trickling_json_body_does_not_carry_a_call_past_its_timeout(client, server):
+    """The answer's body comes one byte every 0.05 s (seconds in all): the call ends at its 1 s timeout."""
+    if server.kind != "http-json":
+        pytest.skip("only a JSON answer is one body the server can trickle")
+    server.control("trickle-next?interval=0.05")
+    started = time.monotonic()
+    with pytest.raises(RequestTimeout, match=r"after 1s"):
+        client.call_tool("echo", {"text": "slowly, slowly, one byte at a time"}, timeout=1)
+    assert time.monotonic() - started < 3.0
+    assert_usable(client)
+
+
 def test_events_arriving_steadily_do_not_carry_a_call_past_its_timeout(client, server):
     """Progress every 0.1 s for 10 s keeps every read short; the call still ends at its 0.5 s timeout.
 
@@ -336,11 +355,12 @@ def test_a_json_body_without_content_length_is_refused_once_it_passes_the_limit(
     future = transport.pending.register(1, "tools/call")
     response = requests.Response()
     body = b'{"jsonrpc":"2.0","id":1,"result":{"text":"' + b"x" * 1_000_000 + b'"}}'
-    response.raw = io.BytesIO(body)
+    stream = io.BytesIO(body)
+    response.raw = urllib3.HTTPResponse(body=stream, preload_content=False)
     assert transport._json_body(response, future) is None
     with pytest.raises(MessageTooLarge, match=r"srv: the answer to request 1 is over max_message_size \(100 bytes\)"):
         future.result(timeout=0)
-    assert response.raw.tell() < len(body), "the body was not read to its end"
+    assert stream.tell() < len(body), "the body was not read to its end"
     transport.close()
 
 

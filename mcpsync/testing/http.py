@@ -32,6 +32,8 @@ POST" is the next one to ``/mcp`` or ``/messages``:
                                   (a JSON body whole, an event stream flushed per event)
     /control/keepalive-next?interval=S  the next SSE answer sends a ": ping" comment
                                   every S seconds while its answer is not ready
+    /control/trickle-next?interval=S  the next answer with a whole body (JSON) sends it
+                                  one byte every S seconds
 """
 
 from __future__ import annotations
@@ -162,6 +164,7 @@ class _Controls:
     OFF: ClassVar[dict[str, Any]] = {
         "cut_next": False, "cut_mid_event": False, "fail_next": None, "reset_next": False, "delay_next": 0.0,
         "cookie_next": None, "redirect_next": False, "gzip_next": False, "keepalive_next": 0.0,
+        "trickle_next": 0.0,
     }  # fmt: skip
 
     def __init__(self) -> None:
@@ -175,6 +178,7 @@ class _Controls:
         self.redirect_next = False
         self.gzip_next = False
         self.keepalive_next = 0.0
+        self.trickle_next = 0.0
         #: The Cookie header of the last MCP POST.
         self.last_cookie = ""
 
@@ -203,6 +207,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     _set_cookie: Optional[str] = None
     _gzip = False
+    _trickle = 0.0
 
     def end_headers(self) -> None:
         if self._set_cookie:  # switched on for this answer (cookie-next)
@@ -222,7 +227,13 @@ class _Handler(BaseHTTPRequestHandler):
         for key, value in (headers or {}).items():
             self.send_header(key, value)
         self.end_headers()
-        self.wfile.write(body)
+        if not self._trickle:
+            self.wfile.write(body)
+            return
+        for byte in range(len(body)):  # trickle-next: one byte at a time
+            self.wfile.write(body[byte : byte + 1])
+            self.wfile.flush()
+            time.sleep(self._trickle)
 
     def _session(self) -> Optional[_Session]:
         session_id = self.headers.get("Mcp-Session-Id")
@@ -242,6 +253,7 @@ class _Handler(BaseHTTPRequestHandler):
             controls.last_cookie = self.headers.get("Cookie", "")
         self._set_cookie = controls.take("cookie_next")
         self._gzip = controls.take("gzip_next")
+        self._trickle = controls.take("trickle_next")
         if self._injected_fault():
             return
         if path.path == "/messages":
@@ -432,6 +444,8 @@ class _Handler(BaseHTTPRequestHandler):
                 controls.gzip_next = True
             elif path == "/control/keepalive-next":
                 controls.keepalive_next = float(query.get("interval", ["0.1"])[0])
+            elif path == "/control/trickle-next":
+                controls.trickle_next = float(query.get("interval", ["0.05"])[0])
             else:
                 self._reply(404, b"unknown control")
                 return

@@ -32,7 +32,6 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Callable, Optional
 
 import requests
-import urllib3
 
 from .. import messages
 from ..config import USE_DEFAULT, resolve_timeout
@@ -52,7 +51,6 @@ from ..pending import RequestFuture
 from ..sse import OversizedEvent, ServerSentEvent, events
 from .base import ID_SCAN_BYTES, Transport
 from .http_wire import (
-    READ_SIZE,
     ConnectionRegistry,
     Sender,
     body_chunks,
@@ -62,7 +60,6 @@ from .http_wire import (
     interrupt,
     new_session,
     reason,
-    set_read_timeout,
 )
 
 __all__ = [
@@ -195,14 +192,23 @@ class _Workers:
             if self._queue:
                 self._wake()
 
-    def hand_over(self, fn: Callable[[], object]) -> None:
-        """Run ``fn`` on a worker in the slot the caller took with ``try_enter`` (the caller does not ``leave``)."""
+    def hand_over(self, fn: Callable[[], object], mark: Callable[[], None]) -> None:
+        """Run ``fn`` on a worker in the slot the caller took with ``try_enter``.
+
+        ``mark`` runs under the lock once the slot is handed over; from then on the caller must not ``leave``.
+        """
         with self._lock:
             if self._closed:
                 raise TransportClosed(f"{self._name}: closed")
             self._handed.append(fn)
             self._running -= 1  # the worker counts it again when it takes it
-            self._wake(handed=True)
+            try:
+                self._wake(handed=True)
+            except BaseException:  # no thread could be started: the caller keeps its slot
+                self._handed.pop()
+                self._running += 1
+                raise
+            mark()
 
     def _wake(self, handed: bool = False) -> None:
         # Under the lock: get a worker to the queue if a slot is free (a handed-over call has its own).
@@ -318,30 +324,21 @@ class HTTPTransportBase(Transport):
     def _json_body(self, response: requests.Response, request: Optional[RequestFuture]) -> Optional[bytes]:
         """The body of a JSON answer; ``None`` if it is over ``max_message_size`` (it is not read whole then).
 
-        ``request``, the request it answers, fails at once in that case.
+        ``request``, the request it answers, fails at once in that case. On a
+        caller's thread (``request.deadline``), every read ends by the deadline.
         """
-        deadline = request.deadline if request is not None else None
-        if deadline is not None:  # on the caller's thread: no read may outlast its timeout
-            set_read_timeout(response, max(CLOCK_SLACK, deadline - time.monotonic()))
         limit = self.max_message_size
-        if limit is None:
-            return response.content
         declared = response.headers.get("Content-Length", "")
-        if declared.isdigit() and int(declared) > limit:
+        if limit is not None and declared.isdigit() and int(declared) > limit:
             self._oversized_begins(b"", size=int(declared), answer_to=request)
             return None
-        if declared.isdigit() and "Content-Encoding" not in response.headers:
-            try:
-                return response.raw.read()  # the size is known and within the limit: in one read
-            except urllib3.exceptions.HTTPError as exc:  # cut short, reset: as iter_content would say it
-                raise requests.exceptions.ConnectionError(exc) from exc
+        deadline = request.deadline if request is not None else None
         parts: list[bytes] = []
         size = 0
-        for chunk in response.iter_content(READ_SIZE):  # decoded, so a compressed body is bounded too
-            if deadline is not None and time.monotonic() >= deadline:
-                raise _PastDeadline()
+        # Decoded as it comes, so a compressed body is bounded too.
+        for chunk in body_chunks(response, deadline if deadline is not None and math.isfinite(deadline) else None):
             size += len(chunk)
-            if size > limit:
+            if limit is not None and size > limit:
                 self._oversized_begins((b"".join(parts) + chunk)[:ID_SCAN_BYTES], answer_to=request)
                 return None
             parts.append(chunk)
@@ -463,13 +460,13 @@ class StreamableHTTPTransport(HTTPTransportBase):
         # even while a connection is still being made (no socket yet to shut down).
         if method == "initialize" or not self._workers.try_enter():
             return super().request(method, params, timeout=seconds)
-        outcome: Optional[_Outcome] = None
+        future: Optional[RequestFuture] = None
         try:
             future, data = self._new_request(method, params)
             deadline = future.deadline = math.inf if seconds is None else time.monotonic() + seconds
             self._count_sent(data, future)
             try:
-                outcome = self._run_exchange(data, future)
+                self._run_exchange(data, future)
             except KeyboardInterrupt:
                 self.abandon(future, "interrupted by the user")
                 raise
@@ -477,7 +474,8 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 return self._timed_out(future, seconds or 0.0)
         finally:
             self._connections.forget()
-            if outcome is not _Outcome.HANDED_OVER:  # else the worker reading the stream has the slot
+            # A hand-over clears the deadline under the workers' lock as it takes the slot over.
+            if future is None or future.deadline is not None:
                 self._workers.leave()
         # Answered by now, or (202) to be answered on the GET stream.
         # (Its deadline is gone if a worker reads its answer stream now.)
@@ -533,21 +531,29 @@ class StreamableHTTPTransport(HTTPTransportBase):
         self.stats.sent += 1
 
     def _run_exchange(
-        self, data: bytes, request: RequestFuture, stream: Optional[requests.Response] = None
+        self,
+        data: bytes,
+        request: RequestFuture,
+        stream: Optional[requests.Response] = None,
+        renew: Optional[str] = None,
     ) -> Optional[_Outcome]:
         """POST a request and read its answer; any failure fails the request.
 
-        On a worker, or on the caller's thread (``request.deadline`` set). With
-        ``stream``: a worker reads the event stream a caller's exchange handed over.
+        On a worker, or on the caller's thread (``request.deadline`` set). What a
+        caller's exchange hands over to a worker: ``stream``, the answer's event
+        stream to read; ``renew``, the expired session to renew before sending again.
         """
         if stream is None and (request.done() or self._closing.is_set()):
             return None  # given up on (or closed) while it waited for a worker: never send it
+        me = threading.get_ident()
         with self._streams_lock:
-            self._busy[request.request_id] = threading.get_ident()
+            self._busy[request.request_id] = me
         outcome: Optional[_Outcome] = None
         try:
             if stream is not None:
                 outcome = self._read_handed_over(stream, request)
+            elif renew is not None:
+                outcome = self._renew_and_retry(data, request, renew)
             else:
                 outcome = self._exchange(data, request)
             if outcome is _Outcome.HANDED_OVER:
@@ -576,10 +582,12 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 raise
         finally:
             # A stream handed over stays listed (close() and abandon() can cut it) until its worker is done.
-            with self._streams_lock:
-                if outcome is not _Outcome.HANDED_OVER and self._busy.get(request.request_id) == threading.get_ident():
-                    self._streams.pop(request.request_id, None)
-                    self._busy.pop(request.request_id, None)
+            if outcome is not _Outcome.HANDED_OVER:
+                with self._streams_lock:
+                    if self._busy.get(request.request_id) in (None, me):
+                        self._streams.pop(request.request_id, None)
+                        self._busy.pop(request.request_id, None)
+                self._connections.forget()  # lest cutting this thread later hit a connection it gave back
         return None
 
     def _exchange(self, data: bytes, request: RequestFuture, retried: bool = False) -> _Outcome:
@@ -606,8 +614,17 @@ class StreamableHTTPTransport(HTTPTransportBase):
             if not kept:
                 with finished(response):
                     pass
-        # Renew after letting go of the 404's connection, then try once more.
-        self._renew_session(sent_session, request)  # type: ignore[arg-type]
+        assert sent_session is not None
+        if request.deadline is not None:
+            # On the caller's thread: a renewal is a whole handshake, which a worker does;
+            # the caller waits as for any request.
+            self._hand_over(request, lambda: self._run_exchange(data, request, renew=sent_session), keep_stream=False)
+            return _Outcome.HANDED_OVER
+        return self._renew_and_retry(data, request, sent_session)
+
+    def _renew_and_retry(self, data: bytes, request: RequestFuture, expired: str) -> _Outcome:
+        """Renew the session (after letting go of the 404's connection), then send the request once more."""
+        self._renew_session(expired)
         if request.done() or self._closing.is_set():
             return _Outcome.READ
         return self._exchange(data, request, retried=True)
@@ -627,26 +644,37 @@ class StreamableHTTPTransport(HTTPTransportBase):
             if request.deadline is not None:
                 # On the caller's thread: a stream may run long, or stay open after the answer.
                 # A worker reads it; the caller waits for the answer as for any request.
-                request.deadline = None
-                self._connections.forget()  # the connection goes with the stream
-                self._workers.hand_over(lambda: self._run_exchange(b"", request, response))
+                self._hand_over(request, lambda: self._run_exchange(b"", request, response), keep_stream=True)
                 return _Outcome.HANDED_OVER
             self._read_answer_stream(response, request)
         else:
             raise ProtocolError(f"{self.name}: unexpected Content-Type {kind or 'none'!r} in the answer to a request")
         return _Outcome.READ
 
+    def _hand_over(self, request: RequestFuture, job: Callable[[], object], keep_stream: bool) -> None:
+        """From the caller's thread: let a worker finish the exchange, in the caller's slot.
+
+        The caller no longer works for the request: its deadline goes (the caller
+        waits on the future now), and so does its name in ``_busy``, lest giving the
+        request up cut a connection the caller's thread takes up next. The answer's
+        stream stays listed with ``keep_stream``, so that it can still be cut.
+        """
+        with self._streams_lock:
+            self._busy.pop(request.request_id, None)
+            if not keep_stream:
+                self._streams.pop(request.request_id, None)
+        self._connections.forget()  # the connection goes with the stream
+        self._workers.hand_over(job, lambda: setattr(request, "deadline", None))
+
     def _read_handed_over(self, response: requests.Response, request: RequestFuture) -> _Outcome:
         """A worker: read the answer stream of a caller's exchange, on the connection that came with it."""
         connection = getattr(response.raw, "connection", None)
         if connection is not None:
             self._connections.using(connection)  # so that giving the request up cuts this one
-        else:
-            self._connections.forget()
         with finished(response):
             with self._streams_lock:
                 self._streams[request.request_id] = response
-            if not request.done():
+            if not request.done() and not self._closing.is_set():
                 self._read_answer_stream(response, request)
         return _Outcome.READ
 
@@ -740,16 +768,13 @@ class StreamableHTTPTransport(HTTPTransportBase):
 
     # -- the session ------------------------------------------------------------------
 
-    def _renew_session(self, expired: str, request: Optional[RequestFuture] = None) -> None:
+    def _renew_session(self, expired: str) -> None:
         """The server forgot our session: run the handshake again, once for all threads that noticed.
 
-        ``request``: the request that met the 404; on its caller's thread, its deadline bounds the renewal.
+        A caller's exchange that meets a 404 hands it to a worker; a notification renews where it is.
         """
-        timeouts = self._timeouts(request)
-        if not self._renew_lock.acquire(timeout=timeouts[1]):  # another thread is renewing
-            if request is not None and request.deadline is not None:
-                raise _PastDeadline()
-            raise SessionExpired(f"{self.name}: the session expired, and renewing it took over {timeouts[1]:g}s")
+        if not self._renew_lock.acquire(timeout=self.read_timeout):  # another thread is renewing
+            raise SessionExpired(f"{self.name}: the session expired, and renewing it took over {self.read_timeout:g}s")
         try:
             if self.session_id != expired:
                 return  # another thread has renewed it already
@@ -761,7 +786,11 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 raise SessionExpired(f"{self.name}: the session expired before initialize was sent")
             request_id = json.loads(body)["id"]
             response = self._call(
-                "POST", self._request_headers(session=False), self._timeouts(request), body, stream=True
+                "POST",
+                self._request_headers(session=False),
+                (self.connect_timeout, self.read_timeout),
+                body,
+                stream=True,
             )
             with finished(response):
                 if not response.ok:

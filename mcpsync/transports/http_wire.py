@@ -12,6 +12,7 @@ import contextlib
 import os
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any, Optional
 
@@ -38,7 +39,7 @@ __all__ = [
 READ_SIZE = 65536
 
 
-def body_chunks(response: requests.Response) -> Iterator[bytes]:
+def body_chunks(response: requests.Response, deadline: Optional[float] = None) -> Iterator[bytes]:
     """The body as it arrives: each chunk as soon as the socket has it.
 
     ``iter_content(None)`` waits for the whole body when the server ends it
@@ -47,6 +48,11 @@ def body_chunks(response: requests.Response) -> Iterator[bytes]:
     """
     raw = response.raw
     while True:
+        if deadline is not None:  # a ``time.monotonic()`` by which every read must end
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise requests.exceptions.ReadTimeout("the time for this answer ran out")
+            set_read_timeout(response, left)
         try:
             # Decoded: requests asks for gzip, and a server (or a proxy) may compress a stream too.
             data = raw.read1(READ_SIZE, decode_content=True)
