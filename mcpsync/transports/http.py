@@ -336,12 +336,15 @@ class HTTPTransportBase(Transport):
         parts: list[bytes] = []
         size = 0
         # Decoded as it comes, so a compressed body is bounded too.
+        whole = int(declared) if declared.isdigit() and "Content-Encoding" not in response.headers else None
         for chunk in body_chunks(response, deadline if deadline is not None and math.isfinite(deadline) else None):
             size += len(chunk)
             if limit is not None and size > limit:
                 self._oversized_begins((b"".join(parts) + chunk)[:ID_SCAN_BYTES], answer_to=request)
                 return None
             parts.append(chunk)
+            if size == whole:
+                break  # all of it (urllib3 has let the connection go): no read for the end
         return b"".join(parts)
 
 
