@@ -50,7 +50,7 @@ import time
 import uuid
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, ClassVar, Optional
+from typing import Any, Callable, ClassVar, Optional
 from urllib.parse import parse_qs, urlsplit
 
 from .server import TestServer
@@ -156,6 +156,22 @@ class _LegacySession:
         if self._partial:
             self.queue.put(bytes(self._partial))
             self._partial.clear()
+
+
+#: The switches of the control URLs: the attribute of ``_Controls`` each sets, and the query
+#: parameter its value comes from (its type and default), or ``None`` for a switch that is just on.
+_SWITCHES: dict[str, tuple[str, Optional[str], Callable[[str], Any], str]] = {
+    "cut-next-stream": ("cut_next", None, str, ""),
+    "cut-next-event": ("cut_mid_event", None, str, ""),
+    "fail-next": ("fail_next", "status", int, "500"),
+    "reset-next": ("reset_next", None, str, ""),
+    "delay-next": ("delay_next", "seconds", float, "1"),
+    "cookie-next": ("cookie_next", "value", str, "test=1"),
+    "redirect-next": ("redirect_next", None, str, ""),
+    "gzip-next": ("gzip_next", None, str, ""),
+    "keepalive-next": ("keepalive_next", "interval", float, "0.1"),
+    "trickle-next": ("trickle_next", "interval", float, "0.05"),
+}
 
 
 class _Controls:
@@ -422,30 +438,15 @@ class _Handler(BaseHTTPRequestHandler):
                 cookie = controls.last_cookie
             self._reply(200, cookie.encode())
             return
+        name = path[len("/control/") :]
         with controls.lock:
-            if path == "/control/expire-sessions":
+            if name == "expire-sessions":
                 with self.server.lock:
                     self.server.sessions.clear()
-            elif path == "/control/cut-next-stream":
-                controls.cut_next = True
-            elif path == "/control/fail-next":
-                controls.fail_next = int(query.get("status", ["500"])[0])
-            elif path == "/control/cut-next-event":
-                controls.cut_mid_event = True
-            elif path == "/control/reset-next":
-                controls.reset_next = True
-            elif path == "/control/delay-next":
-                controls.delay_next = float(query.get("seconds", ["1"])[0])
-            elif path == "/control/cookie-next":
-                controls.cookie_next = query.get("value", ["test=1"])[0]
-            elif path == "/control/redirect-next":
-                controls.redirect_next = True
-            elif path == "/control/gzip-next":
-                controls.gzip_next = True
-            elif path == "/control/keepalive-next":
-                controls.keepalive_next = float(query.get("interval", ["0.1"])[0])
-            elif path == "/control/trickle-next":
-                controls.trickle_next = float(query.get("interval", ["0.05"])[0])
+            elif name in _SWITCHES:
+                attribute, parameter, kind, default = _SWITCHES[name]
+                value = True if parameter is None else kind(query.get(parameter, [default])[0])
+                setattr(controls, attribute, value)
             else:
                 self._reply(404, b"unknown control")
                 return
