@@ -456,7 +456,8 @@ class StreamableHTTPTransport(HTTPTransportBase):
         the request is given up as ``wait`` gives it up
         (``notifications/cancelled``, ``RequestTimeout``). An answer that
         comes as an event stream (which may run long, or stay open after the
-        answer) is handed to a worker, and the caller waits as for any request.
+        answer), and a 404 that needs a new session, are handed to a worker,
+        and the caller waits as for any request.
         """
         seconds = resolve_timeout(timeout, self.default_timeout)
         # The handshake stays on a worker: close() from another thread cuts it short at once,
@@ -476,7 +477,6 @@ class StreamableHTTPTransport(HTTPTransportBase):
             except _PastDeadline:
                 return self._timed_out(future, seconds or 0.0)
         finally:
-            self._connections.forget()
             # A hand-over clears the deadline under the workers' lock as it takes the slot over.
             if future is None or future.deadline is not None:
                 self._workers.leave()
@@ -500,9 +500,9 @@ class StreamableHTTPTransport(HTTPTransportBase):
             self._initialize_body = data  # kept, to open a new session when this one expires
         self.stats.sent += 1
 
-    def _timeouts(self, request: Optional[RequestFuture]) -> tuple[float, float]:
+    def _timeouts(self, request: RequestFuture) -> tuple[float, float]:
         """Connect and read timeouts for a request's exchange: within its deadline, if it has one."""
-        if request is None or request.deadline is None:
+        if request.deadline is None:
             return (self.connect_timeout, self.read_timeout)
         left = request.deadline - time.monotonic()
         if left <= 0:
@@ -745,7 +745,9 @@ class StreamableHTTPTransport(HTTPTransportBase):
                         self.name, request.request_id, last_id, delay)  # fmt: skip
             if self._closing.wait(delay):
                 return
-            resumed = self._call("GET", self._get_headers(last_id), self._timeouts(None), stream=True)
+            resumed = self._call(
+                "GET", self._get_headers(last_id), (self.connect_timeout, self.read_timeout), stream=True
+            )
             with finished(resumed):
                 with self._streams_lock:
                     self._streams[request.request_id] = resumed
