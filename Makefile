@@ -42,9 +42,10 @@ demo: $(RUNTIME_STAMP)
 test: $(TEST_STAMP)
 	$(VENV_PYTHON) -m pytest $(PYTEST_ARGS)
 
-## lint: ruff
+## lint: ruff (rules and formatting)
 lint: $(DEV_STAMP)
 	$(VENV_PYTHON) -m ruff check mcpsync tests benchmarks
+	$(VENV_PYTHON) -m ruff format --check mcpsync tests benchmarks
 
 ## typecheck: mypy (strict) on the package
 typecheck: $(DEV_STAMP)

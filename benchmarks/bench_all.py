@@ -136,9 +136,17 @@ def machine_facts():
 
 def facts_line(facts):
     return "%s | %s, %s cores (%s usable), %s RAM | %s | %s | mcpsync %s, mcp %s | load at start %s" % (
-        facts["date"], facts["cpu"], facts["cores"], facts["usable_cores"], facts["memory"], facts["python"],
-        facts["platform"], facts["mcpsync"], facts["mcp"], facts["load_average_at_start"],
-    )  # fmt: skip
+        facts["date"],
+        facts["cpu"],
+        facts["cores"],
+        facts["usable_cores"],
+        facts["memory"],
+        facts["python"],
+        facts["platform"],
+        facts["mcpsync"],
+        facts["mcp"],
+        facts["load_average_at_start"],
+    )
 
 
 # --------------------------------------------------------------------------

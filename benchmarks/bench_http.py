@@ -558,11 +558,21 @@ def rows(meta):
     for mode in meta["modes"]:
         out.append((row_key("inflight", mode), "%d in flight, %s (calls/s)" % (meta["inflight"], names[mode]), "rate"))
     for mode in meta["modes"]:
-        out.append((row_key("sequential", mode) + "_cpu_us_per_call", "sequential, %s: client CPU (µs/call)"
-                    % names[mode], "time"))  # fmt: skip
+        out.append(
+            (
+                row_key("sequential", mode) + "_cpu_us_per_call",
+                "sequential, %s: client CPU (µs/call)" % names[mode],
+                "time",
+            )
+        )
     for mode in meta["modes"]:
-        out.append((row_key("sequential", mode) + "_server_cpu_us_per_call", "sequential, %s: server CPU (µs/call)"
-                    % names[mode], "time"))  # fmt: skip
+        out.append(
+            (
+                row_key("sequential", mode) + "_server_cpu_us_per_call",
+                "sequential, %s: server CPU (µs/call)" % names[mode],
+                "time",
+            )
+        )
     return out
 
 

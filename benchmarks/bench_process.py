@@ -144,9 +144,14 @@ def in_process_import_ms(statement):
     """The import's own time, timed inside a fresh interpreter (no start-up, no exit)."""
     timed = "import time as _t; _s = _t.perf_counter(); %s; print((_t.perf_counter() - _s) * 1000)" % statement
     result = subprocess.run(
-        [sys.executable, "-c", timed], cwd=REPO, env=CHILD_ENV, check=True, timeout=CHILD_TIMEOUT,
-        capture_output=True, text=True,
-    )  # fmt: skip
+        [sys.executable, "-c", timed],
+        cwd=REPO,
+        env=CHILD_ENV,
+        check=True,
+        timeout=CHILD_TIMEOUT,
+        capture_output=True,
+        text=True,
+    )
     return float(result.stdout.split()[-1])
 
 

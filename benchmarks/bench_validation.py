@@ -25,12 +25,18 @@ from mcpsync import schema
 HERE = Path(__file__).resolve().parent
 
 SAMPLES = {
-    "tools/call response": {"jsonrpc": "2.0", "id": 42, "result": {
-        "content": [{"type": "text", "text": "hello"}], "isError": False}},
-    "progress notification": {"jsonrpc": "2.0", "method": "notifications/progress", "params": {
-        "progressToken": "t", "progress": 1, "total": 3}},
+    "tools/call response": {
+        "jsonrpc": "2.0",
+        "id": 42,
+        "result": {"content": [{"type": "text", "text": "hello"}], "isError": False},
+    },
+    "progress notification": {
+        "jsonrpc": "2.0",
+        "method": "notifications/progress",
+        "params": {"progressToken": "t", "progress": 1, "total": 3},
+    },
     "error response": {"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Method not found"}},
-}  # fmt: skip
+}
 
 
 def per_call(fn, arg, n: int) -> float:

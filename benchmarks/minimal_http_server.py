@@ -78,8 +78,14 @@ class State:
             }
 
 
-STATUS_TEXT = {200: "OK", 202: "Accepted", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
-               411: "Length Required"}  # fmt: skip
+STATUS_TEXT = {
+    200: "OK",
+    202: "Accepted",
+    400: "Bad Request",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    411: "Length Required",
+}
 
 
 class Handler(BaseHTTPRequestHandler):

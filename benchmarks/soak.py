@@ -162,9 +162,12 @@ def mixed_call(client, counts, workload, tag, i):
     elif i % 20 == 10:
         seen = []
         result = client.call_tool(
-            "progress", {"steps": 2, "delay": 0.001}, timeout=CALL_TIMEOUT, on_progress=lambda *u: seen.append(u),
+            "progress",
+            {"steps": 2, "delay": 0.001},
+            timeout=CALL_TIMEOUT,
+            on_progress=lambda *u: seen.append(u),
             progress_bar=False,
-        )  # fmt: skip
+        )
         if result.text != "done" or len(seen) > 2:
             counts.wrong_answer("%s: progress %r, %r" % (tag, result.text, seen))
     elif i % 2:
@@ -281,16 +284,33 @@ def report_line(elapsed, counts, last_calls, last_elapsed):
     rate = (calls - last_calls) / max(1e-9, elapsed - last_elapsed)
     error_text = " ".join("%s:%d" % kv for kv in sorted(errors.items())) or "-"
     line = "%7.1f %9d %8.0f %8d %8d %7d %7.1f %7d %5d  %s%s" % (
-        elapsed, calls, rate, intended.get("timeouts", 0), intended.get("cancelled", 0), intended.get("crashes", 0),
-        mb(rss_bytes()), threading.active_count(), open_fds(), error_text,
+        elapsed,
+        calls,
+        rate,
+        intended.get("timeouts", 0),
+        intended.get("cancelled", 0),
+        intended.get("crashes", 0),
+        mb(rss_bytes()),
+        threading.active_count(),
+        open_fds(),
+        error_text,
         "  WRONG ANSWERS: %d" % wrong if wrong else "",
-    )  # fmt: skip
+    )
     return line, calls
 
 
 HEADER = "%7s %9s %8s %8s %8s %7s %7s %7s %5s  %s" % (
-    "t (s)", "calls", "calls/s", "timeouts", "cancels", "crashes", "RSS MB", "threads", "fds", "errors by type",
-)  # fmt: skip
+    "t (s)",
+    "calls",
+    "calls/s",
+    "timeouts",
+    "cancels",
+    "crashes",
+    "RSS MB",
+    "threads",
+    "fds",
+    "errors by type",
+)
 
 
 def memory_verdict(samples, seconds):
@@ -309,9 +329,22 @@ def memory_verdict(samples, seconds):
     return flat, (
         "memory: median RSS %.1f MB in t=%.0f-%.0f s, %.1f MB in t=%.0f-%.0f s: %+.1f MB (%+.1f %%); peak %.1f MB "
         "-> %s (flat: growth < %d %% or < %d MB, after a %.0f s warm-up)"
-        % (mb(before), first[0][0], first[-1][0], mb(after), last[0][0], last[-1][0], mb(growth),
-           100 * growth / before, mb(peak), "FLAT" if flat else "GROWING", 100 * FLAT_RATIO, mb(FLAT_BYTES), warmup)
-    )  # fmt: skip
+        % (
+            mb(before),
+            first[0][0],
+            first[-1][0],
+            mb(after),
+            last[0][0],
+            last[-1][0],
+            mb(growth),
+            100 * growth / before,
+            mb(peak),
+            "FLAT" if flat else "GROWING",
+            100 * FLAT_RATIO,
+            mb(FLAT_BYTES),
+            warmup,
+        )
+    )
 
 
 def run(args):
@@ -324,10 +357,19 @@ def run(args):
     print(
         "soak: %d s, stdio %d threads, http %d+%d threads (SSE paced to %d calls/s each, JSON), "
         "manager 2 threads + a crash every %.0f s, churn 1/s | Python %s, mcpsync %s, pid %d"
-        % (args.seconds, args.threads, max(1, args.threads // 2), max(1, args.threads // 2), args.http_rate,
-           args.crash_every, sys.version.split()[0], mcpsync.__version__, os.getpid()),
+        % (
+            args.seconds,
+            args.threads,
+            max(1, args.threads // 2),
+            max(1, args.threads // 2),
+            args.http_rate,
+            args.crash_every,
+            sys.version.split()[0],
+            mcpsync.__version__,
+            os.getpid(),
+        ),
         flush=True,
-    )  # fmt: skip
+    )
     servers = []
     clients = []
     workers = []
@@ -367,9 +409,12 @@ def run(args):
             crashy = {"command": sys.executable, "args": ["-m", "mcpsync.testing", "--name", "crashy"]}
             steady = {"command": sys.executable, "args": ["-m", "mcpsync.testing", "--name", "steady"]}
             manager = mcpsync.Manager(
-                {"mcpServers": {"steady": steady, "crashy": crashy}}, tool_cache=False,
-                startup_timeout=CALL_TIMEOUT, backoff=(0.05, 0.5), crash_loop_limit=1_000_000,
-            )  # fmt: skip
+                {"mcpServers": {"steady": steady, "crashy": crashy}},
+                tool_cache=False,
+                startup_timeout=CALL_TIMEOUT,
+                backoff=(0.05, 0.5),
+                crash_loop_limit=1_000_000,
+            )
 
             def manager_call(server, i):
                 text = "%s-%d" % (server, i)
@@ -379,8 +424,15 @@ def run(args):
                 counts.call("manager")
 
             for server in ("steady", "crashy"):
-                start("manager-" + server, caller, stop, counts, "manager", server,
-                      lambda i, server=server: manager_call(server, i))  # fmt: skip
+                start(
+                    "manager-" + server,
+                    caller,
+                    stop,
+                    counts,
+                    "manager",
+                    server,
+                    lambda i, server=server: manager_call(server, i),
+                )
             start("crasher", crasher, stop, counts, manager, args.crash_every)
         if "churn" in args.workloads:
             start("churn", churn, stop, counts)
@@ -430,8 +482,14 @@ def run(args):
     unexpected = {k: v for k, v in errors.items() if k not in CRASH_ERRORS}
 
     print()
-    print("calls: %d (%s); intended: %s" % (calls, ", ".join("%s %d" % kv for kv in sorted(counts.calls.items())),
-                                          ", ".join("%s %d" % kv for kv in sorted(intended.items()))))  # fmt: skip
+    print(
+        "calls: %d (%s); intended: %s"
+        % (
+            calls,
+            ", ".join("%s %d" % kv for kv in sorted(counts.calls.items())),
+            ", ".join("%s %d" % kv for kv in sorted(intended.items())),
+        )
+    )
     print("errors by type: %s" % (", ".join("%s %d" % kv for kv in sorted(errors.items())) or "none"))
     print("  expected while 'crashy' is down: %s; others: %s" % ("/".join(CRASH_ERRORS), unexpected or "none"))
     for name in stats:
@@ -439,10 +497,19 @@ def run(args):
     print("manager at the end: %s" % manager_status)
     print(memory_text)
     print("RSS: %.1f MB at start, %.1f MB after closing" % (mb(rss_start), mb(rss_bytes())))
-    print("threads: %d before, %d after; open fds: %d before, %d after (%d before a gc.collect()); "
-          "child processes left: %s; stuck workers: %s"
-          % (threads_before, threads_after, fds_before, fds_after, fds_before_gc, left_children or "none",
-             stuck or "none"))  # fmt: skip
+    print(
+        "threads: %d before, %d after; open fds: %d before, %d after (%d before a gc.collect()); "
+        "child processes left: %s; stuck workers: %s"
+        % (
+            threads_before,
+            threads_after,
+            fds_before,
+            fds_after,
+            fds_before_gc,
+            left_children or "none",
+            stuck or "none",
+        )
+    )
     for text in counts.wrong[:10]:
         print("WRONG: %s" % text)
     leaked = threads_after > threads_before or fds_after > fds_before or left_children or stuck

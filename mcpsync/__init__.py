@@ -88,11 +88,13 @@ _LAZY = {
     "StreamableHTTPTransport": "mcpsync.transports",
     "call_mcp": "mcpsync.oneshot",
     "parse_sse": "mcpsync.oneshot",
-    **dict.fromkeys(["LoadedConfig", "ServerEntry", "discover_config_files", "load_config", "parse_config"],
-                    "mcpsync.config_files"),
-    **dict.fromkeys(["ManagedPrompt", "ManagedResource", "ManagedTool", "Manager", "ServerState", "ServerStatus"],
-                    "mcpsync.manager"),
-}  # fmt: skip
+    **dict.fromkeys(
+        ["LoadedConfig", "ServerEntry", "discover_config_files", "load_config", "parse_config"], "mcpsync.config_files"
+    ),
+    **dict.fromkeys(
+        ["ManagedPrompt", "ManagedResource", "ManagedTool", "Manager", "ServerState", "ServerStatus"], "mcpsync.manager"
+    ),
+}
 
 
 def __getattr__(name: str) -> object:

@@ -177,13 +177,19 @@ def _add_common_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
     output = parser.add_argument_group("output")
     output.add_argument("--json", action="store_true", default=default(False), help="machine output (JSON on stdout)")
     output.add_argument(
-        "--timeout", metavar="SECONDS", type=_seconds, default=default(None),
+        "--timeout",
+        metavar="SECONDS",
+        type=_seconds,
+        default=default(None),
         help="per request, and for servers to start (default: the server's, else 30)",
-    )  # fmt: skip
+    )
     output.add_argument(
-        "-v", "--verbose", action="store_true", default=default(False),
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=default(False),
         help="log to stderr: servers' stderr and every message sent and received",
-    )  # fmt: skip
+    )
     output.add_argument("--debug", action="store_true", default=default(False), help="show tracebacks of errors")
 
 
@@ -509,8 +515,10 @@ def _run_tools(run: _Run) -> int:
         return run.listed_json(
             [{"server": t.server, "name": name, "deferred": t.deferred, "tool": dict(t.tool.raw)} for name, t in tools]
         )
-    rows = [(name + (" (cached)" if t.deferred else ""), params_summary(t.input_schema), clip(t.description))
-            for name, t in tools]  # fmt: skip
+    rows = [
+        (name + (" (cached)" if t.deferred else ""), params_summary(t.input_schema), clip(t.description))
+        for name, t in tools
+    ]
     return run.listed("tools", rows, ("name", "parameters", "description"))
 
 

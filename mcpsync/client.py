@@ -77,10 +77,15 @@ _LIST_CHANGED = {
 
 #: The Python logging levels MCP's levels map to.
 _PYTHON_LEVELS = {
-    "debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INFO + 5, "warning": logging.WARNING,
-    "error": logging.ERROR, "critical": logging.CRITICAL, "alert": logging.CRITICAL + 5,
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "notice": logging.INFO + 5,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+    "critical": logging.CRITICAL,
+    "alert": logging.CRITICAL + 5,
     "emergency": logging.CRITICAL + 10,
-}  # fmt: skip
+}
 
 
 class ClientState(enum.Enum):
@@ -176,9 +181,14 @@ class Client:
         self._dispatcher = Dispatcher(transport.name)
         try:
             self._server_requests = ServerRequests(
-                transport, self._dispatcher, capabilities=capabilities, request_handlers=request_handlers,
-                roots=roots, sampling=sampling, elicitation=elicitation,
-            )  # fmt: skip
+                transport,
+                self._dispatcher,
+                capabilities=capabilities,
+                request_handlers=request_handlers,
+                roots=roots,
+                sampling=sampling,
+                elicitation=elicitation,
+            )
         except BaseException:
             self._dispatcher.close()  # bad arguments must not leave the dispatch thread behind
             raise
@@ -258,9 +268,11 @@ class Client:
             self._state = ClientState.OPEN
         logger.info(
             "server %r: connected to %s %s (protocol %s)",
-            self.name, self.server_info.name if self.server_info else "?",
-            self.server_info.version if self.server_info else "?", self.protocol_version,
-        )  # fmt: skip
+            self.name,
+            self.server_info.name if self.server_info else "?",
+            self.server_info.version if self.server_info else "?",
+            self.protocol_version,
+        )
         return result
 
     def _accept_initialize_result(self, result: dict[str, Any]) -> None:
@@ -476,9 +488,13 @@ class Client:
         bar = progress_bar_for(progress_bar, name, on_progress)
         try:
             result = self.request(
-                "tools/call", params, timeout=timeout, on_progress=bar.update if bar else on_progress,
-                max_total_timeout=max_total_timeout, progress_resets_timeout=progress_resets_timeout,
-            )  # fmt: skip
+                "tools/call",
+                params,
+                timeout=timeout,
+                on_progress=bar.update if bar else on_progress,
+                max_total_timeout=max_total_timeout,
+                progress_resets_timeout=progress_resets_timeout,
+            )
         finally:
             if bar is not None:
                 bar.close()
@@ -668,7 +684,10 @@ def connect(target: Any, *, name: Optional[str] = None, timeout: Any = USE_DEFAU
         except MCPError as sse_error:
             # The first answer is the likelier truth (a 404 for a wrong path, say): keep it, and say both.
             raise HTTPStatusError(
-                f"{exc} (and as an HTTP+SSE server: {sse_error})", status_code=exc.status_code, body=exc.body,
-                www_authenticate=exc.www_authenticate, auth_server=exc.auth_server,
-            ) from sse_error  # fmt: skip
+                f"{exc} (and as an HTTP+SSE server: {sse_error})",
+                status_code=exc.status_code,
+                body=exc.body,
+                www_authenticate=exc.www_authenticate,
+                auth_server=exc.auth_server,
+            ) from sse_error
     return client

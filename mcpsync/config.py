@@ -237,9 +237,13 @@ def server_config_from_dict(entry: Mapping[str, Any], name: Optional[str] = None
         if "url" not in entry:
             raise ConfigurationError(f"{where}: an {kind} server needs 'url'")
         return HTTPServerConfig(
-            url=entry["url"], headers=entry.get("headers"), type=kind, timeout=timeout, name=name,
+            url=entry["url"],
+            headers=entry.get("headers"),
+            type=kind,
+            timeout=timeout,
+            name=name,
             max_message_size=max_message_size,
-        )  # fmt: skip
+        )
     raise ConfigurationError(f"{where}: unknown 'type' {kind!r}; expected 'stdio', 'http' or 'sse'")
 
 

@@ -31,8 +31,11 @@ def run_demo(out: TextIO = sys.stdout) -> int:
 
         tools = client.list_tools()
         out.write(f"{len(tools)} tools:\n")
-        table([("name", "parameters", "description")]
-              + [(t.name, params_summary(t.input_schema), t.description or "") for t in tools], out)  # fmt: skip
+        table(
+            [("name", "parameters", "description")]
+            + [(t.name, params_summary(t.input_schema), t.description or "") for t in tools],
+            out,
+        )
 
         out.write("\nCalls:\n")
         result = client.call_tool("echo", {"text": "Hello from mcpsync"})

@@ -91,11 +91,16 @@ SCHEMA_DEPTH = 6
 _WEB_URL = re.compile(r"https?://[^\s\"'<>\\`\x00-\x1f\x7f]+", re.IGNORECASE)
 
 _STATE_COLOURS = {
-    "connected": "#2e7d32", "open": "#2e7d32",
-    "connecting": "#ef6c00", "reconnecting": "#ef6c00",
-    "failed": "#c62828", "lost": "#c62828",
-    "disabled": "#757575", "closed": "#757575", "unopened": "#757575",
-}  # fmt: skip
+    "connected": "#2e7d32",
+    "open": "#2e7d32",
+    "connecting": "#ef6c00",
+    "reconnecting": "#ef6c00",
+    "failed": "#c62828",
+    "lost": "#c62828",
+    "disabled": "#757575",
+    "closed": "#757575",
+    "unopened": "#757575",
+}
 
 _MUTED = "color:#777"
 _RED = "#c62828"
@@ -219,11 +224,17 @@ def status_html(statuses: Iterable[ServerStatus]) -> str:
         error = _esc(_first_line(status.error, CELL_LIMIT)) if status.error else ""
         if status.stderr_tail:
             error += f"<br>{_muted('stderr: ' + _esc(_first_line(status.stderr_tail[-1], CELL_LIMIT)))}"
-        rows.append((
-            f"<b>{_esc(status.name)}</b>", state, _esc(status.transport), tools,
-            _esc(f"{info.name} {info.version}".strip()) if info is not None else "",
-            _esc(status.source), f'<span style="color:{_RED}">{error}</span>' if error else "",
-        ))  # fmt: skip
+        rows.append(
+            (
+                f"<b>{_esc(status.name)}</b>",
+                state,
+                _esc(status.transport),
+                tools,
+                _esc(f"{info.name} {info.version}".strip()) if info is not None else "",
+                _esc(status.source),
+                f'<span style="color:{_RED}">{error}</span>' if error else "",
+            )
+        )
     headers = ("Server", "State", "Transport", "Tools", "Server info", "Source", "Error")
     return _box(_heading("MCP servers", f"{len(rows)}"), _table(headers, rows))
 
@@ -242,10 +253,14 @@ def _list_html(items: Sequence[Any]) -> Optional[str]:
         return _resources_table([(r, None) for r in items])
     if all(isinstance(item, ResourceTemplate) for item in items):
         rows = [
-            (_name_cell(t.name, t.title), f"<code>{_esc(t.uri_template)}</code>", _esc(t.mime_type or ""),
-             _description(t.description))
+            (
+                _name_cell(t.name, t.title),
+                f"<code>{_esc(t.uri_template)}</code>",
+                _esc(t.mime_type or ""),
+                _description(t.description),
+            )
             for t in items
-        ]  # fmt: skip
+        ]
         return _box(
             _heading("Resource templates", str(len(items))),
             _table(("Name", "URI template", "MIME type", "Description"), rows),
@@ -299,9 +314,11 @@ def _resources_table(items: Sequence[tuple[Resource, Optional[str]]]) -> str:
     rows = []
     for resource, server in items:
         cells = [
-            _name_cell(resource.name, resource.title), _uri(resource.uri), _esc(resource.mime_type or ""),
+            _name_cell(resource.name, resource.title),
+            _uri(resource.uri),
+            _esc(resource.mime_type or ""),
             _description(resource.description),
-        ]  # fmt: skip
+        ]
         if server is not None:
             cells.insert(1, _esc(server))
         rows.append(tuple(cells))
@@ -335,10 +352,14 @@ def _tool_html(tool: Tool, qualified: Optional[ManagedTool] = None) -> str:
 
 def _schema_section(label: str, schema: Mapping[str, Any]) -> str:
     rows = [
-        (f'<div style="padding-left:{depth * 1.5:g}em"><code>{_esc(name)}</code></div>', _esc(kind),
-         "yes" if required else "", _description(description))
+        (
+            f'<div style="padding-left:{depth * 1.5:g}em"><code>{_esc(name)}</code></div>',
+            _esc(kind),
+            "yes" if required else "",
+            _description(description),
+        )
         for depth, name, kind, required, description in _schema_rows(schema, 0)
-    ]  # fmt: skip
+    ]
     table = _table(("Name", "Type", "Required", "Description"), rows) if rows else _muted("none")
     return f"<div><b>{_esc(label)}</b></div>{table}{_details('JSON schema', _json_pre(schema))}"
 

@@ -235,10 +235,13 @@ class Manager:
         server_prefix("", separator)  # a bad separator fails here, not at the first list
         self.connect_timeout = connect_timeout
         self.policy = ReconnectPolicy(
-            enabled=reconnect, max_attempts=max_reconnect_attempts, backoff=backoff,
-            slow_retry_interval=slow_retry_interval, crash_loop_window=crash_loop_window,
+            enabled=reconnect,
+            max_attempts=max_reconnect_attempts,
+            backoff=backoff,
+            slow_retry_interval=slow_retry_interval,
+            crash_loop_window=crash_loop_window,
             crash_loop_limit=crash_loop_limit,
-        )  # fmt: skip
+        )
         self.retry_calls = retry_calls
         self.on_tools_changed = on_tools_changed
         self._client_options = dict(client_options or {})
@@ -284,9 +287,12 @@ class Manager:
 
     @classmethod
     def from_config(
-        cls, path: Union[str, os.PathLike[str], None] = None, *, environ: Optional[Mapping[str, str]] = None,
+        cls,
+        path: Union[str, os.PathLike[str], None] = None,
+        *,
+        environ: Optional[Mapping[str, str]] = None,
         **options: Any,
-    ) -> Manager:  # fmt: skip
+    ) -> Manager:
         """A manager for the servers of a configuration file (found as ``mcpsync.load_config`` does when no path)."""
         return cls(load_config(path, environ=environ), **options)
 
@@ -608,8 +614,9 @@ class Manager:
                 server.error = TransportClosed(
                     f"{server.name}: crash loop: died {server.quick_deaths} times within "
                     f"{self.policy.crash_loop_window:g}s of connecting; next attempt in {delay:.0f}s",
-                    exit_code=getattr(lost, "exit_code", None), stderr_tail=getattr(lost, "stderr_tail", ()),
-                )  # fmt: skip
+                    exit_code=getattr(lost, "exit_code", None),
+                    stderr_tail=getattr(lost, "stderr_tail", ()),
+                )
             server.retry_at = None if delay is None else time.monotonic() + delay
             self._rename_tools()
             self._changed.notify_all()

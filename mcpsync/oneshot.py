@@ -85,9 +85,16 @@ def call_mcp(
     body = json.dumps(messages.request(request_id, method, params), ensure_ascii=False).encode("utf-8")
     try:
         response = http_call(
-            http, "POST", url, url, threading.Event(), data=body, auth=auth, timeout=(timeout, timeout),
+            http,
+            "POST",
+            url,
+            url,
+            threading.Event(),
+            data=body,
+            auth=auth,
+            timeout=(timeout, timeout),
             headers={"Accept": ACCEPT, "Content-Type": JSON, **(headers or {})},
-        )  # fmt: skip
+        )
         with finished(response):
             if not response.ok:
                 raise status_error(response)

@@ -41,9 +41,11 @@ class ReconnectPolicy:
     def __post_init__(self) -> None:
         first, longest = self.backoff
         for name, value in (
-            ("backoff[0]", first), ("backoff[1]", longest), ("slow_retry_interval", self.slow_retry_interval),
+            ("backoff[0]", first),
+            ("backoff[1]", longest),
+            ("slow_retry_interval", self.slow_retry_interval),
             ("crash_loop_window", self.crash_loop_window),
-        ):  # fmt: skip
+        ):
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value < math.inf:
                 raise ValueError(f"reconnect policy: {name} must be a number of seconds >= 0, not {value!r}")
         if first > longest:

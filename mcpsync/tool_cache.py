@@ -100,10 +100,12 @@ class ToolCache:
             servers[name] = {"key": config_key(config), "saved": time.time(), "tools": tools}
             now = time.time()
             servers = {
-                key: value for key, value in servers.items()
-                if isinstance(value, dict) and isinstance(value.get("saved"), (int, float))
+                key: value
+                for key, value in servers.items()
+                if isinstance(value, dict)
+                and isinstance(value.get("saved"), (int, float))
                 and now - value["saved"] <= self.max_age
-            }  # fmt: skip
+            }
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 fd, temporary = tempfile.mkstemp(prefix=".tools-", suffix=".json", dir=self.path.parent)

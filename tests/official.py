@@ -37,9 +37,22 @@ SERVER_NAME = "official-sdk-test"
 SERVER_VERSION = "1.2.3"
 #: Every tool official_server.py defines.
 TOOLS = {
-    "add", "echo", "crash", "refuse", "progress", "to_stderr", "to_stdout", "slow", "slow_state", "die",
-    "ask_name", "ping_client", "tools_changed", "ask_sampling", "client_roots",
-}  # fmt: skip
+    "add",
+    "echo",
+    "crash",
+    "refuse",
+    "progress",
+    "to_stderr",
+    "to_stdout",
+    "slow",
+    "slow_state",
+    "die",
+    "ask_name",
+    "ping_client",
+    "tools_changed",
+    "ask_sampling",
+    "client_roots",
+}
 
 
 def wait_for(predicate: Callable[[], bool], timeout: float = TIMEOUT) -> bool:

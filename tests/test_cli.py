@@ -43,8 +43,12 @@ def run(home: Path, *args: str, text: bool = True) -> subprocess.CompletedProces
     env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / "config"), XDG_CACHE_HOME=str(home / "cache"))
     return subprocess.run(
         [sys.executable, "-m", "mcpsync", *args],
-        cwd=home, env=env, capture_output=True, text=text, timeout=COMMAND_TIMEOUT,
-    )  # fmt: skip
+        cwd=home,
+        env=env,
+        capture_output=True,
+        text=text,
+        timeout=COMMAND_TIMEOUT,
+    )
 
 
 def write_config(home: Path, name: str = ".mcp.json") -> Path:

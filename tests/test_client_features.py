@@ -152,9 +152,12 @@ def test_progress_keeps_a_slow_call_alive(client):
 def test_without_reset_the_timeout_holds_and_the_server_is_told(client):
     with pytest.raises(mcpsync.RequestTimeout, match=r"after 0\.6s"):
         client.call_tool(
-            "progress", {"steps": 6, "delay": 0.25}, on_progress=lambda *a: None, timeout=0.6,
+            "progress",
+            {"steps": 6, "delay": 0.25},
+            on_progress=lambda *a: None,
+            timeout=0.6,
             progress_resets_timeout=False,
-        )  # fmt: skip
+        )
     assert len(client.call_tool("cancelled_requests", timeout=T).structured_content["cancelled"]) == 1
 
 
@@ -269,8 +272,11 @@ def test_roots_sampling_and_elicitation_handlers(target):
         }
         c.set_roots(lambda: ["file:///elsewhere"])
         assert ask("roots/list")["result"] == {"roots": [{"uri": "file:///elsewhere"}]}
-        request = {"messages": [{"role": "user", "content": {"type": "text", "text": "meaning?"}}], "maxTokens": 5,
-                   "tools": [{"name": "calc", "inputSchema": {"type": "object"}}]}  # fmt: skip
+        request = {
+            "messages": [{"role": "user", "content": {"type": "text", "text": "meaning?"}}],
+            "maxTokens": 5,
+            "tools": [{"name": "calc", "inputSchema": {"type": "object"}}],
+        }
         assert ask("sampling/createMessage", request)["result"]["model"] == "test-model"
         assert sampled[0]["tools"][0]["name"] == "calc"  # passed through
         schema = {
@@ -328,8 +334,9 @@ def test_list_changed_and_resource_updates_reach_their_callbacks(target):
         updated.append(uri)
         done.set()
 
-    with mcpsync.connect(target, name="features", timeout=T, on_list_changed=changed.append,
-                         on_resource_updated=on_updated) as client:  # fmt: skip
+    with mcpsync.connect(
+        target, name="features", timeout=T, on_list_changed=changed.append, on_resource_updated=on_updated
+    ) as client:
         client.list_tools(timeout=T)
         for kind in ("tools", "prompts", "resources"):
             client.call_tool("notify_client", {"method": f"notifications/{kind}/list_changed"}, timeout=T)
@@ -362,8 +369,9 @@ def test_official_server_asks_for_sampling_and_roots():
         questions.append(params["messages"][0]["content"]["text"])
         return {"role": "assistant", "content": {"type": "text", "text": "forty-two"}, "model": "stub"}
 
-    with mcpsync.connect(official_target("stdio"), name="official", timeout=T, sampling=sample,
-                         roots=["file:///work", "file:///data"]) as client:  # fmt: skip
+    with mcpsync.connect(
+        official_target("stdio"), name="official", timeout=T, sampling=sample, roots=["file:///work", "file:///data"]
+    ) as client:
         assert client.call_tool("ask_sampling", {"question": "meaning?"}, timeout=T).text == "stub: forty-two"
         assert client.call_tool("client_roots", timeout=T).text == "file:///work file:///data"
     assert questions == ["meaning?"]
@@ -409,8 +417,9 @@ def test_cached_lists_go_stale_on_list_changed_and_refresh_on_use(client):
 
 def test_lists_can_be_refreshed_eagerly(target):
     refreshed = threading.Event()
-    with mcpsync.connect(target, name="features", timeout=T, refresh_on_list_changed=True,
-                         on_list_changed=lambda kind: refreshed.set()) as client:  # fmt: skip
+    with mcpsync.connect(
+        target, name="features", timeout=T, refresh_on_list_changed=True, on_list_changed=lambda kind: refreshed.set()
+    ) as client:
         client.call_tool("notify_client", {"method": "notifications/prompts/list_changed"}, timeout=T)
         assert refreshed.wait(T)
         import time

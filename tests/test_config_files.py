@@ -216,7 +216,7 @@ def test_enabled_false_disabled_true_and_disabled_servers_switch_a_server_off():
         ({"command": "x", "disabled": 1}, "cfg.json: server 's': 'disabled' must be true or false, not 1"),
         ("npx server", "cfg.json: server 's': expected an object, not a string"),
     ],
-)  # fmt: skip
+)
 def test_the_switches_themselves_are_checked(entry, message):
     assert error_of({"mcpServers": {"s": entry}}) == message
 
@@ -261,15 +261,21 @@ def test_expansion_reads_os_environ_by_default(monkeypatch):
 @pytest.mark.parametrize(
     "entry, message",
     [
-        ({"command": "npx", "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}}, ".mcp.json: server 's': env.GITHUB_TOKEN: ${GITHUB_TOKEN} is not set"),
+        (
+            {"command": "npx", "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}},
+            ".mcp.json: server 's': env.GITHUB_TOKEN: ${GITHUB_TOKEN} is not set",
+        ),
         ({"command": "${BIN}"}, ".mcp.json: server 's': command: ${BIN} is not set"),
         ({"command": "x", "args": ["a", "--k=${env:K}"]}, ".mcp.json: server 's': args[1]: ${env:K} is not set"),
         ({"command": "x", "cwd": "${D}"}, ".mcp.json: server 's': cwd: ${D} is not set"),
         ({"url": "${URL}"}, ".mcp.json: server 's': url: ${URL} is not set"),
         ({"httpUrl": "https://${H}/mcp"}, ".mcp.json: server 's': httpUrl: ${H} is not set"),
-        ({"url": "https://h", "headers": {"X-Key": "${KEY}"}}, ".mcp.json: server 's': headers.X-Key: ${KEY} is not set"),
+        (
+            {"url": "https://h", "headers": {"X-Key": "${KEY}"}},
+            ".mcp.json: server 's': headers.X-Key: ${KEY} is not set",
+        ),
     ],
-)  # fmt: skip
+)
 def test_an_unset_variable_names_the_file_server_and_field(entry, message):
     assert error_of({"mcpServers": {"s": entry}}, source=".mcp.json") == message
 
@@ -323,7 +329,7 @@ def test_a_reference_that_is_not_a_variable_is_an_error(reference):
         ({"url": "ftp://h"}, "'url' must be an http:// or https:// URL, not 'ftp://h'"),
         ({"command": "${EMPTY}"}, "'command' must be a non-empty string, not ''"),
     ],
-)  # fmt: skip
+)
 def test_every_validation_error_names_the_file_server_and_field(tmp_path, entry, problem):
     path = write(tmp_path / ".mcp.json", {"mcpServers": {"ok": {"command": "x"}, "bad": entry}})
     with pytest.raises(ConfigurationError) as info:
@@ -354,10 +360,13 @@ def test_a_long_bad_value_is_cut_in_the_message():
         ({"mcpServers": []}, "'mcpServers' must be an object mapping server names to servers, not []"),
         ({"servers": "x"}, "'servers' must be an object mapping server names to servers, not 'x'"),
         ({"mcpServers": {}, "disabledServers": "a"}, "'disabledServers' must be a list of server names, not 'a'"),
-        ({"mcpServers": {}, "disabledServers": ["a", 2]}, "'disabledServers' must be a list of server names: disabledServers[1] is 2"),
+        (
+            {"mcpServers": {}, "disabledServers": ["a", 2]},
+            "'disabledServers' must be a list of server names: disabledServers[1] is 2",
+        ),
         ({"servers": {}, "inputs": {}}, "'inputs' must be a list, not {}"),
     ],
-)  # fmt: skip
+)
 def test_top_level_errors_name_the_file_and_member(data, problem):
     assert error_of(data) == f"cfg.json: {problem}"
 
@@ -368,11 +377,14 @@ def test_top_level_errors_name_the_file_and_member(data, problem):
         ('{"theme": "dark"}', "no 'mcpServers' or 'servers' object at the top level"),
         ("[]", "expected a JSON object with 'mcpServers' or 'servers', not an array"),
         ('"mcpServers"', "expected a JSON object with 'mcpServers' or 'servers', not a string"),
-        ('{\n  "mcpServers": {\n    "a": {"command": "x",}\n  }\n}', "not valid JSON: Expecting property name enclosed in double quotes at line 3, column 26"),
+        (
+            '{\n  "mcpServers": {\n    "a": {"command": "x",}\n  }\n}',
+            "not valid JSON: Expecting property name enclosed in double quotes at line 3, column 26",
+        ),
         ('{\n  "mcpServers": {}\n', "not valid JSON: Expecting ',' delimiter at line 3, column 1"),
         ("", "not valid JSON: Expecting value at line 1, column 1"),
     ],
-)  # fmt: skip
+)
 def test_file_level_errors(tmp_path, text, problem):
     path = write(tmp_path / "mcp.json", text)
     with pytest.raises(ConfigurationError) as info:
@@ -505,14 +517,39 @@ def test_errors_in_discovered_files_name_that_file(tmp_path, environ):
     "platform, environ, config_dir, cache_dir",
     [
         ("linux", {"HOME": "/home/u"}, "/home/u/.config/mcpsync", "/home/u/.cache/mcpsync"),
-        ("linux", {"HOME": "/home/u", "XDG_CONFIG_HOME": "/cfg", "XDG_CACHE_HOME": "/cache"}, "/cfg/mcpsync", "/cache/mcpsync"),
+        (
+            "linux",
+            {"HOME": "/home/u", "XDG_CONFIG_HOME": "/cfg", "XDG_CACHE_HOME": "/cache"},
+            "/cfg/mcpsync",
+            "/cache/mcpsync",
+        ),
         # The XDG spec: relative (or empty) values are ignored.
-        ("freebsd13", {"HOME": "/home/u", "XDG_CONFIG_HOME": "rel", "XDG_CACHE_HOME": ""}, "/home/u/.config/mcpsync", "/home/u/.cache/mcpsync"),
-        ("darwin", {"HOME": "/Users/u", "XDG_CONFIG_HOME": "/cfg"}, "/Users/u/Library/Application Support/mcpsync", "/Users/u/Library/Caches/mcpsync"),
-        ("win32", {"APPDATA": "/roaming", "LOCALAPPDATA": "/local", "XDG_CONFIG_HOME": "/cfg"}, "/roaming/mcpsync", "/local/mcpsync/Cache"),
-        ("win32", {"USERPROFILE": "/users/u", "HOME": "/elsewhere"}, "/users/u/AppData/Roaming/mcpsync", "/users/u/AppData/Local/mcpsync/Cache"),
+        (
+            "freebsd13",
+            {"HOME": "/home/u", "XDG_CONFIG_HOME": "rel", "XDG_CACHE_HOME": ""},
+            "/home/u/.config/mcpsync",
+            "/home/u/.cache/mcpsync",
+        ),
+        (
+            "darwin",
+            {"HOME": "/Users/u", "XDG_CONFIG_HOME": "/cfg"},
+            "/Users/u/Library/Application Support/mcpsync",
+            "/Users/u/Library/Caches/mcpsync",
+        ),
+        (
+            "win32",
+            {"APPDATA": "/roaming", "LOCALAPPDATA": "/local", "XDG_CONFIG_HOME": "/cfg"},
+            "/roaming/mcpsync",
+            "/local/mcpsync/Cache",
+        ),
+        (
+            "win32",
+            {"USERPROFILE": "/users/u", "HOME": "/elsewhere"},
+            "/users/u/AppData/Roaming/mcpsync",
+            "/users/u/AppData/Local/mcpsync/Cache",
+        ),
     ],
-)  # fmt: skip
+)
 def test_user_directories_on_each_platform(platform, environ, config_dir, cache_dir):
     assert user_config_dir(environ=environ, platform=platform) == Path(config_dir)
     assert user_cache_dir(environ=environ, platform=platform) == Path(cache_dir)

@@ -453,7 +453,16 @@ def hostile_values(evil: str) -> list[Any]:
         },
         "required": [evil],
     }
-    tool = Tool.from_dict({"name": evil, "title": evil, "description": evil, "inputSchema": schema, "outputSchema": schema, "annotations": {evil: evil}})  # fmt: skip
+    tool = Tool.from_dict(
+        {
+            "name": evil,
+            "title": evil,
+            "description": evil,
+            "inputSchema": schema,
+            "outputSchema": schema,
+            "annotations": {evil: evil},
+        }
+    )
     call = result(
         [
             {"type": "text", "text": evil},
@@ -475,19 +484,44 @@ def hostile_values(evil: str) -> list[Any]:
         structuredContent={evil: evil, "nested": {evil: [evil]}},
     )
     flat = result([], structuredContent={evil: evil}, isError=True)
-    resource = Resource.from_dict({"uri": "javascript:alert(1)", "name": evil, "title": evil, "description": evil, "mimeType": evil})  # fmt: skip
+    resource = Resource.from_dict(
+        {"uri": "javascript:alert(1)", "name": evil, "title": evil, "description": evil, "mimeType": evil}
+    )
     template = ResourceTemplate.from_dict({"uriTemplate": evil, "name": evil, "description": evil, "mimeType": evil})
-    read = ReadResourceResult.from_dict({"contents": [{"uri": evil, "mimeType": evil, "text": evil}, {"uri": evil, "mimeType": evil, "blob": b64(SVG)}]})  # fmt: skip
-    prompt = Prompt.from_dict({"name": evil, "title": evil, "description": evil, "arguments": [{"name": evil, "description": evil}]})  # fmt: skip
-    got = GetPromptResult.from_dict({"description": evil, "messages": [{"role": evil, "content": {"type": "text", "text": evil}}]})  # fmt: skip
-    server = status(name=evil, source=evil, transport=evil, error=evil, stderr_tail=(evil,), server_info=ServerInfo(evil, evil))  # fmt: skip
+    read = ReadResourceResult.from_dict(
+        {"contents": [{"uri": evil, "mimeType": evil, "text": evil}, {"uri": evil, "mimeType": evil, "blob": b64(SVG)}]}
+    )
+    prompt = Prompt.from_dict(
+        {"name": evil, "title": evil, "description": evil, "arguments": [{"name": evil, "description": evil}]}
+    )
+    got = GetPromptResult.from_dict(
+        {"description": evil, "messages": [{"role": evil, "content": {"type": "text", "text": evil}}]}
+    )
+    server = status(
+        name=evil, source=evil, transport=evil, error=evil, stderr_tail=(evil,), server_info=ServerInfo(evil, evil)
+    )
     managed = ManagedTool(evil, evil, tool, deferred=True)
     return [
-        tool, DisplayList([tool]), call, flat, resource, DisplayList([resource]), template, DisplayList([template]),
-        read, prompt, DisplayList([prompt]), got, server, DisplayList([server]), managed, DisplayList([managed]),
-        DisplayList([ManagedPrompt(evil, evil, prompt)]), DisplayList([ManagedResource(evil, resource)]),
+        tool,
+        DisplayList([tool]),
+        call,
+        flat,
+        resource,
+        DisplayList([resource]),
+        template,
+        DisplayList([template]),
+        read,
+        prompt,
+        DisplayList([prompt]),
+        got,
+        server,
+        DisplayList([server]),
+        managed,
+        DisplayList([managed]),
+        DisplayList([ManagedPrompt(evil, evil, prompt)]),
+        DisplayList([ManagedResource(evil, resource)]),
         *call.content,
-    ]  # fmt: skip
+    ]
 
 
 @pytest.mark.parametrize("evil", HOSTILE)

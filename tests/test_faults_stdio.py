@@ -226,8 +226,9 @@ for line in sys.stdin:
 
 def test_the_limit_counts_the_message_without_its_newline():
     """A message of exactly max_message_size bytes is read; one byte more is refused."""
-    transport = StdioTransport(sys.executable, ["-c", EXACT_SIZE_SERVER], name="exact", max_message_size=1000,
-                               exit_timeout=0.5)  # fmt: skip
+    transport = StdioTransport(
+        sys.executable, ["-c", EXACT_SIZE_SERVER], name="exact", max_message_size=1000, exit_timeout=0.5
+    )
     with transport:
         assert len(transport.request("pad", {"size": 1000}, timeout=T)["pad"]) > 900
         with pytest.raises(MessageTooLarge, match=r"request 2 is over max_message_size \(1000 bytes\)"):

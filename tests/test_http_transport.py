@@ -199,8 +199,11 @@ def test_a_session_that_keeps_expiring_is_an_error_not_a_loop(fake):
 def test_http_errors_carry_status_body_and_auth_hints(fake):
     def post(request):
         if json.loads(request.body).get("method") == "tools/list":
-            return (401, {"WWW-Authenticate": 'Bearer resource_metadata="https://a/b"', "Mcp-Auth-Server": "https://auth"},
-                    "token expired")  # fmt: skip
+            return (
+                401,
+                {"WWW-Authenticate": 'Bearer resource_metadata="https://a/b"', "Mcp-Auth-Server": "https://auth"},
+                "token expired",
+            )
         if json.loads(request.body).get("method") == "ping":
             return (500, {}, "boom")
         return fake.post(request)
@@ -477,8 +480,10 @@ def test_a_redirected_post_is_followed(fake):
     finally:
         client.close()
     assert [json.loads(r.body).get("method") for r in fake.seen[:3]] == [
-        "initialize", "notifications/initialized", "ping",
-    ]  # fmt: skip
+        "initialize",
+        "notifications/initialized",
+        "ping",
+    ]
 
 
 def test_a_header_given_in_another_case_replaces_the_sessions_own():
@@ -491,5 +496,6 @@ def test_a_header_given_in_another_case_replaces_the_sessions_own():
     finally:
         close_session(session)
     assert [(k, v) for k, v in merged.items() if k.lower() in ("user-agent", "accept-encoding")] == [
-        ("user-agent", "mine/1"), ("ACCEPT-ENCODING", "identity"),
-    ]  # fmt: skip
+        ("user-agent", "mine/1"),
+        ("ACCEPT-ENCODING", "identity"),
+    ]

@@ -56,8 +56,15 @@ MARGIN = 60.0
 
 #: The kinds of call a thread makes (see plan).
 ECHO, ADD, FUTURE_ECHO, PROGRESS, TIMEOUT_STOP, TIMEOUT_LATE, CANCEL_SLEEP, CANCEL_ECHO = (
-    "echo", "add", "future_echo", "progress", "timeout_stop", "timeout_late", "cancel_sleep", "cancel_echo",
-)  # fmt: skip
+    "echo",
+    "add",
+    "future_echo",
+    "progress",
+    "timeout_stop",
+    "timeout_late",
+    "cancel_sleep",
+    "cancel_echo",
+)
 #: A timeout call that timed out before it was written (see run_calls).
 NOT_SENT = "not_sent"
 
@@ -116,9 +123,13 @@ def run_calls(target: Target, worker: int, count: int, tag: str) -> Tally:
         elif kind == PROGRESS:
             seen: list[tuple[Any, ...]] = []
             result = target.call_tool(
-                slot, "progress", {"steps": 3, "delay": 0.001}, timeout=CALL_TIMEOUT,
-                on_progress=lambda *update, into=seen: into.append(update), progress_bar=False,
-            )  # fmt: skip
+                slot,
+                "progress",
+                {"steps": 3, "delay": 0.001},
+                timeout=CALL_TIMEOUT,
+                on_progress=lambda *update, into=seen: into.append(update),
+                progress_bar=False,
+            )
             assert result.text == "done", (unique, result)
             if target.ordered_progress:
                 assert [update[0] for update in seen] == [1, 2, 3], (unique, seen)

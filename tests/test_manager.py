@@ -305,10 +305,11 @@ def test_tool_announcements_never_overlap_and_the_last_is_the_latest(tmp_path: P
         time.sleep(0.4)  # nothing left from the start-up
         before = len(calls)
         announcers = [
-            threading.Thread(target=m.call_tool, args=(f"{name}__notify_client",
-                                                       {"method": "notifications/tools/list_changed"}))
+            threading.Thread(
+                target=m.call_tool, args=(f"{name}__notify_client", {"method": "notifications/tools/list_changed"})
+            )
             for name in ("a", "b")
-        ]  # fmt: skip
+        ]
         for thread in announcers:
             thread.start()
         for thread in announcers:

@@ -42,8 +42,12 @@ def test_encode_is_one_compact_line_even_with_newlines_in_strings():
     data = messages.encode(messages.request(1, "echo", {"text": "a\nb\r\nc", "uni": "ü€"}))
     assert data.endswith(b"\n") and data.count(b"\n") == 1
     assert b" " not in data.replace(b"ping", b"")  # compact separators
-    assert json.loads(data) == {"jsonrpc": "2.0", "id": 1, "method": "echo",
-                                "params": {"text": "a\nb\r\nc", "uni": "ü€"}}  # fmt: skip
+    assert json.loads(data) == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "echo",
+        "params": {"text": "a\nb\r\nc", "uni": "ü€"},
+    }
     assert "ü€".encode() in data  # UTF-8, not \\u escapes
 
 

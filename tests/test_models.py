@@ -116,10 +116,14 @@ def test_prompt_messages_have_typed_content():
     from mcpsync.models import GetPromptResult
 
     result = GetPromptResult.from_dict(
-        {"messages": [{"role": "user", "content": {"type": "text", "text": "look"}},
-                      {"role": "user", "content": {"type": "image", "data": "AAAA", "mimeType": "image/png"}}]},
+        {
+            "messages": [
+                {"role": "user", "content": {"type": "text", "text": "look"}},
+                {"role": "user", "content": {"type": "image", "data": "AAAA", "mimeType": "image/png"}},
+            ]
+        },
         "p",
-    )  # fmt: skip
+    )
     first, second = result.messages
     assert first.text == "look" and isinstance(first.content, mcpsync.TextContent)
     assert second.text is None and isinstance(second.content, mcpsync.ImageContent)

@@ -90,10 +90,15 @@ def test_logging_level_and_messages(
         assert wait_for(lambda: len(received) == len(expected))
     assert received == [(name, "levels", {"level": name}) for name in expected]
     python_levels = {  # as the README documents: the levels without a Python name sit between those that have one
-        "debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INFO + 5, "warning": logging.WARNING,
-        "error": logging.ERROR, "critical": logging.CRITICAL, "alert": logging.CRITICAL + 5,
+        "debug": logging.DEBUG,
+        "info": logging.INFO,
+        "notice": logging.INFO + 5,
+        "warning": logging.WARNING,
+        "error": logging.ERROR,
+        "critical": logging.CRITICAL,
+        "alert": logging.CRITICAL + 5,
         "emergency": logging.CRITICAL + 10,
-    }  # fmt: skip
+    }
     logged = [(r.levelno, r.getMessage()) for r in caplog.records if r.name.startswith("mcpsync.server.")]
     assert logged == [(python_levels[name], f'[levels] {{"level": "{name}"}}') for name in expected]
 

@@ -509,8 +509,20 @@ def test_future_cancel(server: Server, open_client: Callable[..., mcpsync.Client
 @pytest.mark.parametrize("server", STATEFUL, indirect=True)
 def test_sdk_answers_a_cancelled_request(server: Server) -> None:
     """SDK: stateful Streamable HTTP answers a cancelled request with error -32800 (the spec says it SHOULD NOT)."""
-    init = raw_post(server, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}, None)  # fmt: skip
+    init = raw_post(
+        server,
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"},
+            },
+        },
+        None,
+    )
     assert init.status_code == 200
     session_id = init.headers["Mcp-Session-Id"]
     assert raw_post(server, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session_id).status_code == 202

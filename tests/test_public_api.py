@@ -8,18 +8,37 @@ import mcpsync
 from mcpsync import errors
 
 PROMISED = {
-    "connect", "Client", "StdioServerConfig", "HTTPServerConfig", "create_transport",
-    "MCPError", "ServerError", "TransportError", "TransportClosed", "ConnectError", "HTTPStatusError",
-    "SessionExpired", "NoResponseError", "RequestTimeout", "ProtocolError", "InvalidMessage",
-    "UnsupportedProtocolVersion", "ConfigurationError", "ToolError", "Tool", "CallToolResult", "Manager",
-}  # fmt: skip
+    "connect",
+    "Client",
+    "StdioServerConfig",
+    "HTTPServerConfig",
+    "create_transport",
+    "MCPError",
+    "ServerError",
+    "TransportError",
+    "TransportClosed",
+    "ConnectError",
+    "HTTPStatusError",
+    "SessionExpired",
+    "NoResponseError",
+    "RequestTimeout",
+    "ProtocolError",
+    "InvalidMessage",
+    "UnsupportedProtocolVersion",
+    "ConfigurationError",
+    "ToolError",
+    "Tool",
+    "CallToolResult",
+    "Manager",
+}
 
 
 def test_all_lists_exactly_the_public_names():
     public = {
-        name for name, value in vars(mcpsync).items()
+        name
+        for name, value in vars(mcpsync).items()
         if not name.startswith("_") and not isinstance(value, types.ModuleType)
-    }  # fmt: skip
+    }
     assert set(mcpsync.__all__) == public | {"__version__"} | set(mcpsync._LAZY)
     for name in mcpsync.__all__:
         assert getattr(mcpsync, name) is not None

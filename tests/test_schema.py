@@ -130,13 +130,22 @@ def test_valid_messages(message, kind):
         ({"jsonrpc": "2.0", "id": 1}, "none of 'method', 'result', 'error'"),
         ({"jsonrpc": "1.0", "method": "x"}, "notification: '2.0' was expected (at $.jsonrpc)"),
         ({"jsonrpc": "2.0", "id": True, "result": {}}, "success response: True is not of type"),
-        ({"jsonrpc": "2.0", "id": 1, "method": "x", "params": [1]}, "request: [1] is not of type 'object' (at $.params)"),
-        ({"jsonrpc": "2.0", "id": 1, "result": {}, "error": {"code": 1, "message": "m"}}, "error response must not also have 'result'"),
+        (
+            {"jsonrpc": "2.0", "id": 1, "method": "x", "params": [1]},
+            "request: [1] is not of type 'object' (at $.params)",
+        ),
+        (
+            {"jsonrpc": "2.0", "id": 1, "result": {}, "error": {"code": 1, "message": "m"}},
+            "error response must not also have 'result'",
+        ),
         ({"jsonrpc": "2.0", "id": 1, "method": "m", "result": {}}, "request must not also have 'result'"),
         ({"jsonrpc": "2.0", "id": 1, "error": {"code": "x", "message": "m"}}, "(at $.error.code)"),
-        ({"jsonrpc": "2.0", "id": 1, "result": "text"}, "success response: 'text' is not of type 'object' (at $.result)"),
+        (
+            {"jsonrpc": "2.0", "id": 1, "result": "text"},
+            "success response: 'text' is not of type 'object' (at $.result)",
+        ),
     ],
-)  # fmt: skip
+)
 def test_invalid_messages_say_what_is_wrong_and_where(message, words):
     with pytest.raises(InvalidMessage) as info:
         schema.validate(message)

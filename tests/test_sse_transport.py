@@ -40,8 +40,12 @@ def test_a_stream_that_ends_while_opening_is_transport_closed():
 
 @responses.activate
 def test_an_endpoint_on_another_origin_is_refused():
-    responses.add(responses.GET, URL, body=stream("event: endpoint\ndata: http://elsewhere.test/messages"),
-                  content_type="text/event-stream")  # fmt: skip
+    responses.add(
+        responses.GET,
+        URL,
+        body=stream("event: endpoint\ndata: http://elsewhere.test/messages"),
+        content_type="text/event-stream",
+    )
     transport = SSETransport(URL, connect_timeout=5)
     with pytest.raises(mcpsync.ProtocolError, match="another origin"):
         transport.start()

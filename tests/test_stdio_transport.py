@@ -327,8 +327,9 @@ time.sleep(60)  # never reads stdin again
 
 def test_a_server_that_stops_reading_cannot_block_callers_or_close():
     """A 2 MB call to a server that no longer reads: bounded failure, and close() still returns promptly."""
-    transport = StdioTransport(sys.executable, ["-c", DEAF_SERVER], name="deaf", write_timeout=0.5,
-                               exit_timeout=0.2, terminate_timeout=1)  # fmt: skip
+    transport = StdioTransport(
+        sys.executable, ["-c", DEAF_SERVER], name="deaf", write_timeout=0.5, exit_timeout=0.2, terminate_timeout=1
+    )
     _opened.append(transport)
     transport.start()
     transport.request("initialize", {}, timeout=CALL_TIMEOUT)

@@ -178,10 +178,17 @@ class _Controls:
     """The faults switched on; each strikes once, then is off again."""
 
     OFF: ClassVar[dict[str, Any]] = {
-        "cut_next": False, "cut_mid_event": False, "fail_next": None, "reset_next": False, "delay_next": 0.0,
-        "cookie_next": None, "redirect_next": False, "gzip_next": False, "keepalive_next": 0.0,
+        "cut_next": False,
+        "cut_mid_event": False,
+        "fail_next": None,
+        "reset_next": False,
+        "delay_next": 0.0,
+        "cookie_next": None,
+        "redirect_next": False,
+        "gzip_next": False,
+        "keepalive_next": 0.0,
         "trickle_next": 0.0,
-    }  # fmt: skip
+    }
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -310,8 +317,14 @@ class _Handler(BaseHTTPRequestHandler):
                 self._reply(200, answer, "application/json", headers)
             return
         cut = controls.take("cut_next")
-        self._stream_events(stream, headers, start=0, cut_after_first=cut, cut_mid_event=controls.take("cut_mid_event"),
-                            keepalive=controls.take("keepalive_next"))  # fmt: skip
+        self._stream_events(
+            stream,
+            headers,
+            start=0,
+            cut_after_first=cut,
+            cut_mid_event=controls.take("cut_mid_event"),
+            keepalive=controls.take("keepalive_next"),
+        )
 
     def _injected_fault(self) -> bool:
         """Apply the fault switched on for the next MCP POST, if any; ``True`` if it took the answer's place."""
@@ -330,8 +343,10 @@ class _Handler(BaseHTTPRequestHandler):
             return False
         headers = {}
         if status == 401:
-            headers = {"WWW-Authenticate": 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"',
-                       "Mcp-Auth-Server": "http://127.0.0.1/auth"}  # fmt: skip
+            headers = {
+                "WWW-Authenticate": 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"',
+                "Mcp-Auth-Server": "http://127.0.0.1/auth",
+            }
         self._reply(status, f"injected failure {status}".encode(), headers=headers)
         return True
 

@@ -65,9 +65,22 @@ from ..messages import LOG_LEVELS, ErrorCode
 HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 #: What ``misbehave`` can do (see the module docstring).
 MISBEHAVIOURS = (
-    "garbage", "invalid", "unknown_id", "bad_response", "invalid_request", "sigkill", "half_line", "stall",
-    "wrong_id", "duplicate_id", "result_and_error", "huge", "huge_id_last", "huge_notification", "huge_garbage",
-)  # fmt: skip
+    "garbage",
+    "invalid",
+    "unknown_id",
+    "bad_response",
+    "invalid_request",
+    "sigkill",
+    "half_line",
+    "stall",
+    "wrong_id",
+    "duplicate_id",
+    "result_and_error",
+    "huge",
+    "huge_id_last",
+    "huge_notification",
+    "huge_garbage",
+)
 #: Bytes of the line the "huge" kinds of ``misbehave`` write, unless told otherwise.
 HUGE_SIZE = 50_000_000
 #: Bytes ``tool_stderr`` writes at a time.
@@ -83,56 +96,113 @@ def _schema(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[
 
 
 TOOLS: list[dict[str, Any]] = [
-    {"name": "echo", "description": "Return the text you send.",
-     "inputSchema": _schema({"text": _TEXT}, ("text",))},
-    {"name": "add", "description": "Add two numbers.",
-     "inputSchema": _schema({"a": _NUMBER, "b": _NUMBER}, ("a", "b")),
-     "outputSchema": _schema({"sum": _NUMBER}, ("sum",))},
-    {"name": "wrong_output", "description": "Structured content that breaks its own outputSchema.",
-     "inputSchema": _schema({}), "outputSchema": _schema({"sum": _NUMBER}, ("sum",))},
-    {"name": "fail", "description": "Fail with the given message (isError: true).",
-     "inputSchema": _schema({"message": _TEXT})},
-    {"name": "sleep", "description": "Wait for the given seconds, then answer.",
-     "inputSchema": _schema({"seconds": _NUMBER, "ignore_cancel": {"type": "boolean"}}, ("seconds",))},
-    {"name": "progress", "description": "Report progress in steps, then answer 'done'.",
-     "inputSchema": _schema({"steps": _INTEGER, "delay": _NUMBER})},
-    {"name": "log", "description": "Send a log notification to the client, then answer.",
-     "inputSchema": _schema({"message": _TEXT, "level": _TEXT}, ("message",))},
-    {"name": "stderr", "description": "Write lines to the server's stderr.",
-     "inputSchema": _schema({"text": _TEXT, "lines": _INTEGER}, ("text",))},
-    {"name": "crash", "description": "Exit in the middle of the call.",
-     "inputSchema": _schema({"code": _INTEGER, "message": _TEXT})},
-    {"name": "cancelled_requests", "description": "The request ids the client cancelled so far.",
-     "inputSchema": _schema({})},
-    {"name": "environment", "description": "The working directory and the named environment variables.",
-     "inputSchema": _schema({"names": {"type": "array", "items": _TEXT}})},
-    {"name": "ask_client", "description": "Send a request to the client; return its answer.",
-     "inputSchema": _schema({"method": _TEXT, "params": {"type": "object"}}, ("method",))},
-    {"name": "notify_client", "description": "Send the client a notification.",
-     "inputSchema": _schema({"method": _TEXT, "params": {"type": "object"}}, ("method",))},
-    {"name": "ask_then_cancel", "description": "Ask the client something, cancel at once; say if it answered.",
-     "inputSchema": _schema({"method": _TEXT, "params": {"type": "object"}, "wait": _NUMBER}, ("method",))},
-    {"name": "misbehave", "description": "Write a broken message (for testing clients).",
-     "inputSchema": _schema({"kind": {"enum": list(MISBEHAVIOURS)}, "size": _INTEGER}, ("kind",))},
-]  # fmt: skip
+    {"name": "echo", "description": "Return the text you send.", "inputSchema": _schema({"text": _TEXT}, ("text",))},
+    {
+        "name": "add",
+        "description": "Add two numbers.",
+        "inputSchema": _schema({"a": _NUMBER, "b": _NUMBER}, ("a", "b")),
+        "outputSchema": _schema({"sum": _NUMBER}, ("sum",)),
+    },
+    {
+        "name": "wrong_output",
+        "description": "Structured content that breaks its own outputSchema.",
+        "inputSchema": _schema({}),
+        "outputSchema": _schema({"sum": _NUMBER}, ("sum",)),
+    },
+    {
+        "name": "fail",
+        "description": "Fail with the given message (isError: true).",
+        "inputSchema": _schema({"message": _TEXT}),
+    },
+    {
+        "name": "sleep",
+        "description": "Wait for the given seconds, then answer.",
+        "inputSchema": _schema({"seconds": _NUMBER, "ignore_cancel": {"type": "boolean"}}, ("seconds",)),
+    },
+    {
+        "name": "progress",
+        "description": "Report progress in steps, then answer 'done'.",
+        "inputSchema": _schema({"steps": _INTEGER, "delay": _NUMBER}),
+    },
+    {
+        "name": "log",
+        "description": "Send a log notification to the client, then answer.",
+        "inputSchema": _schema({"message": _TEXT, "level": _TEXT}, ("message",)),
+    },
+    {
+        "name": "stderr",
+        "description": "Write lines to the server's stderr.",
+        "inputSchema": _schema({"text": _TEXT, "lines": _INTEGER}, ("text",)),
+    },
+    {
+        "name": "crash",
+        "description": "Exit in the middle of the call.",
+        "inputSchema": _schema({"code": _INTEGER, "message": _TEXT}),
+    },
+    {
+        "name": "cancelled_requests",
+        "description": "The request ids the client cancelled so far.",
+        "inputSchema": _schema({}),
+    },
+    {
+        "name": "environment",
+        "description": "The working directory and the named environment variables.",
+        "inputSchema": _schema({"names": {"type": "array", "items": _TEXT}}),
+    },
+    {
+        "name": "ask_client",
+        "description": "Send a request to the client; return its answer.",
+        "inputSchema": _schema({"method": _TEXT, "params": {"type": "object"}}, ("method",)),
+    },
+    {
+        "name": "notify_client",
+        "description": "Send the client a notification.",
+        "inputSchema": _schema({"method": _TEXT, "params": {"type": "object"}}, ("method",)),
+    },
+    {
+        "name": "ask_then_cancel",
+        "description": "Ask the client something, cancel at once; say if it answered.",
+        "inputSchema": _schema({"method": _TEXT, "params": {"type": "object"}, "wait": _NUMBER}, ("method",)),
+    },
+    {
+        "name": "misbehave",
+        "description": "Write a broken message (for testing clients).",
+        "inputSchema": _schema({"kind": {"enum": list(MISBEHAVIOURS)}, "size": _INTEGER}, ("kind",)),
+    },
+]
 
 # A 1x1 transparent PNG, for the binary resource.
 PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 
 RESOURCES: list[dict[str, Any]] = [
-    {"uri": "text://greeting", "name": "greeting", "title": "A greeting", "mimeType": "text/plain",
-     "description": "A short text resource."},
+    {
+        "uri": "text://greeting",
+        "name": "greeting",
+        "title": "A greeting",
+        "mimeType": "text/plain",
+        "description": "A short text resource.",
+    },
     {"uri": "binary://pixel", "name": "pixel", "mimeType": "image/png", "description": "A 1x1 PNG (binary)."},
-]  # fmt: skip
+]
 RESOURCE_TEMPLATES: list[dict[str, Any]] = [
-    {"uriTemplate": "echo://{text}", "name": "echo", "mimeType": "text/plain",
-     "description": "A resource whose text is the text in its URI."},
-]  # fmt: skip
+    {
+        "uriTemplate": "echo://{text}",
+        "name": "echo",
+        "mimeType": "text/plain",
+        "description": "A resource whose text is the text in its URI.",
+    },
+]
 PROMPTS: list[dict[str, Any]] = [
-    {"name": "greet", "title": "Greet someone", "description": "Ask for a greeting.",
-     "arguments": [{"name": "name", "description": "Who to greet", "required": True},
-                   {"name": "style", "description": "formal or casual", "required": False}]},
-]  # fmt: skip
+    {
+        "name": "greet",
+        "title": "Greet someone",
+        "description": "Ask for a greeting.",
+        "arguments": [
+            {"name": "name", "description": "Who to greet", "required": True},
+            {"name": "style", "description": "formal or casual", "required": False},
+        ],
+    },
+]
 #: What completion/complete offers, by (reference, argument).
 COMPLETIONS: dict[tuple[str, str], list[str]] = {
     ("ref/prompt:greet", "name"): ["Ada", "Alan", "Alonzo", "Barbara", "Grace"],
@@ -141,8 +211,11 @@ COMPLETIONS: dict[tuple[str, str], list[str]] = {
 }
 
 #: The tool ``--tools-change-after-list`` adds (listed only: calling it is an unknown tool).
-LATE_TOOL: dict[str, Any] = {"name": "late", "description": "Added after the first tools/list.",
-                             "inputSchema": {"type": "object"}}  # fmt: skip
+LATE_TOOL: dict[str, Any] = {
+    "name": "late",
+    "description": "Added after the first tools/list.",
+    "inputSchema": {"type": "object"},
+}
 
 #: The list methods: the key of their items, and the items (paged with --page-size).
 LISTS: dict[str, tuple[str, list[dict[str, Any]]]] = {
@@ -269,15 +342,23 @@ class TestServer:
         if method == "initialize":
             asked = params.get("protocolVersion")
             version = self.protocol_version or (asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[0])
-            self.send(messages.success_response(request_id, {
-                "protocolVersion": version,
-                "capabilities": {
-                    "tools": {"listChanged": self._tools_change_after_list}, "logging": {}, "completions": {},
-                    "resources": {"subscribe": False, "listChanged": False}, "prompts": {"listChanged": False},
-                },
-                "serverInfo": {"name": self.name, "version": __version__, "title": "mcpsync test server"},
-                "instructions": "A server for testing MCP clients.",
-            }))  # fmt: skip
+            self.send(
+                messages.success_response(
+                    request_id,
+                    {
+                        "protocolVersion": version,
+                        "capabilities": {
+                            "tools": {"listChanged": self._tools_change_after_list},
+                            "logging": {},
+                            "completions": {},
+                            "resources": {"subscribe": False, "listChanged": False},
+                            "prompts": {"listChanged": False},
+                        },
+                        "serverInfo": {"name": self.name, "version": __version__, "title": "mcpsync test server"},
+                        "instructions": "A server for testing MCP clients.",
+                    },
+                )
+            )
         elif method == "ping":
             self.send(messages.success_response(request_id, {}))
         elif method == "logging/setLevel":
@@ -300,8 +381,11 @@ class TestServer:
                 self.tools = [*self.tools, LATE_TOOL]
                 self.send(messages.notification("notifications/tools/list_changed"))
         elif method in ("resources/read", "prompts/get", "completion/complete"):
-            handler = {"resources/read": self._read_resource, "prompts/get": self._get_prompt,
-                       "completion/complete": self._complete}[method]  # fmt: skip
+            handler = {
+                "resources/read": self._read_resource,
+                "prompts/get": self._get_prompt,
+                "completion/complete": self._complete,
+            }[method]
             try:
                 self.send(messages.success_response(request_id, handler(params)))
             except _RequestError as exc:
@@ -418,9 +502,17 @@ class TestServer:
             if call.cancel.wait(delay):
                 break
             if token is not None:
-                self.send(messages.notification("notifications/progress", {
-                    "progressToken": token, "progress": step, "total": steps, "message": f"step {step} of {steps}",
-                }))  # fmt: skip
+                self.send(
+                    messages.notification(
+                        "notifications/progress",
+                        {
+                            "progressToken": token,
+                            "progress": step,
+                            "total": steps,
+                            "message": f"step {step} of {steps}",
+                        },
+                    )
+                )
         return self._text("done")
 
     def tool_log(self, call: ToolCall, message: str, level: str = "info") -> dict[str, Any]:
@@ -476,9 +568,11 @@ class TestServer:
         try:
             self.send(request)
             if cancel:
-                self.send(messages.notification(
-                    "notifications/cancelled", {"requestId": request["id"], "reason": "changed my mind"}
-                ))  # fmt: skip
+                self.send(
+                    messages.notification(
+                        "notifications/cancelled", {"requestId": request["id"], "reason": "changed my mind"}
+                    )
+                )
             return answers[0] if answered.wait(wait) else None
         finally:
             with self._lock:
@@ -540,8 +634,14 @@ class TestServer:
         self.send(messages.success_response(call.request_id, self._text("second answer")))
 
     def _result_and_error(self, call: ToolCall, size: int) -> None:
-        self.send({"jsonrpc": "2.0", "id": call.request_id, "result": self._text("both"),
-                   "error": {"code": ErrorCode.INTERNAL_ERROR, "message": "both"}})  # fmt: skip
+        self.send(
+            {
+                "jsonrpc": "2.0",
+                "id": call.request_id,
+                "result": self._text("both"),
+                "error": {"code": ErrorCode.INTERNAL_ERROR, "message": "both"},
+            }
+        )
 
     def _huge(self, call: ToolCall, size: int, id_last: bool = False) -> None:
         start, end = b'{"content":[{"type":"text","text":"', b'"}],"isError":false}'
@@ -624,9 +724,11 @@ def main(argv: Optional[list[str]] = None) -> None:
             pass
         return
     server = TestServer(
-        args.name, page_size=args.page_size, protocol_version=args.protocol_version,
+        args.name,
+        page_size=args.page_size,
+        protocol_version=args.protocol_version,
         tools_change_after_list=args.tools_change_after_list,
-    )  # fmt: skip
+    )
     try:
         server.serve()
     except (BrokenPipeError, KeyboardInterrupt):

@@ -539,8 +539,11 @@ class Transport:
             if type(message) is not dict or "method" in message:
                 return False
             self.stats.malformed += 1
-            self._problem(InvalidMessage("not JSON (junk before a response, which was read)",
-                                         messages.shorten(line[: match.start()])))  # fmt: skip
+            self._problem(
+                InvalidMessage(
+                    "not JSON (junk before a response, which was read)", messages.shorten(line[: match.start()])
+                )
+            )
             self._handle_message(message)
             return True
         return False
@@ -646,9 +649,13 @@ class Transport:
         Returns whether a request was failed.
         """
         self.stats.oversized += 1
-        logger.warning("server %r: discarding a message over max_message_size (%s bytes)%s%s",
-                       self.name, self.max_message_size, f", {size} bytes in all" if size is not None else "",
-                       f": {messages.shorten(head, 120)}" if head else "")  # fmt: skip
+        logger.warning(
+            "server %r: discarding a message over max_message_size (%s bytes)%s%s",
+            self.name,
+            self.max_message_size,
+            f", {size} bytes in all" if size is not None else "",
+            f": {messages.shorten(head, 120)}" if head else "",
+        )
         key = answer_to.request_id if answer_to is not None else self._oversized_owner(head, b"", stream_of)
         return key is not None and self._fail_oversized(key, size)
 

@@ -301,9 +301,14 @@ class HTTPTransportBase(Transport):
             close_session(self._http)
 
     def _http_send(
-        self, method: str, url: str, headers: dict[str, str], timeout: Any, data: Optional[bytes] = None,
+        self,
+        method: str,
+        url: str,
+        headers: dict[str, str],
+        timeout: Any,
+        data: Optional[bytes] = None,
         stream: bool = False,
-    ) -> requests.Response:  # fmt: skip
+    ) -> requests.Response:
         """One HTTP call with our auth; for our own session, the fast way (``Sender``)."""
         assert self._http is not None
         sender = None
@@ -311,8 +316,19 @@ class HTTPTransportBase(Transport):
             sender = self._senders.get((method, url))
             if sender is None:
                 sender = self._senders[(method, url)] = Sender(self._http, method, url)
-        return http_call(self._http, method, url, self.name, self._closing, sender=sender,
-                         headers=headers, data=data, auth=self.auth, timeout=timeout, stream=stream)  # fmt: skip
+        return http_call(
+            self._http,
+            method,
+            url,
+            self.name,
+            self._closing,
+            sender=sender,
+            headers=headers,
+            data=data,
+            auth=self.auth,
+            timeout=timeout,
+            stream=stream,
+        )
 
     def _oversized_event(self, event: OversizedEvent, failed: bool, request: Optional[RequestFuture] = None) -> bool:
         """An SSE event over ``max_message_size`` began or ended; returns whether a request failed for it."""
@@ -393,9 +409,17 @@ class StreamableHTTPTransport(HTTPTransportBase):
         **options: Any,
     ) -> None:
         super().__init__(
-            url, "http", headers=headers, auth=auth, name=name, timeout=timeout, connect_timeout=connect_timeout,
-            read_timeout=read_timeout, session=session, **options,
-        )  # fmt: skip
+            url,
+            "http",
+            headers=headers,
+            auth=auth,
+            name=name,
+            timeout=timeout,
+            connect_timeout=connect_timeout,
+            read_timeout=read_timeout,
+            session=session,
+            **options,
+        )
         self.max_connections = max_connections
         self.listen = listen
         self.max_resumptions = max_resumptions
@@ -741,8 +765,13 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 raise NoResponseError(request.request_id)
             attempt += 1
             delay = retry / 1000.0 if retry is not None else self.retry_delay * 2 ** (attempt - 1)
-            logger.info("server %r: resuming the stream of request %s after event %s in %.2fs",
-                        self.name, request.request_id, last_id, delay)  # fmt: skip
+            logger.info(
+                "server %r: resuming the stream of request %s after event %s in %.2fs",
+                self.name,
+                request.request_id,
+                last_id,
+                delay,
+            )
             if self._closing.wait(delay):
                 return
             resumed = self._call(

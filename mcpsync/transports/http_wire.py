@@ -226,10 +226,17 @@ class Sender:
         connect, read = timeout if isinstance(timeout, tuple) else (timeout, timeout)
         try:
             raw = pool.urlopen(
-                self.method, self._path, body=data, headers=self._merged(headers) if headers else self._headers,
-                redirect=False, assert_same_host=False, preload_content=False, decode_content=False,
-                retries=False, timeout=urllib3.Timeout(connect=connect, read=read),
-            )  # fmt: skip
+                self.method,
+                self._path,
+                body=data,
+                headers=self._merged(headers) if headers else self._headers,
+                redirect=False,
+                assert_same_host=False,
+                preload_content=False,
+                decode_content=False,
+                retries=False,
+                timeout=urllib3.Timeout(connect=connect, read=read),
+            )
         except (urllib3.exceptions.HTTPError, OSError) as exc:
             raise _as_requests_error(exc) from exc
         response = requests.Response()

@@ -58,9 +58,17 @@ class SSETransport(HTTPTransportBase):
         **options: Any,
     ) -> None:
         super().__init__(
-            url, "sse", headers=headers, auth=auth, name=name, timeout=timeout, connect_timeout=connect_timeout,
-            read_timeout=read_timeout, session=session, **options,
-        )  # fmt: skip
+            url,
+            "sse",
+            headers=headers,
+            auth=auth,
+            name=name,
+            timeout=timeout,
+            connect_timeout=connect_timeout,
+            read_timeout=read_timeout,
+            session=session,
+            **options,
+        )
         self.endpoint: Optional[str] = None
         self._endpoint_ready = threading.Event()
         self._stream: Optional[requests.Response] = None
@@ -70,9 +78,17 @@ class SSETransport(HTTPTransportBase):
     def _open(self) -> None:
         if self._http is None:
             self._http = new_session(self.url, 4)
-        response = http_call(self._http, "GET", self.url, self.name, self._closing,
-                             headers={"Accept": EVENT_STREAM, **self.headers}, auth=self.auth,
-                             timeout=(self.connect_timeout, self.read_timeout), stream=True)  # fmt: skip
+        response = http_call(
+            self._http,
+            "GET",
+            self.url,
+            self.name,
+            self._closing,
+            headers={"Accept": EVENT_STREAM, **self.headers},
+            auth=self.auth,
+            timeout=(self.connect_timeout, self.read_timeout),
+            stream=True,
+        )
         if not response.ok:
             with finished(response):
                 error = status_error(response)
@@ -129,8 +145,13 @@ class SSETransport(HTTPTransportBase):
         if self.endpoint is None or self._http is None:
             raise self.closed_error()
         try:
-            response = self._http_send("POST", self.endpoint, {"Content-Type": JSON, **self.headers},
-                                       (min(self.connect_timeout, timeout), timeout), data)  # fmt: skip
+            response = self._http_send(
+                "POST",
+                self.endpoint,
+                {"Content-Type": JSON, **self.headers},
+                (min(self.connect_timeout, timeout), timeout),
+                data,
+            )
         except TransportError as exc:
             if request is None or not isinstance(exc.__cause__, requests.exceptions.ReadTimeout):
                 raise

@@ -42,15 +42,35 @@ logger = logging.getLogger("mcpsync.transport")
 
 if sys.platform == "win32":  # pragma: no cover - we test on POSIX
     DEFAULT_INHERITED_ENV_VARS: tuple[str, ...] = (
-        "APPDATA", "COMSPEC", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PATHEXT",
-        "PROCESSOR_ARCHITECTURE", "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "TMP", "USERNAME",
+        "APPDATA",
+        "COMSPEC",
+        "HOMEDRIVE",
+        "HOMEPATH",
+        "LOCALAPPDATA",
+        "PATH",
+        "PATHEXT",
+        "PROCESSOR_ARCHITECTURE",
+        "SYSTEMDRIVE",
+        "SYSTEMROOT",
+        "TEMP",
+        "TMP",
+        "USERNAME",
         "USERPROFILE",
-    )  # fmt: skip
+    )
 else:
     DEFAULT_INHERITED_ENV_VARS = (
-        "HOME", "LANG", "LC_ALL", "LC_CTYPE", "LOGNAME", "PATH", "SHELL", "TERM", "TMPDIR", "TZ",
+        "HOME",
+        "LANG",
+        "LC_ALL",
+        "LC_CTYPE",
+        "LOGNAME",
+        "PATH",
+        "SHELL",
+        "TERM",
+        "TMPDIR",
+        "TZ",
         "USER",
-    )  # fmt: skip
+    )
 
 #: Lines of the server's stderr kept for error messages.
 STDERR_TAIL_LINES = 20
@@ -108,9 +128,14 @@ class StdioTransport(Transport):
         **options: Any,
     ) -> None:
         config = StdioServerConfig(
-            command=command, args=args, env=env, cwd=cwd, timeout=timeout, name=name,
+            command=command,
+            args=args,
+            env=env,
+            cwd=cwd,
+            timeout=timeout,
+            name=name,
             inherit_env=inherit_env,
-        )  # fmt: skip
+        )
         super().__init__(name=config.display_name, timeout=timeout, **options)
         self.config = config
         self.exit_timeout = exit_timeout
@@ -128,9 +153,15 @@ class StdioTransport(Transport):
     def from_config(cls, config: StdioServerConfig, **kwargs: Any) -> StdioTransport:
         """Build from a ``StdioServerConfig``; ``kwargs`` as for the constructor."""
         return cls(
-            config.command, config.args, env=config.env, cwd=config.cwd,
-            inherit_env=config.inherit_env, name=config.name, timeout=config.timeout, **kwargs,
-        )  # fmt: skip
+            config.command,
+            config.args,
+            env=config.env,
+            cwd=config.cwd,
+            inherit_env=config.inherit_env,
+            name=config.name,
+            timeout=config.timeout,
+            **kwargs,
+        )
 
     @property
     def pid(self) -> Optional[int]:
@@ -390,8 +421,11 @@ class StdioTransport(Transport):
         SIGTERM still holds them, so it gets SIGKILL too.
         """
         current = threading.current_thread()
-        pairs = [(t, stream) for t, stream in ((self._reader, process.stdout), (self._stderr_reader, process.stderr))
-                 if t is not None and stream is not None]  # fmt: skip
+        pairs = [
+            (t, stream)
+            for t, stream in ((self._reader, process.stdout), (self._stderr_reader, process.stderr))
+            if t is not None and stream is not None
+        ]
         for attempt in range(2):
             for thread, _ in pairs:
                 if thread is not current:
