@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import mcpsync
-from mcpsync import schema
+from mcpsync._core import envelope as schema
 
 HERE = Path(__file__).resolve().parent
 

@@ -7,29 +7,17 @@
         print(client.call_tool("add", {"a": 1, "b": 2}).structured_content)
 
 Blocking calls that always return (every wait has a timeout), safe from many
-threads, no event loop. See the README for the whole API.
+threads, no event loop. See the README for the whole API, and
+``docs/architecture.md`` for how the package is built: this module is its
+public surface; everything in the underscore packages is internal.
 """
 
 import logging as _logging
+import sys as _sys
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from ._version import __version__
-from .client import (
-    LATEST_PROTOCOL_VERSION,
-    SUPPORTED_PROTOCOL_VERSIONS,
-    Client,
-    ClientState,
-    connect,
-)
-from .config import (
-    DEFAULT_TIMEOUT,
-    USE_DEFAULT,
-    HTTPServerConfig,
-    ServerConfig,
-    StdioServerConfig,
-)
-from .elicitation import elicitation_defaults
-from .errors import (
+from ._core.endpoint import TransportStats
+from ._core.errors import (
     ConfigurationError,
     ConnectError,
     HTTPStatusError,
@@ -51,8 +39,11 @@ from .errors import (
     UnsupportedProtocolVersion,
     WriteTimeout,
 )
-from .interactive import set_progress_bars, show_logs
-from .models import (
+from ._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout
+from ._session.client import LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, Client, ClientState
+from ._session.connect import connect
+from ._session.elicitation import elicitation_defaults
+from ._session.models import (
     AudioContent,
     CallToolResult,
     Completion,
@@ -73,27 +64,38 @@ from .models import (
     Tool,
     UnknownContent,
 )
-from .transports import StdioTransport, Transport, TransportStats, create_transport
+from ._session.progress_bars import set_progress_bars
+from ._version import __version__
+from ._wire import StdioTransport, Transport, create_transport
+from ._wire.config import HTTPServerConfig, ServerConfig, StdioServerConfig
 
 if _TYPE_CHECKING:
-    from .config_files import LoadedConfig, ServerEntry, discover_config_files, load_config, parse_config
-    from .manager import ManagedPrompt, ManagedResource, ManagedTool, Manager, ServerState, ServerStatus
-    from .oneshot import call_mcp, parse_sse
-    from .transports import SSETransport, StreamableHTTPTransport
+    from ._edges.logs import show_logs
+    from ._edges.oneshot import call_mcp, parse_sse
+    from ._manager.config_files import LoadedConfig, ServerEntry, discover_config_files, load_config, parse_config
+    from ._manager.manager import Manager
+    from ._manager.records import ManagedPrompt, ManagedResource, ManagedTool, ServerState, ServerStatus
+    from ._wire import SSETransport, StreamableHTTPTransport
 
 #: Names imported on first use, not on `import mcpsync`: those whose modules load
 #: requests, and the manager and configuration files, which a one-server script never needs.
 _LAZY = {
-    "SSETransport": "mcpsync.transports",
-    "StreamableHTTPTransport": "mcpsync.transports",
-    "call_mcp": "mcpsync.oneshot",
-    "parse_sse": "mcpsync.oneshot",
-    **dict.fromkeys(
-        ["LoadedConfig", "ServerEntry", "discover_config_files", "load_config", "parse_config"], "mcpsync.config_files"
-    ),
-    **dict.fromkeys(
-        ["ManagedPrompt", "ManagedResource", "ManagedTool", "Manager", "ServerState", "ServerStatus"], "mcpsync.manager"
-    ),
+    "SSETransport": "mcpsync._wire",
+    "StreamableHTTPTransport": "mcpsync._wire",
+    "call_mcp": "mcpsync._edges.oneshot",
+    "parse_sse": "mcpsync._edges.oneshot",
+    "show_logs": "mcpsync._edges.logs",
+    "LoadedConfig": "mcpsync._manager.config_files",
+    "ServerEntry": "mcpsync._manager.config_files",
+    "discover_config_files": "mcpsync._manager.config_files",
+    "load_config": "mcpsync._manager.config_files",
+    "parse_config": "mcpsync._manager.config_files",
+    "Manager": "mcpsync._manager.manager",
+    "ManagedPrompt": "mcpsync._manager.records",
+    "ManagedResource": "mcpsync._manager.records",
+    "ManagedTool": "mcpsync._manager.records",
+    "ServerState": "mcpsync._manager.records",
+    "ServerStatus": "mcpsync._manager.records",
 }
 
 
@@ -157,6 +159,7 @@ __all__ = [
     "StdioTransport",
     "StreamableHTTPTransport",
     "TextContent",
+    "Timeout",
     "Tool",
     "ToolError",
     "Transport",
@@ -181,3 +184,21 @@ __all__ = [
 ]
 
 _logging.getLogger(__name__).addHandler(_logging.NullHandler())
+
+
+def _show_in_notebooks() -> None:
+    """Inside a Jupyter kernel or IPython shell, show mcpsync's values as HTML (``mcpsync._edges.display``).
+
+    The values themselves know nothing of their views: the shell is told
+    which function renders which type. Outside IPython this does nothing.
+    """
+    ipython = _sys.modules.get("IPython")
+    get_shell = getattr(ipython, "get_ipython", None)
+    shell = get_shell() if callable(get_shell) else None
+    if shell is not None and hasattr(shell, "display_formatter"):
+        from ._edges.display import register
+
+        register(shell)
+
+
+_show_in_notebooks()

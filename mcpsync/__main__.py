@@ -1,5 +1,5 @@
 import sys
 
-from .cli import main
+from ._edges.cli import main
 
 sys.exit(main())

@@ -3,10 +3,8 @@ thread, a child process (or zombie) or a file descriptor behind fails."""
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -17,7 +15,7 @@ from mcpsync.testing import server_command, server_config
 from mcpsync.testing.processes import child_pids
 
 # The helpers of tests/official.py assert too: give their failures pytest's detail.
-pytest.register_assert_rewrite("tests.official")
+pytest.register_assert_rewrite("tests.interop.official")
 
 #: How long a test's threads and processes get to finish after it ends.
 LEAK_GRACE = 5.0
@@ -100,41 +98,3 @@ def client():  # type: ignore[no-untyped-def]
 
     with mcpsync.connect(server_config(timeout=20)) as c:
         yield c
-
-
-def python_server(code: str) -> list[str]:
-    """A command that runs ``code`` as a server script with this interpreter."""
-    return [sys.executable, "-c", code]
-
-
-INITIALIZE_RESULT = {
-    "protocolVersion": "2025-11-25",
-    "capabilities": {"tools": {}},
-    "serverInfo": {"name": "scripted", "version": "1"},
-}
-
-
-def scripted_server(script: dict, log_file=None) -> list[str]:  # type: ignore[type-arg]
-    """A command running tests/scripted_server.py with ``script`` (see its docstring)."""
-    import json
-    from pathlib import Path
-
-    script = {"initialize": [INITIALIZE_RESULT], **script}
-    command = [sys.executable, str(Path(__file__).with_name("scripted_server.py")), json.dumps(script)]
-    if log_file is not None:
-        command.append(str(log_file))
-    return command
-
-
-@contextlib.contextmanager
-def ctrl_c_after(seconds: float) -> Iterator[None]:
-    """Deliver a real SIGINT (Ctrl-C) to this process after ``seconds``; expect KeyboardInterrupt inside."""
-    import signal
-
-    timer = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGINT))
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            yield
-    finally:
-        timer.join(LEAK_GRACE)

@@ -5,7 +5,7 @@ import sys
 import types
 
 import mcpsync
-from mcpsync import errors
+from mcpsync._core import errors
 
 PROMISED = {
     "connect",
@@ -69,4 +69,5 @@ def test_package_ships_py_typed_and_the_schema():
 
     root = resources.files("mcpsync")
     assert root.joinpath("py.typed").is_file()
-    assert root.joinpath("schemas").joinpath("jsonrpc.schema.json").is_file()
+    assert root.joinpath("_core").joinpath("jsonrpc.schema.json").is_file()
+    assert root.joinpath("_manager").joinpath("mcp-config.schema.json").is_file()

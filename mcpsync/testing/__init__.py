@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ..config import StdioServerConfig
+from .._wire.config import StdioServerConfig
 
 __all__ = ["server_command", "server_config"]
 

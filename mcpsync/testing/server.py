@@ -58,9 +58,9 @@ import threading
 import time
 from typing import Any, Callable, Optional
 
-from .. import messages
+from .._core import jsonrpc as messages
+from .._core.jsonrpc import LOG_LEVELS, ErrorCode
 from .._version import __version__
-from ..messages import LOG_LEVELS, ErrorCode
 
 HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 #: What ``misbehave`` can do (see the module docstring).

@@ -1,0 +1,70 @@
+"""Timeouts: one meaning everywhere.
+
+A timeout argument is seconds (a positive number), ``None`` for no limit, or
+``USE_DEFAULT`` for "whatever the configuration says" (for a request: the
+server config's timeout, else ``DEFAULT_TIMEOUT``). The same holds in
+constructors, configurations and calls; ``math.inf`` is accepted as another
+spelling of no limit. JSON configuration files give milliseconds, and their
+reader converts them (``mcpsync._manager.config_files``).
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import time
+from typing import Literal, Optional, Union
+
+from .errors import ConfigurationError
+
+__all__ = ["DEFAULT_TIMEOUT", "USE_DEFAULT", "Timeout", "UseDefault", "check_timeout", "deadline", "resolve_timeout"]
+
+#: Seconds a request may take when neither the call nor the configuration says otherwise.
+DEFAULT_TIMEOUT = 30.0
+
+
+class UseDefault(enum.Enum):
+    """The type of ``USE_DEFAULT``: keeps "not passed" apart from ``None`` (no limit)."""
+
+    USE_DEFAULT = "USE_DEFAULT"
+
+    def __repr__(self) -> str:
+        return "USE_DEFAULT"
+
+
+#: Pass (or leave) this to use the configured default.
+USE_DEFAULT = UseDefault.USE_DEFAULT
+
+#: What every ``timeout`` parameter takes: seconds, ``None`` (no limit) or ``USE_DEFAULT``.
+Timeout = Union[float, None, Literal[UseDefault.USE_DEFAULT]]
+
+
+def check_timeout(value: Timeout, where: str) -> Timeout:
+    """Refuse a timeout that is not a positive number of seconds, ``None`` or ``USE_DEFAULT``.
+
+    Returns the value, with ``math.inf`` turned into ``None``.
+
+    Raises:
+        ConfigurationError: naming ``where``.
+    """
+    if value is None or value is USE_DEFAULT:
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+        raise ConfigurationError(f"{where}: timeout must be a number of seconds, None or USE_DEFAULT, not {value!r}")
+    if value <= 0:
+        raise ConfigurationError(f"{where}: timeout must be positive, not {value!r}")
+    return None if value == math.inf else float(value)
+
+
+def resolve_timeout(timeout: Timeout, default: Optional[float]) -> Optional[float]:
+    """A call's ``timeout`` as seconds, or ``None`` for no limit (``USE_DEFAULT`` takes ``default``)."""
+    if timeout is USE_DEFAULT:
+        return default
+    checked = check_timeout(timeout, "request")
+    assert checked is not USE_DEFAULT
+    return checked
+
+
+def deadline(seconds: Optional[float]) -> float:
+    """The ``time.monotonic()`` by which ``seconds`` from now have passed (``math.inf`` for no limit)."""
+    return math.inf if seconds is None else time.monotonic() + seconds

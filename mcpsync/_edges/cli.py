@@ -1,0 +1,745 @@
+"""The ``mcpsync`` command (also ``python -m mcpsync``): look at MCP servers and call them from a terminal.
+
+Commands::
+
+    mcpsync servers                      each server: state, transport, tools, source, error
+    mcpsync tools [SERVER]               tools: name, parameters, description
+    mcpsync call [SERVER] TOOL [ARG ...] call a tool: ARG is one JSON object, or key=value pairs
+    mcpsync resources [SERVER]           resources: URI, name, MIME type, description
+    mcpsync read [SERVER] URI            a resource's contents
+    mcpsync prompts [SERVER]             prompts: name, arguments, description
+    mcpsync ping [SERVER]                round-trip time to each server
+    mcpsync demo                         the demo against the bundled test server
+
+Which servers: those of ``--config PATH``, else of the files discovery finds
+(``$MCPSYNC_CONFIG``, ``./.mcp.json``, ``./mcp.json``, the user's ``mcp.json``;
+see ``mcpsync.config_files``). Or one server given inline: ``--stdio "command
+args"`` (``--env KEY=VALUE``), or ``--url URL`` (``--header "Name: value"``,
+``--sse`` for the HTTP+SSE transport), called ``inline`` unless ``--name`` says
+otherwise; SERVER may then be left out. Only the named server is started when
+a command names one; without SERVER every enabled server is. With an inline
+server the tool cache is neither read nor written.
+
+Without SERVER, ``tools`` and ``prompts`` show qualified names
+(``server__tool``), as ``Manager.list_tools`` does; with SERVER, the server's own.
+
+Tool arguments: one JSON object (``'{"a": 1}'``), or ``key=value`` pairs. A
+value is JSON when it parses as JSON (``n=3``, ``flag=true``, ``tags=["a"]``),
+else the text itself (``text=hello``); a parameter whose schema type is
+``string`` always gets the text as written (``text=42`` sends ``"42"``). A
+value that starts with ``{`` or ``[`` but is not valid JSON is an error.
+
+Output: tables for people; ``--json`` writes JSON to stdout instead (call and
+read: the result as the server sent it; the listings: a list of objects).
+Errors go to stderr as ``mcpsync: error: ...`` (``--debug`` adds the
+traceback). Progress of a call goes to stderr, with or without ``--json``: on
+a terminal one line updated in place, otherwise a line per update. ``read``
+writes text as it is (a newline added on a terminal) and binary contents as
+raw bytes when stdout is not a terminal; ``--output FILE`` saves them.
+``-v`` logs to stderr what happens, the servers' stderr and every message
+sent (``-->``) and received (``<--``).
+
+``--timeout SECONDS`` bounds each request and the wait for servers to start
+(default: each server's configured timeout, else 30 s).
+
+Exit codes:
+
+- 0: success.
+- 1: the tool returned ``isError``; a server failed to start, went away,
+  answered with an error or not in time; without SERVER: any enabled server
+  was unavailable (the output still lists the others). ``servers`` exits 0
+  whatever the servers' states: reporting them is its job.
+- 2: usage: bad options or arguments, bad JSON, a configuration error, an
+  unknown server or tool, or no configuration at all.
+- 130: interrupted (Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import difflib
+import json
+import logging
+import os
+import sys
+import time
+import traceback
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, TextIO, TypeVar, Union
+
+from .._core.errors import ConfigurationError, MCPError, UnknownNameError
+from .._core.text import cut, first_line
+from .._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout
+from .._manager.config_files import PROJECT_FILES, USER_FILE, LoadedConfig, ServerEntry, load_config
+from .._manager.manager import Manager, ServerState, ServerStatus
+from .._manager.paths import user_config_dir
+from .._session.client import Client
+from .._session.models import parameters_signature
+from .._version import __version__
+from .._wire.config import HTTPServerConfig, StdioServerConfig, server_config_from
+from .cli_format import (
+    ProgressLine,
+    describe_contents,
+    status_dict,
+    table,
+    write_json,
+    write_tool_result,
+)
+
+__all__ = ["main"]
+
+EXIT_OK = 0
+#: A tool error, or a server that failed, went away or did not answer.
+EXIT_FAILURE = 1
+#: Bad usage, configuration, or name.
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+#: The name of a server given with --stdio or --url (unless --name says otherwise).
+INLINE_NAME = "inline"
+#: ``source`` of an inline server in ``servers``.
+INLINE_SOURCE = "<command line>"
+#: The longest argument an error message quotes.
+_SHOW_LIMIT = 60
+
+_T = TypeVar("_T")
+
+#: The end of ``mcpsync --help`` (a ``str.format`` template: the files depend on the platform).
+EPILOG = """\
+servers:
+  --config PATH, else the first of $MCPSYNC_CONFIG, {project_files},
+  {user_file} that defines each name;
+  or one server inline: --stdio "command args" | --url URL (SERVER may then be left out).
+
+tool arguments:
+  one JSON object ('{{"a": 1, "b": 2}}'), or key=value pairs: a value is JSON if it
+  parses (n=3, flag=true, tags='["x"]'), else text (text=hello); a parameter of type
+  string always gets the text (text=42 sends "42").
+
+exit codes:
+  0  success
+  1  the tool returned isError; a server failed, went away, or did not answer in time
+     (without SERVER: any enabled server was unavailable; 'servers' always exits 0)
+  2  bad options or arguments, bad JSON, configuration error, unknown server or tool
+  130 interrupted
+
+examples:
+  mcpsync servers
+  mcpsync tools github
+  mcpsync call github search_issues query="is:open label:bug" limit=5
+  mcpsync --stdio "python -m mcpsync.testing" call add a=2 b=40
+  mcpsync --url https://example.com/mcp --header "Authorization: Bearer $TOKEN" tools
+"""
+
+
+class UsageError(Exception):
+    """The command line asks for something impossible (exit code 2)."""
+
+
+# -- the command line -------------------------------------------------------------------------
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0:  # also refuses NaN
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text!r}")
+    return value
+
+
+def _add_common_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
+    """The options every command takes, before or after the command's name.
+
+    Only the top-level parser sets defaults: a subcommand's parser would
+    otherwise reset what was given before the command's name.
+    """
+
+    def default(value: Any) -> Any:
+        return value if top else argparse.SUPPRESS
+
+    servers = parser.add_argument_group("which servers")
+    servers.add_argument("--config", metavar="PATH", default=default(None), help="the configuration file to read")
+    servers.add_argument(
+        "--stdio", metavar="COMMAND", default=default(None), help='an inline server: a command line ("prog args")'
+    )
+    servers.add_argument("--url", default=default(None), help="an inline server: its Streamable HTTP URL")
+    servers.add_argument("--sse", action="store_true", default=default(False), help="--url is an HTTP+SSE server")
+    servers.add_argument(
+        "--header", metavar="NAME:VALUE", action="append", default=default([]), help="with --url (repeatable)"
+    )
+    servers.add_argument(
+        "--env", metavar="KEY=VALUE", action="append", default=default([]), help="with --stdio (repeatable)"
+    )
+    servers.add_argument("--name", default=default(None), help=f"the inline server's name (default: {INLINE_NAME})")
+    output = parser.add_argument_group("output")
+    output.add_argument("--json", action="store_true", default=default(False), help="machine output (JSON on stdout)")
+    output.add_argument(
+        "--timeout",
+        metavar="SECONDS",
+        type=_seconds,
+        default=default(None),
+        help="per request, and for servers to start (default: the server's, else 30)",
+    )
+    output.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=default(False),
+        help="log to stderr: servers' stderr and every message sent and received",
+    )
+    output.add_argument("--debug", action="store_true", default=default(False), help="show tracebacks of errors")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``mcpsync``."""
+    parser = argparse.ArgumentParser(
+        prog="mcpsync",
+        description="Look at MCP servers and call their tools.",
+        epilog=EPILOG.format(
+            project_files=", ".join("./" + name for name in PROJECT_FILES), user_file=user_config_dir() / USER_FILE
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"mcpsync {__version__}")
+    _add_common_options(parser, top=True)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def command(name: str, help: str, *, usage: Optional[str] = None) -> argparse.ArgumentParser:
+        # A usage line of its own marks the commands whose SERVER may be left out (see _place_positionals).
+        epilog = "SERVER may be left out with an inline server (--stdio, --url)." if usage else None
+        sub = commands.add_parser(name, help=help, description=help, usage=usage, epilog=epilog)
+        _add_common_options(sub, top=False)
+        return sub
+
+    command("demo", "run the demo against the bundled test server")
+    command("servers", "each server's state, transport, tools, source and error")
+    for name, help in (
+        ("tools", "list the tools of SERVER, or of every server"),
+        ("resources", "list the resources of SERVER, or of every server"),
+        ("prompts", "list the prompts of SERVER, or of every server"),
+        ("ping", "round-trip time to SERVER, or to every server"),
+    ):
+        command(name, help).add_argument("server", nargs="?", metavar="SERVER")
+    call = command("call", "call a tool", usage="mcpsync call [options] [SERVER] TOOL [JSON | key=value ...]")
+    call.add_argument("server", metavar="SERVER")
+    call.add_argument("tool", nargs="?", metavar="TOOL")
+    call.add_argument("arguments", nargs="*", metavar="ARG", help="one JSON object, or key=value pairs")
+    read = command("read", "read a resource", usage="mcpsync read [options] [SERVER] URI")
+    read.add_argument("server", metavar="SERVER")
+    read.add_argument("uri", nargs="?", metavar="URI")
+    read.add_argument("-o", "--output", metavar="FILE", help="write the contents to FILE (bytes as they are)")
+    return parser
+
+
+# -- which servers -------------------------------------------------------------------------------
+
+
+def _inline_config(args: argparse.Namespace) -> Optional[LoadedConfig]:
+    """The server given with --stdio or --url, as a configuration of one; ``None`` without one."""
+    if args.stdio is not None and args.url is not None:
+        raise UsageError("give --stdio or --url, not both")
+    if args.config is not None and (args.stdio is not None or args.url is not None):
+        raise UsageError("give --config or an inline server (--stdio, --url), not both")
+    if args.header and args.url is None:
+        raise UsageError("--header goes with --url")
+    if args.sse and args.url is None:
+        raise UsageError("--sse goes with --url")
+    if args.env and args.stdio is None:
+        raise UsageError("--env goes with --stdio")
+    if args.name is not None and args.stdio is None and args.url is None:
+        raise UsageError("--name names an inline server (--stdio, --url)")
+    name = args.name or INLINE_NAME
+    config: Union[StdioServerConfig, HTTPServerConfig]
+    if args.stdio is not None:
+        stdio = server_config_from(args.stdio, name=name)
+        if not isinstance(stdio, StdioServerConfig):
+            raise UsageError(f"--stdio takes a command line, not a URL; use --url {args.stdio}")
+        env = dict(_split_pair(item, "=", "--env", "KEY=VALUE") for item in args.env)
+        config = dataclasses.replace(stdio, env=env) if env else stdio
+    elif args.url is not None:
+        pairs = (_split_pair(item, ":", "--header", "NAME:VALUE") for item in args.header)
+        headers = {key: value.strip() for key, value in pairs}  # "Name: value", as HTTP writes it
+        config = HTTPServerConfig(url=args.url, headers=headers or None, type="sse" if args.sse else "http", name=name)
+    else:
+        return None
+    return LoadedConfig({name: ServerEntry(name, config, True, INLINE_SOURCE, raw={})}, ())
+
+
+def _split_pair(item: str, separator: str, option: str, form: str) -> tuple[str, str]:
+    key, found, value = item.partition(separator)
+    if not found or not key.strip():
+        raise UsageError(f"{option} {item!r}: expected {form}")
+    return key.strip(), value
+
+
+def _load(args: argparse.Namespace) -> tuple[LoadedConfig, Optional[str]]:
+    """The configuration to use, and the inline server's name (``None`` when read from files)."""
+    inline = _inline_config(args)
+    if inline is not None:
+        return inline, next(iter(inline.servers))
+    config = load_config(args.config)
+    if not config.sources:
+        looked = ["$MCPSYNC_CONFIG", *("./" + f for f in PROJECT_FILES), str(user_config_dir() / USER_FILE)]
+        raise UsageError(
+            f"no configuration file found (looked for {', '.join(looked)}); "
+            "give one with --config PATH, or a server with --stdio or --url"
+        )
+    return config, None
+
+
+def _looks_like_argument(word: str) -> bool:
+    return "=" in word or word.lstrip().startswith("{")
+
+
+def _place_positionals(args: argparse.Namespace, inline: Optional[str]) -> None:
+    """Decide which words are SERVER, TOOL / URI and the arguments, setting them on ``args``.
+
+    With an inline server SERVER may be left out: the first word is SERVER
+    only when it is the inline server's name (and, for ``call``, the next word
+    is a tool name rather than an argument).
+    """
+    if args.command not in ("call", "read"):
+        # ``servers`` has no SERVER: it reports them all.
+        server = getattr(args, "server", None)
+        args.server = inline if server is None and args.command != "servers" else server
+        return
+    words = [w for w in (args.server, args.tool if args.command == "call" else args.uri) if w is not None]
+    if args.command == "call":
+        words += args.arguments
+    what = "TOOL" if args.command == "call" else "URI"
+    if inline is None:
+        if len(words) < 2:
+            raise UsageError(f"{args.command} needs SERVER and {what}")
+        server, rest = words[0], words[1:]
+    elif len(words) >= 2 and words[0] == inline and not (args.command == "call" and _looks_like_argument(words[1])):
+        server, rest = words[0], words[1:]
+    else:
+        server, rest = inline, words
+    if not rest:
+        raise UsageError(f"{args.command} needs {what}")
+    args.server = server
+    if args.command == "call":
+        args.tool, args.arguments = rest[0], split_tool_arguments(rest[1:])
+    else:
+        if len(rest) > 1:
+            raise UsageError(f"read takes one URI; unexpected {rest[1]!r}")
+        args.uri = rest[0]
+
+
+def _only(config: LoadedConfig, server: str, inline: Optional[str]) -> LoadedConfig:
+    """The configuration with just ``server`` in it."""
+    entry = config.servers.get(server)
+    if entry is None:
+        known = list(config.servers)
+        if inline is not None:
+            hint = f" (the inline server is {inline!r})"
+        else:
+            close = difflib.get_close_matches(server, known, n=3)
+            hint = f"; did you mean {', '.join(map(repr, close))}?" if close else f"; configured: {', '.join(known)}"
+            hint = f" in {', '.join(config.sources)}{hint if known else ' (no servers)'}"
+        raise UnknownNameError(f"no server named {server!r}{hint}")
+    return LoadedConfig({server: entry}, config.sources)
+
+
+# -- tool arguments ----------------------------------------------------------------------------
+
+
+def _show(word: str) -> str:
+    return repr(cut(word, _SHOW_LIMIT))
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def split_tool_arguments(words: Sequence[str]) -> Union[dict[str, Any], list[tuple[str, str]]]:
+    """Check the arguments' form before any server starts: one JSON object, or ``key=value`` pairs."""
+    if len(words) == 1 and words[0].lstrip().startswith("{"):
+        try:
+            value = json.loads(words[0], parse_constant=_refuse_constant)
+        except ValueError as exc:
+            raise UsageError(f"argument {_show(words[0])}: not valid JSON: {exc}") from None
+        if not isinstance(value, dict):
+            raise UsageError(f"argument {_show(words[0])}: must be a JSON object")
+        return value
+    pairs: list[tuple[str, str]] = []
+    for word in words:
+        key, found, text = word.partition("=")
+        if not found or not key:
+            raise UsageError(f"argument {_show(word)}: expected key=value, or one JSON object as the only argument")
+        if any(key == seen for seen, _ in pairs):
+            raise UsageError(f"argument {_show(word)}: {key!r} is given twice")
+        pairs.append((key, text))
+    return pairs
+
+
+def _is_string(schema: Any) -> bool:
+    kind = schema.get("type") if isinstance(schema, Mapping) else None
+    return kind == "string" or (isinstance(kind, list) and set(kind) == {"string"})
+
+
+def tool_arguments(
+    split: Union[dict[str, Any], list[tuple[str, str]]], input_schema: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The arguments of a call from what ``split_tool_arguments`` found, typed by the tool's input schema.
+
+    Raises:
+        UsageError: a value starts like JSON (``{`` or ``[``) but is not valid JSON.
+    """
+    if isinstance(split, dict):
+        return split
+    properties = input_schema.get("properties")
+    properties = properties if isinstance(properties, Mapping) else {}
+    arguments: dict[str, Any] = {}
+    for key, text in split:
+        if _is_string(properties.get(key)):
+            arguments[key] = text
+            continue
+        try:
+            arguments[key] = json.loads(text, parse_constant=_refuse_constant)
+        except ValueError as exc:
+            if text.lstrip().startswith(("{", "[")):
+                raise UsageError(f"argument {_show(f'{key}={text}')}: not valid JSON: {exc}") from None
+            arguments[key] = text
+    return arguments
+
+
+# -- the commands ----------------------------------------------------------------------------------
+
+
+@dataclass
+class _Run:
+    """What a command works with: its arguments, the manager, and where output goes."""
+
+    args: argparse.Namespace
+    manager: Manager
+    out: TextIO
+    err: TextIO
+
+    @property
+    def server(self) -> Optional[str]:
+        """The server the command names (or the inline one); ``None``: every server."""
+        server: Optional[str] = self.args.server
+        return server
+
+    @property
+    def timeout(self) -> Timeout:
+        """Each request's timeout: ``--timeout``, else the server's default."""
+        return self.args.timeout if self.args.timeout is not None else USE_DEFAULT
+
+    def client(self) -> Client:
+        """The named server's client, once it is connected (within the timeout)."""
+        assert self.server is not None
+        return self.manager.client(self.server, timeout=self.timeout)
+
+    def wait_for_all(self) -> None:
+        """Wait until every server has connected or failed: ``--timeout``, else the longest configured timeout."""
+        if self.args.timeout is not None:
+            self.manager.wait_until_ready(self.args.timeout)
+            return
+        configured = [
+            DEFAULT_TIMEOUT if c.timeout is USE_DEFAULT else c.timeout for c in self.manager.config.enabled().values()
+        ]
+        # A server configured with no limit (None) is waited for without one.
+        limits = [t for t in configured if t is not None]
+        unlimited = len(limits) < len(configured)
+        self.manager.wait_until_ready(None if unlimited else max(limits, default=DEFAULT_TIMEOUT))
+
+    def unavailable(self) -> list[ServerStatus]:
+        """The enabled servers that are not connected, each reported as a warning on stderr."""
+        missing = [
+            s for s in self.manager.status().values() if s.state not in (ServerState.CONNECTED, ServerState.DISABLED)
+        ]
+        for status in missing:
+            why = f": {first_line(status.error, 200)}" if status.error else ""
+            self.err.write(f"mcpsync: warning: server {status.name!r} is unavailable ({status.state.value}){why}\n")
+        return missing
+
+    def collect(
+        self,
+        capability: str,
+        of_client: Callable[[Client], list[_T]],
+        of_manager: Callable[[Manager], list[tuple[str, _T]]],
+    ) -> list[tuple[str, _T]]:
+        """``(server, item)`` pairs of the named server (none if it lacks ``capability``), or of every server."""
+        if self.server is None:
+            self.wait_for_all()
+            return of_manager(self.manager)
+        client = self.client()
+        return [(self.server, item) for item in of_client(client)] if capability in client.server_capabilities else []
+
+    def listed(self, what: str, rows: Sequence[tuple[str, ...]], header: tuple[str, ...]) -> int:
+        """Write a listing's table (or say it is empty); returns its exit code (see ``done``)."""
+        if rows:
+            table([header, *rows], self.out, indent="")
+        else:
+            self.out.write(f"no {what}\n")
+        return self.done()
+
+    def listed_json(self, items: list[dict[str, Any]]) -> int:
+        """Write a listing as JSON; returns its exit code (see ``done``)."""
+        write_json(items, self.out)
+        return self.done()
+
+    def done(self) -> int:
+        """A listing's exit code: 1 when, without SERVER, an enabled server was unavailable (each is warned about)."""
+        return EXIT_FAILURE if self.server is None and self.unavailable() else EXIT_OK
+
+
+def _run_servers(run: _Run) -> int:
+    run.wait_for_all()
+    statuses = list(run.manager.status().values())
+    if run.args.json:
+        write_json([status_dict(s) for s in statuses], run.out)
+        return EXIT_OK
+    if not statuses:
+        run.out.write(f"no servers configured in {', '.join(run.manager.config.sources)}\n")
+        return EXIT_OK
+    rows = [("name", "state", "transport", "tools", "server", "source", "error")]
+    for s in statuses:
+        tools = str(s.tools) + (" (cached)" if s.tools_from_cache else "") if s.tools or s.server_info else ""
+        info = f"{s.server_info.name} {s.server_info.version}" if s.server_info else ""
+        rows.append((s.name, s.state.value, s.transport, tools, info, s.source, first_line(s.error)))
+    table(rows, run.out, indent="")
+    for s in statuses:
+        if s.stderr_tail and s.state is not ServerState.CONNECTED:
+            run.out.write(f"\n{s.name}: the last lines of its stderr:\n")
+            run.out.writelines(f"  {line}\n" for line in s.stderr_tail)
+    return EXIT_OK
+
+
+def _run_tools(run: _Run) -> int:
+    if run.server is not None:
+        run.client()
+        tools = [(t.tool.name, t) for t in run.manager.list_tools() if t.server == run.server]
+    else:
+        run.wait_for_all()
+        tools = [(t.name, t) for t in run.manager.list_tools()]
+    if run.args.json:
+        return run.listed_json(
+            [{"server": t.server, "name": name, "deferred": t.deferred, "tool": dict(t.tool.raw)} for name, t in tools]
+        )
+    rows = [
+        (name + (" (cached)" if t.deferred else ""), parameters_signature(t.input_schema), first_line(t.description))
+        for name, t in tools
+    ]
+    return run.listed("tools", rows, ("name", "parameters", "description"))
+
+
+def _run_call(run: _Run) -> int:
+    client = run.client()
+    tools = {t.tool.name: t.tool for t in run.manager.list_tools() if t.server == run.server}
+    tool = tools.get(run.args.tool)
+    if tool is None:
+        close = difflib.get_close_matches(run.args.tool, list(tools), n=3)
+        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else f" (it has {len(tools)} tools)"
+        raise UnknownNameError(f"server {run.server!r} has no tool named {run.args.tool!r}{hint}")
+    arguments = tool_arguments(run.args.arguments, tool.input_schema)
+    progress = ProgressLine(run.err)
+    try:
+        result = client.call_tool(tool.name, arguments, timeout=run.timeout, on_progress=progress)
+    finally:
+        progress.finish()
+    if run.args.json:
+        write_json(dict(result.raw), run.out)
+    elif not result.is_error:
+        write_tool_result(result, run.out)
+    result.raise_for_error()
+    return EXIT_OK
+
+
+def _run_resources(run: _Run) -> int:
+    found = run.collect(
+        "resources",
+        lambda client: client.list_resources(timeout=run.timeout),
+        lambda manager: [(m.server, m.resource) for m in manager.list_resources(timeout=run.timeout)],
+    )
+    if run.args.json:
+        return run.listed_json([{"server": server, "resource": dict(r.raw)} for server, r in found])
+    header: tuple[str, ...] = ("uri", "name", "type", "description")
+    rows: list[tuple[str, ...]] = [(r.uri, r.name, r.mime_type or "", first_line(r.description)) for _, r in found]
+    if run.server is None:
+        header = ("server", *header)
+        rows = [(server, *row) for (server, _), row in zip(found, rows)]
+    return run.listed("resources", rows, header)
+
+
+def _run_read(run: _Run) -> int:
+    result = run.client().read_resource(run.args.uri, timeout=run.timeout)
+    if run.args.json:
+        write_json(dict(result.raw), run.out)
+        return EXIT_OK
+    if run.args.output is not None:
+        data = b"".join(item.data for item in result.contents)
+        with open(run.args.output, "wb") as file:
+            file.write(data)
+        run.err.write(f"wrote {len(data)} bytes to {run.args.output}\n")
+        return EXIT_OK
+    interactive = _isatty(run.out)
+    binary_out = getattr(run.out, "buffer", None)
+    for item in result.contents:
+        if not item.is_binary:
+            text = item.text or ""
+            run.out.write(text + "\n" if interactive and not text.endswith("\n") else text)
+        elif interactive or binary_out is None:
+            run.out.write(f"{describe_contents(item)} (--output FILE saves it)\n")
+        else:
+            run.out.flush()
+            binary_out.write(item.data)
+            binary_out.flush()
+    return EXIT_OK
+
+
+def _run_prompts(run: _Run) -> int:
+    # Without SERVER the names are qualified, as tools' are.
+    found = run.collect(
+        "prompts",
+        lambda client: [(p.name, p) for p in client.list_prompts(timeout=run.timeout)],
+        lambda manager: [(m.server, (m.name, m.prompt)) for m in manager.list_prompts(timeout=run.timeout)],
+    )
+    if run.args.json:
+        return run.listed_json([{"server": server, "name": name, "prompt": dict(p.raw)} for server, (name, p) in found])
+    rows = [
+        (name, ", ".join(a.name + ("" if a.required else "?") for a in p.arguments), first_line(p.description))
+        for _, (name, p) in found
+    ]
+    return run.listed("prompts", rows, ("name", "arguments", "description"))
+
+
+def _run_ping(run: _Run) -> int:
+    if run.server is not None:
+        run.client()
+    else:
+        run.wait_for_all()
+    clients = run.manager.clients
+    results: list[dict[str, Any]] = []
+    for status in run.manager.status().values():
+        ms: Optional[float] = None
+        error: Optional[str] = None
+        client = clients.get(status.name)
+        if client is not None:
+            started = time.perf_counter()
+            try:
+                client.ping(timeout=run.timeout)
+                ms = round((time.perf_counter() - started) * 1000, 3)
+            except MCPError as exc:
+                error = str(exc)
+        elif status.state is not ServerState.DISABLED:
+            error = status.error or f"still {status.state.value}"
+        results.append({"server": status.name, "state": status.state.value, "ms": ms, "error": error})
+    if run.args.json:
+        write_json(results, run.out)
+    else:
+        rows = [("server", "round trip")]
+        for r in results:
+            shown = f"{r['ms']:.1f} ms" if r["ms"] is not None else f"{r['state']}: {first_line(r['error'])}"
+            rows.append((r["server"], "disabled" if r["state"] == "disabled" else shown))
+        table(rows, run.out, indent="")
+    return EXIT_FAILURE if any(r["error"] is not None for r in results) else EXIT_OK
+
+
+COMMANDS: dict[str, Callable[[_Run], int]] = {
+    "servers": _run_servers,
+    "tools": _run_tools,
+    "call": _run_call,
+    "resources": _run_resources,
+    "read": _run_read,
+    "prompts": _run_prompts,
+    "ping": _run_ping,
+}
+
+
+# -- running ---------------------------------------------------------------------------------------
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _log_verbosely() -> None:
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+    logging.getLogger("mcpsync").setLevel(logging.INFO)
+    logging.getLogger("mcpsync.traffic").setLevel(logging.DEBUG)
+
+
+def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    config, inline = _load(args)
+    _place_positionals(args, inline)
+    if args.server is not None:
+        config = _only(config, args.server, inline)
+    manager = Manager(
+        config,
+        startup_timeout=0,  # each command waits for the servers it needs, and no others
+        connect_timeout=args.timeout,
+        tool_cache=inline is None,  # an inline server is a one-off: keep it out of the user's cache
+        reconnect=False,  # a command is short: a server that fails is reported, not retried
+    )
+    try:
+        return COMMANDS[args.command](_Run(args, manager, out, err))
+    finally:
+        manager.close()
+
+
+def _exit_code(exc: BaseException) -> int:
+    if isinstance(exc, (UsageError, ConfigurationError, UnknownNameError)):
+        return EXIT_USAGE
+    return EXIT_FAILURE
+
+
+def _report(exc: BaseException, err: TextIO, debug: bool) -> None:
+    if debug:
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=err)
+    if isinstance(exc, (MCPError, UsageError, OSError)):
+        message = str(exc)
+    else:  # a bug, most likely: say what it was even without the traceback
+        message = f"{type(exc).__name__}: {exc}" + ("" if debug else " (--debug shows the traceback)")
+    err.write(f"mcpsync: error: {message}\n")
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """Run the command with ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.verbose:
+        _log_verbosely()
+    if args.command is None:
+        parser.print_help()
+        return EXIT_USAGE
+    if args.command == "demo":
+        from .demo import run_demo
+
+        return run_demo()
+    out, err = sys.stdout, sys.stderr
+    try:
+        return _run(args, out, err)
+    except KeyboardInterrupt:
+        err.write("mcpsync: interrupted\n")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader of our output went away (`mcpsync tools | head`): stop quietly, and keep
+        # Python's own flush at exit from failing again on the same pipe.
+        _silence_stdout()
+        return EXIT_FAILURE
+    except Exception as exc:
+        _report(exc, err, args.debug)
+        return _exit_code(exc)
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,143 @@
+"""How the ``mcpsync`` command shows things: aligned tables, tool results, JSON, progress.
+
+Nothing here talks to a server; every function takes values and a stream, so
+the rendering can be tested (and reused by ``mcpsync.demo``) without one.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Optional, TextIO
+
+from .._session.models import (
+    AudioContent,
+    CallToolResult,
+    ContentBlock,
+    EmbeddedResource,
+    ImageContent,
+    ResourceContents,
+    ResourceLink,
+    TextContent,
+)
+
+if TYPE_CHECKING:
+    from .._manager.manager import ServerStatus
+
+__all__ = [
+    "ProgressLine",
+    "describe_contents",
+    "status_dict",
+    "table",
+    "write_json",
+    "write_tool_result",
+]
+
+#: The longest description or error a table cell shows.
+CELL_LIMIT = 80
+
+
+def table(rows: Sequence[tuple[str, ...]], out: TextIO, *, indent: str = "  ") -> None:
+    """Write ``rows`` as aligned columns; the first row is the header, underlined with dashes."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for n, row in enumerate(rows):
+        out.write(indent + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n")
+        if n == 0:
+            out.write(indent + "  ".join("-" * width for width in widths) + "\n")
+
+
+def write_json(value: Any, out: TextIO) -> None:
+    """Write ``value`` as indented JSON and a newline."""
+    out.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+
+def status_dict(status: ServerStatus) -> dict[str, Any]:
+    """One server's status as plain JSON values (``serverInfo`` as the server sent it)."""
+    info = status.server_info
+    return {
+        "name": status.name,
+        "state": status.state.value,
+        "transport": status.transport,
+        "source": status.source,
+        "tools": status.tools,
+        "tools_from_cache": status.tools_from_cache,
+        "error": status.error,
+        "stderr_tail": list(status.stderr_tail),
+        "attempts": status.attempts,
+        "retry_in": status.retry_in,
+        "server_info": dict(info.raw) if info is not None else None,
+    }
+
+
+def describe_contents(item: ResourceContents) -> str:
+    """A one-line stand-in for binary resource contents: ``[binary image/png, 68 bytes]``."""
+    return f"[binary {item.mime_type or 'data'}, {len(item.data)} bytes]"
+
+
+def _block_text(block: ContentBlock) -> str:
+    if isinstance(block, TextContent):
+        return block.text
+    if isinstance(block, (ImageContent, AudioContent)):
+        return f"[{block.type} {block.mime_type}, {len(block.data)} bytes]"
+    if isinstance(block, ResourceLink):
+        return f"[resource link {block.uri}" + (f" ({block.mime_type})" if block.mime_type else "") + "]"
+    if isinstance(block, EmbeddedResource):
+        contents = block.resource
+        if contents.text is not None:
+            return contents.text
+        return f"[resource {contents.uri}: {describe_contents(contents)[1:-1]}]"
+    return f"[{block.type} content: {json.dumps(dict(block.raw), ensure_ascii=False)}]"
+
+
+def write_tool_result(result: CallToolResult, out: TextIO) -> None:
+    """Write a tool's result for a person: each content block (binary ones as a summary line),
+    then the structured content unless a text block already carries the same JSON."""
+    shown_structured = False
+    for block in result.content:
+        text = _block_text(block)
+        out.write(text if text.endswith("\n") else text + "\n")
+        if isinstance(block, TextContent) and result.structured_content is not None:
+            try:
+                shown_structured = shown_structured or json.loads(block.text) == result.structured_content
+            except ValueError:
+                pass
+    if result.structured_content is not None and not shown_structured:
+        write_json(result.structured_content, out)
+
+
+class ProgressLine:
+    """Shows a call's progress notifications on ``stream`` (stderr).
+
+    On a terminal it is one line, rewritten in place and cleared by
+    ``finish()``; elsewhere (a pipe, a log file) each update is a line of its own.
+    Use the instance as the ``on_progress`` callback.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        try:
+            self.interactive = stream.isatty()
+        except (AttributeError, ValueError):
+            self.interactive = False
+        self._showing = False
+
+    def __call__(self, progress: float, total: Optional[float], message: Optional[str]) -> None:
+        text = f"progress {progress:g}" + (f"/{total:g}" if total is not None else "")
+        if message:
+            text += f" {message}"
+        if self.interactive:
+            # A line longer than the terminal would wrap, and "\r" would no longer rewrite it.
+            width = shutil.get_terminal_size().columns - 1
+            self.stream.write("\r" + text[:width] + "\x1b[K")
+            self._showing = True
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        """Clear the progress line from the terminal (nothing to do elsewhere)."""
+        if self._showing:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self._showing = False

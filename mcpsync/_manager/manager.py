@@ -1,0 +1,752 @@
+"""The manager: many named MCP servers as one thread-safe object.
+
+    with mcpsync.Manager.from_config(".mcp.json") as manager:
+        manager.list_tools()                              # qualified names: "github__search_issues"
+        manager.call_tool("github__search_issues", {"q": "bug"})
+        manager.clients["github"]                         # the connected Client
+        manager.status()                                  # per server: connected, failed (+ why), ...
+
+Each enabled server has a supervisor thread (``mcpsync-manager-<name>``) that
+connects it, at most ``max_parallel_connects`` at a time, and connects it again
+when its connection is lost, when ``mcpsync.reconnect.ReconnectPolicy`` says:
+exponential backoff with jitter, then a slow retry, and a crash-loop breaker
+for servers that die right after starting.
+
+The constructor waits ``startup_timeout`` seconds at most. Tools of servers
+still connecting then come from the tool cache (``mcpsync.tool_cache``) of an
+earlier run, marked ``deferred``; calling one waits for its server within the
+call's timeout. A call in flight when its server dies fails with
+``TransportClosed`` and is not sent again (it may have had effects) unless
+``retry_calls=True`` or the call's ``retry=True``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import os
+import threading
+import time
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Optional, TypeVar, Union
+
+from .._core.errors import MCPError, ServerUnavailable, TransportClosed, UnknownNameError
+from .._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout, resolve_timeout
+from .._session import exit_cleanup
+from .._session.client import Client
+from .._session.models import CallToolResult, GetPromptResult, ReadResourceResult, Tool
+from .._wire import create_transport
+from .._wire.config import HTTPServerConfig, ServerConfig
+from .._wire.interrupts import deferred_interrupts
+from .config_files import LoadedConfig, ServerEntry, load_config, parse_config
+from .naming import DEFAULT_SEPARATOR, Collision, qualify_all, server_prefix
+from .reconnect import ReconnectPolicy
+from .records import ManagedPrompt, ManagedResource, ManagedTool, ServerState, ServerStatus
+from .tool_cache import ToolCache
+
+__all__ = ["ManagedPrompt", "ManagedResource", "ManagedTool", "Manager", "ServerState", "ServerStatus"]
+
+logger = logging.getLogger("mcpsync.manager")
+
+#: Seconds the constructor waits for servers before serving cached tools.
+DEFAULT_STARTUP_TIMEOUT = 3.0
+#: Seconds ``close()`` waits for the supervisors and clients (each client's own close is bounded too).
+CLOSE_WAIT = 15.0
+#: The longest single wait of a supervisor or caller; they look at the state again after it.
+_POLL = 1.0
+
+_T = TypeVar("_T")
+
+
+class _Server:
+    """The manager's record of one server; guarded by the manager's lock."""
+
+    def __init__(self, entry: ServerEntry, cached: Optional[list[Tool]]) -> None:
+        self.entry = entry
+        self.name = entry.name
+        self.config: Optional[ServerConfig] = entry.config
+        self.state = ServerState.CONNECTING if entry.enabled else ServerState.DISABLED
+        self.client: Optional[Client] = None  # connected (or just lost)
+        self.connecting: Optional[Client] = None  # being connected; close() closes it
+        self.tools: Optional[list[Tool]] = None  # live, or last known while reconnecting
+        #: A client whose tools changed before it was taken as connected: list them again then.
+        self.tools_outdated: Optional[Client] = None
+        #: Re-listings begun, and the newest one applied: an older one that ends later is dropped.
+        self.relists_begun = 0
+        self.relist_applied = 0
+        self.cached_tools = cached
+        self.error: Optional[BaseException] = None
+        self.attempts = 0
+        self.quick_deaths = 0
+        self.retry_at: Optional[float] = None
+        self.wake = threading.Event()  # set when its connection is lost, or the manager closes
+        self.thread: Optional[threading.Thread] = None
+
+    @property
+    def transport(self) -> str:
+        if self.config is None:
+            return ""
+        return self.config.type if isinstance(self.config, HTTPServerConfig) else "stdio"
+
+    def visible_tools(self) -> tuple[list[Tool], bool]:
+        """The tools offered now, and whether they are deferred (calls wait for the server)."""
+        if self.state is ServerState.CONNECTED and self.tools is not None:
+            return self.tools, False
+        if self.state is ServerState.RECONNECTING and self.tools is not None:
+            return self.tools, True
+        if self.state is ServerState.CONNECTING and self.cached_tools is not None:
+            return self.cached_tools, True
+        return [], False
+
+
+class Manager:
+    """Many named MCP servers, connected in parallel, behind one thread-safe object.
+
+    Args:
+        config: a ``LoadedConfig`` (``mcpsync.load_config``), an ``mcpServers``
+            / VS Code style dict (or a bare ``{name: entry}`` dict), or the path
+            of a configuration file.
+        startup_timeout: seconds the constructor waits for servers to connect.
+        connect_timeout: seconds one connection attempt may take (``USE_DEFAULT``:
+            the server's configured timeout, else 30 s; ``None``: no limit).
+        separator: between server and tool in qualified names.
+        tool_cache: ``True`` (the default file in the user cache directory), a
+            path, a ``ToolCache``, or ``False`` for none.
+        reconnect: connect again when a connection is lost.
+        max_reconnect_attempts: attempts with backoff before the slow retry.
+        backoff: (first delay, longest delay) in seconds; each delay gets jitter.
+        slow_retry_interval: seconds between attempts once the others failed.
+        crash_loop_window, crash_loop_limit: a server that dies within the
+            window after connecting this many times in a row goes to the slow retry.
+        max_parallel_connects: connection attempts at the same time.
+        retry_calls: send a tool call again after its server came back, when the
+            connection was lost while it was in flight (it may then run twice).
+        on_tools_changed: ``fn(tools)`` with the new ``list_tools()`` whenever it
+            changes (a server connected or was lost, or sent list_changed); runs
+            on a manager or dispatch thread.
+        client_options: keyword arguments for every ``Client`` (``sampling=``,
+            ``roots=``, ``on_log=``...).
+    """
+
+    def __init__(
+        self,
+        config: Union[LoadedConfig, Mapping[str, Any], str, os.PathLike[str]],
+        *,
+        startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+        connect_timeout: Timeout = USE_DEFAULT,
+        separator: str = DEFAULT_SEPARATOR,
+        tool_cache: Union[bool, str, os.PathLike[str], ToolCache] = True,
+        reconnect: bool = True,
+        max_reconnect_attempts: int = 5,
+        backoff: tuple[float, float] = (0.5, 30.0),
+        slow_retry_interval: float = 60.0,
+        crash_loop_window: float = 10.0,
+        crash_loop_limit: int = 3,
+        max_parallel_connects: int = 8,
+        retry_calls: bool = False,
+        on_tools_changed: Optional[Callable[[list[ManagedTool]], None]] = None,
+        client_options: Optional[Mapping[str, Any]] = None,
+    ) -> None:
+        if isinstance(config, LoadedConfig):
+            self.config = config
+        elif isinstance(config, Mapping):
+            self.config = parse_config(config)
+        else:
+            self.config = load_config(config)
+        self.separator = separator
+        server_prefix("", separator)  # a bad separator fails here, not at the first list
+        self.connect_timeout = connect_timeout
+        self.policy = ReconnectPolicy(
+            enabled=reconnect,
+            max_attempts=max_reconnect_attempts,
+            backoff=backoff,
+            slow_retry_interval=slow_retry_interval,
+            crash_loop_window=crash_loop_window,
+            crash_loop_limit=crash_loop_limit,
+        )
+        self.retry_calls = retry_calls
+        self.on_tools_changed = on_tools_changed
+        self._client_options = dict(client_options or {})
+        for reserved in ("on_close",):
+            if reserved in self._client_options:
+                raise ValueError(f"client_options may not set {reserved!r}: the manager needs it")
+        if tool_cache is True:
+            self._cache: Optional[ToolCache] = ToolCache()
+        elif tool_cache is False:
+            self._cache = None
+        elif isinstance(tool_cache, ToolCache):
+            self._cache = tool_cache
+        else:
+            self._cache = ToolCache(tool_cache)
+        self._lock = threading.RLock()
+        self._changed = threading.Condition(self._lock)
+        self._closing = False
+        self._announcing = False  # a thread is calling on_tools_changed
+        self._announce_wanted = False  # the tools changed since it took them
+        self._connect_slots = threading.BoundedSemaphore(max(1, max_parallel_connects))
+        self._tool_names: dict[str, tuple[str, str]] = {}
+        self._prompt_names: dict[str, tuple[str, str]] = {}
+        self.collisions: list[Collision] = []
+        self._servers: dict[str, _Server] = {}
+        with deferred_interrupts():
+            exit_cleanup.track(self)
+        cached = self._cache.get_many(self.config.enabled()) if self._cache is not None else {}
+        for name, entry in self.config.servers.items():
+            raw_tools = cached.get(name)
+            self._servers[name] = _Server(entry, self._tools_from(raw_tools, name) if raw_tools is not None else None)
+        with self._lock:
+            self._rename_tools()
+        for server in self._servers.values():
+            if server.state is ServerState.CONNECTING:
+                server.thread = threading.Thread(
+                    target=self._supervise, args=(server,), name=f"mcpsync-manager-{server.name}", daemon=True
+                )
+                server.thread.start()
+        try:
+            self.wait_until_ready(startup_timeout)
+        except BaseException:  # Ctrl-C while waiting: leave nothing running
+            self.close()
+            raise
+
+    @classmethod
+    def from_config(
+        cls,
+        path: Union[str, os.PathLike[str], None] = None,
+        *,
+        environ: Optional[Mapping[str, str]] = None,
+        **options: Any,
+    ) -> Manager:
+        """A manager for the servers of a configuration file (found as ``mcpsync.load_config`` does when no path)."""
+        return cls(load_config(path, environ=environ), **options)
+
+    # -- state ----------------------------------------------------------------------------
+
+    def status(self) -> dict[str, ServerStatus]:
+        """Each configured server's state, in configuration order."""
+        now = time.monotonic()
+        with self._lock:
+            result = {}
+            for server in self._servers.values():
+                tools, _ = server.visible_tools()
+                client = server.client if server.state is ServerState.CONNECTED else None
+                error = server.error
+                result[server.name] = ServerStatus(
+                    name=server.name,
+                    state=server.state,
+                    source=server.entry.source,
+                    transport=server.transport,
+                    error=str(error) if error is not None else None,
+                    stderr_tail=tuple(getattr(error, "stderr_tail", ()) or ()),
+                    tools=len(tools),
+                    tools_from_cache=server.state is ServerState.CONNECTING and bool(tools),
+                    attempts=server.attempts,
+                    retry_in=max(0.0, server.retry_at - now) if server.retry_at is not None else None,
+                    server_info=client.server_info if client is not None else None,
+                )
+            return result
+
+    @property
+    def clients(self) -> dict[str, Client]:
+        """The connected clients by server name (a snapshot)."""
+        with self._lock:
+            return {
+                s.name: s.client
+                for s in self._servers.values()
+                if s.state is ServerState.CONNECTED and s.client is not None
+            }
+
+    def client(self, server: str, *, timeout: Timeout = USE_DEFAULT) -> Client:
+        """The client of ``server``, waiting (within ``timeout``) while it connects.
+
+        Raises:
+            UnknownNameError: no such server in the configuration.
+            ServerUnavailable: it is disabled or failed, or did not connect in time.
+        """
+        record = self._server(server)
+        return self._client_of(record, self._deadline(record, timeout))
+
+    def wait_until_ready(self, timeout: Optional[float] = None) -> bool:
+        """Wait until no server is connecting or reconnecting; ``False`` if ``timeout`` passed first."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        busy = (ServerState.CONNECTING, ServerState.RECONNECTING)
+        with self._changed:
+            while any(s.state in busy for s in self._servers.values()):
+                remaining = _POLL if deadline is None else min(_POLL, deadline - time.monotonic())
+                if remaining <= 0:
+                    return False
+                self._changed.wait(remaining)
+            return True
+
+    # -- tools ----------------------------------------------------------------------------
+
+    def list_tools(self) -> list[ManagedTool]:
+        """Every tool of the connected servers (and cached ones of servers still connecting), qualified."""
+        with self._lock:
+            return self._managed_tools()
+
+    def call_tool(
+        self,
+        name: str,
+        arguments: Optional[Mapping[str, Any]] = None,
+        *,
+        timeout: Timeout = USE_DEFAULT,
+        retry: Optional[bool] = None,
+        **options: Any,
+    ) -> CallToolResult:
+        """Call a tool by its qualified name; waits (within ``timeout``) for a server that is connecting.
+
+        Args:
+            name: the qualified name (see ``list_tools``).
+            timeout: seconds for the whole call, the wait for the server included
+                (default: the server's configured timeout, else 30 s).
+            retry: send the call again if its server's connection was lost while it
+                was in flight (default: the manager's ``retry_calls``).
+            **options: passed to ``Client.call_tool`` (``on_progress``, ``meta``...).
+
+        Raises:
+            UnknownNameError: no server offers a tool of that name.
+            ServerUnavailable: its server is failed or disabled, or did not come back in time.
+            TransportClosed: the server died during the call (not retried).
+            and whatever ``Client.call_tool`` raises.
+        """
+        started = time.monotonic()
+        server, tool = self._resolve(name, timeout, started)
+        deadline = self._deadline(server, timeout, started)
+        retry = self.retry_calls if retry is None else retry
+        while True:
+            client = self._client_of(server, deadline)
+            try:
+                return client.call_tool(tool, arguments, timeout=self._remaining(deadline), **options)
+            except TransportClosed:
+                if not retry or self._closing:
+                    raise
+                logger.info("server %r: connection lost during %r; calling again once it is back", server.name, name)
+                retry = False
+
+    # -- prompts and resources --------------------------------------------------------------
+
+    def list_prompts(self, *, timeout: Timeout = USE_DEFAULT) -> list[ManagedPrompt]:
+        """The prompts of every connected server, under qualified names."""
+        found = self._each_connected("prompts", lambda client: client.list_prompts(timeout=timeout))
+        names, _ = qualify_all(((server, p.name) for server, prompts in found for p in prompts), self.separator)
+        by_pair = {pair: name for name, pair in names.items()}
+        with self._lock:
+            self._prompt_names = names
+        return [ManagedPrompt(by_pair[(server, p.name)], server, p) for server, prompts in found for p in prompts]
+
+    def get_prompt(
+        self, name: str, arguments: Optional[Mapping[str, str]] = None, *, timeout: Timeout = USE_DEFAULT
+    ) -> GetPromptResult:
+        """Fill in a prompt by its qualified name (from ``list_prompts``)."""
+        with self._lock:
+            known = self._prompt_names.get(name)
+        if known is None:
+            self.list_prompts(timeout=timeout)
+            with self._lock:
+                known = self._prompt_names.get(name)
+        if known is None:
+            raise UnknownNameError(self._unknown("prompt", name, list(self._prompt_names)))
+        server = self._server(known[0])
+        return self._client_of(server, self._deadline(server, timeout)).get_prompt(known[1], arguments, timeout=timeout)
+
+    def list_resources(self, *, timeout: Timeout = USE_DEFAULT) -> list[ManagedResource]:
+        """The resources of every connected server, each with its server's name."""
+        found = self._each_connected("resources", lambda client: client.list_resources(timeout=timeout))
+        return [ManagedResource(server, r) for server, resources in found for r in resources]
+
+    def read_resource(self, server: str, uri: str, *, timeout: Timeout = USE_DEFAULT) -> ReadResourceResult:
+        """Read a resource of ``server``."""
+        return self.client(server, timeout=timeout).read_resource(uri, timeout=timeout)
+
+    # -- life -----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close every client in parallel and stop the supervisors; bounded, idempotent."""
+        with self._changed:
+            if self._closing:
+                return
+            self._closing = True
+            clients = [c for s in self._servers.values() for c in (s.client, s.connecting) if c is not None]
+            for server in self._servers.values():
+                server.wake.set()
+            self._changed.notify_all()
+        # Plain threads, not a pool: close() may run at interpreter exit, when pools take no new work.
+        closers = [threading.Thread(target=c.close, name="mcpsync-close", daemon=True) for c in clients]
+        for closer in closers:
+            closer.start()
+        deadline = time.monotonic() + CLOSE_WAIT
+        for closer in closers:
+            closer.join(max(0.0, deadline - time.monotonic()))
+        for server in self._servers.values():
+            if server.thread is not None:
+                server.thread.join(max(0.0, deadline - time.monotonic()))
+                if server.thread.is_alive():
+                    logger.warning("manager: supervisor of %r still running after close", server.name)
+        with self._changed:
+            for server in self._servers.values():
+                if server.state is not ServerState.DISABLED:
+                    server.state = ServerState.CLOSED
+                server.client = None
+            self._changed.notify_all()
+
+    def __enter__(self) -> Manager:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        counts: dict[str, int] = {}
+        for status in self.status().values():
+            counts[status.state.value] = counts.get(status.state.value, 0) + 1
+        summary = ", ".join(f"{n} {state}" for state, n in counts.items())
+        return f"<mcpsync.Manager {len(self._servers)} servers: {summary or 'none'}>"
+
+    # -- the supervisor: connect, watch, reconnect ------------------------------------------
+
+    def _supervise(self, server: _Server) -> None:
+        was_connected = False
+        while not self._closing:
+            client: Optional[Client] = None
+            failure: Optional[BaseException] = None
+            if not self._take_connect_slot():
+                break
+            try:
+                client = self._connect(server)
+            except Exception as exc:
+                failure = exc
+            finally:
+                self._connect_slots.release()
+            if self._closing:
+                if client is not None:
+                    client.close()
+                break
+            if client is None:
+                assert failure is not None
+                if not self._failed_attempt(server, failure, was_connected):
+                    break
+                continue
+            was_connected = True
+            connected_at = time.monotonic()
+            while not self._closing and client.is_connected:
+                server.wake.wait(_POLL)
+            if self._closing:
+                break
+            lost = client.transport.closed_error()
+            client.close()
+            if not self._lost(server, lost, time.monotonic() - connected_at):
+                break
+
+    def _take_connect_slot(self) -> bool:
+        while not self._closing:
+            if self._connect_slots.acquire(timeout=_POLL):
+                return True
+        return False
+
+    def _connect(self, server: _Server) -> Client:
+        """One attempt: start the server, handshake, list its tools. Returns the connected client."""
+        assert server.config is not None
+        options = dict(self._client_options)
+        user_list_changed = options.pop("on_list_changed", None)
+        holder: list[Client] = []
+
+        def on_list_changed(kind: str) -> None:
+            if kind == "tools" and holder:
+                self._tools_changed(server, holder[0])
+            if user_list_changed is not None:
+                user_list_changed(kind)
+
+        def on_close(error: Optional[BaseException]) -> None:
+            if error is not None and holder:
+                self._connection_lost(server, holder[0])
+
+        server.wake.clear()
+        client = Client(create_transport(server.config), on_list_changed=on_list_changed, on_close=on_close, **options)
+        holder.append(client)
+        with self._lock:
+            closing = self._closing
+            if not closing:
+                server.connecting = client
+        if closing:  # closed outside the lock: closing waits for the server and the client's threads
+            client.close()
+            raise TransportClosed("the manager is closing")
+        timeout = self.connect_timeout
+        try:
+            client.initialize(timeout=timeout)
+            tools = client.list_tools(timeout=timeout)
+        except BaseException:
+            client.close()
+            raise
+        finally:
+            with self._lock:
+                server.connecting = None
+        with self._changed:
+            closing = self._closing
+            if not closing:
+                server.client = client
+                server.tools = sorted(tools, key=lambda t: t.name)
+                server.state = ServerState.CONNECTED
+                server.error = None
+                server.attempts = 0
+                server.retry_at = None
+                outdated, server.tools_outdated = server.tools_outdated is client, None
+                self._rename_tools()
+                self._changed.notify_all()
+        if closing:
+            client.close()
+            raise TransportClosed("the manager is closing")
+        logger.info("manager: server %r connected (%d tools)", server.name, len(tools))
+        if outdated and self._tools_changed(server, client):
+            return client  # list_changed came while we connected: the list above may predate it
+        self._save_tools(server, tools)
+        self._announce_tools()
+        return client
+
+    def _failed_attempt(self, server: _Server, failure: BaseException, was_connected: bool) -> bool:
+        """Record a failed attempt and sleep until the next one; ``False``: no next one."""
+        with self._changed:
+            server.attempts += 1
+            server.error = failure
+            delay = self.policy.after_failed_attempt(server.attempts)
+            backing_off = delay is not None and server.attempts <= self.policy.max_attempts
+            server.state = ServerState.RECONNECTING if was_connected and backing_off else ServerState.FAILED
+            server.retry_at = None if delay is None else time.monotonic() + delay
+            self._rename_tools()
+            self._changed.notify_all()
+        later = "no further attempt" if delay is None else f"next attempt in {delay:.1f}s"
+        # The first failure is news; the retries that follow are routine.
+        level = logging.WARNING if server.attempts == 1 else logging.INFO
+        logger.log(level, "manager: server %r: %s (%s)", server.name, failure, later)
+        self._announce_tools()
+        return delay is not None and self._sleep(server, delay)
+
+    def _lost(self, server: _Server, lost: BaseException, lived: float) -> bool:
+        """Record a lost connection and sleep until the next attempt; ``False``: no next one."""
+        with self._changed:
+            server.error = lost
+            server.client = None
+            server.quick_deaths = server.quick_deaths + 1 if lived < self.policy.crash_loop_window else 0
+            delay = self.policy.after_loss(server.quick_deaths)
+            crash_loop = delay is not None and self.policy.is_crash_loop(server.quick_deaths)
+            server.state = ServerState.RECONNECTING if delay is not None and not crash_loop else ServerState.FAILED
+            if crash_loop:
+                server.error = TransportClosed(
+                    f"{server.name}: crash loop: died {server.quick_deaths} times within "
+                    f"{self.policy.crash_loop_window:g}s of connecting; next attempt in {delay:.0f}s",
+                    exit_code=getattr(lost, "exit_code", None),
+                    stderr_tail=getattr(lost, "stderr_tail", ()),
+                )
+            server.retry_at = None if delay is None else time.monotonic() + delay
+            self._rename_tools()
+            self._changed.notify_all()
+        logger.warning("manager: server %r lost: %s", server.name, lost)
+        self._announce_tools()
+        return delay is not None and self._sleep(server, delay)
+
+    def _sleep(self, server: _Server, delay: float) -> bool:
+        """Wait ``delay`` seconds; ``False`` if the manager closed meanwhile."""
+        # The loss that ended the last connection set it; left set, every wait below would return at once
+        # (a busy spin). close() sets _closing before it sets wake, and each wait is at most _POLL.
+        server.wake.clear()
+        deadline = time.monotonic() + delay
+        while not self._closing:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return True
+            server.wake.wait(min(_POLL, remaining))
+        return False
+
+    # -- callbacks from clients (reader and dispatch threads) ----------------------------------
+
+    def _connection_lost(self, server: _Server, client: Client) -> None:
+        # A transport thread: only note it and wake the supervisor.
+        with self._changed:
+            if server.client is client and not self._closing and server.state is ServerState.CONNECTED:
+                server.state = ServerState.RECONNECTING if self.policy.enabled else ServerState.FAILED
+                self._changed.notify_all()
+        server.wake.set()
+
+    def _tools_changed(self, server: _Server, client: Client) -> bool:
+        """List a server's tools again (after ``list_changed``); ``True`` if that took effect."""
+        # The client's dispatch thread, after notifications/tools/list_changed; or the supervisor.
+        with self._lock:
+            server.relists_begun += 1
+            number = server.relists_begun
+        try:
+            tools = client.list_tools()
+        except MCPError as exc:
+            logger.warning("manager: server %r: could not list its changed tools: %s", server.name, exc)
+            return False
+        with self._changed:
+            if server.client is not client:
+                if not self._closing:
+                    server.tools_outdated = client  # still connecting: it lists again once connected
+                return False
+            if number < server.relist_applied:
+                return True  # a re-listing begun after this one has been applied already
+            server.relist_applied = number
+            server.tools = sorted(tools, key=lambda t: t.name)
+            self._rename_tools()
+            self._changed.notify_all()
+        self._save_tools(server, tools)
+        self._announce_tools()
+        return True
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _server(self, name: str) -> _Server:
+        server = self._servers.get(name)
+        if server is None:
+            raise UnknownNameError(self._unknown("server", name, list(self._servers)))
+        return server
+
+    def _deadline(self, server: _Server, timeout: Timeout, started: Optional[float] = None) -> Optional[float]:
+        """When a call with ``timeout`` (``USE_DEFAULT``: the server's, else 30 s) begun at ``started`` must end."""
+        configured = server.config.timeout if server.config is not None else USE_DEFAULT
+        seconds = resolve_timeout(timeout, DEFAULT_TIMEOUT if configured is USE_DEFAULT else configured)
+        return None if seconds is None else (time.monotonic() if started is None else started) + seconds
+
+    @staticmethod
+    def _remaining(deadline: Optional[float]) -> Optional[float]:
+        return None if deadline is None else max(0.001, deadline - time.monotonic())
+
+    def _client_of(self, server: _Server, deadline: Optional[float]) -> Client:
+        """The connected client of ``server``, waiting while it connects or reconnects."""
+        with self._changed:
+            while True:
+                if self._closing:
+                    raise ServerUnavailable(f"server {server.name!r}: the manager is closed", state="closed")
+                if server.state is ServerState.CONNECTED and server.client is not None:
+                    if server.client.is_connected:
+                        return server.client
+                    # Lost a moment ago: its callers are failed before the manager is told. Wait for the news.
+                elif server.state not in (ServerState.CONNECTING, ServerState.RECONNECTING):
+                    why = f": {server.error}" if server.error is not None else ""
+                    raise ServerUnavailable(
+                        f"server {server.name!r} is unavailable ({server.state.value}){why}", state=server.state
+                    )
+                remaining = _POLL if deadline is None else min(_POLL, deadline - time.monotonic())
+                if remaining <= 0:
+                    why = f" (last error: {server.error})" if server.error is not None else ""
+                    raise ServerUnavailable(
+                        f"server {server.name!r} is still {server.state.value}; the call's time ran out{why}",
+                        state=server.state,
+                    )
+                self._changed.wait(remaining)
+
+    def _resolve(self, name: str, timeout: Timeout, started: float) -> tuple[_Server, str]:
+        """(server, the server's own tool name) for a qualified tool name.
+
+        A name that starts with the prefix of a server still connecting
+        without cached tools waits for that server's list.
+        """
+        with self._lock:
+            known = self._tool_names.get(name)
+            if known is not None:
+                return self._servers[known[0]], known[1]
+            owners = [s for s in self._servers.values() if name.startswith(server_prefix(s.name, self.separator))]
+        for server in owners:
+            if server.state in (ServerState.CONNECTING, ServerState.RECONNECTING):
+                # Its tools are not known yet: wait for the server (within the call's time), then look again.
+                self._client_of(server, self._deadline(server, timeout, started))
+            with self._lock:
+                known = self._tool_names.get(name)
+            if known is not None:
+                return self._servers[known[0]], known[1]
+        with self._lock:
+            names = list(self._tool_names)
+            unavailable = [s for s in owners if s.state not in (ServerState.CONNECTED, ServerState.RECONNECTING)]
+        if unavailable:
+            server = unavailable[0]
+            why = f": {server.error}" if server.error is not None else ""
+            raise ServerUnavailable(
+                f"no tool {name!r} now: server {server.name!r} is unavailable ({server.state.value}){why}",
+                state=server.state,
+            )
+        raise UnknownNameError(self._unknown("tool", name, names))
+
+    @staticmethod
+    def _unknown(kind: str, name: str, known: list[str]) -> str:
+        close = difflib.get_close_matches(name, known, n=3)
+        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else f" ({len(known)} known)"
+        return f"no {kind} named {name!r}{hint}"
+
+    def _rename_tools(self) -> None:
+        # Caller holds the lock.
+        pairs = [(s.name, t.name) for s in self._servers.values() for t in s.visible_tools()[0]]
+        self._tool_names, collisions = qualify_all(pairs, self.separator)
+        for collision in collisions:
+            if collision not in self.collisions:
+                logger.warning("manager: tool names collide: %s", collision)
+        self.collisions = collisions
+
+    def _managed_tools(self) -> list[ManagedTool]:
+        # Caller holds the lock.
+        by_pair = {pair: name for name, pair in self._tool_names.items()}
+        result: list[ManagedTool] = []
+        for server in self._servers.values():
+            tools, deferred = server.visible_tools()
+            result.extend(ManagedTool(by_pair[(server.name, t.name)], server.name, t, deferred) for t in tools)
+        return result
+
+    def _announce_tools(self) -> None:
+        """Call ``on_tools_changed`` with the tools now; one call at a time, the last with the latest list.
+
+        Threads announce at once (supervisors, dispatch threads). The first
+        becomes the announcer and runs the callback, without a lock, until no
+        change is left to announce; the others only ask it for one more round.
+        """
+        if self.on_tools_changed is None:
+            return
+        with self._lock:
+            self._announce_wanted = True
+            if self._announcing:
+                return
+            self._announcing = True
+        try:
+            while True:
+                with self._lock:
+                    if not self._announce_wanted or self._closing:
+                        self._announcing = False  # in the same hold as the check: no request is missed
+                        return
+                    self._announce_wanted = False
+                    tools = self._managed_tools()
+                try:
+                    self.on_tools_changed(tools)
+                except Exception:
+                    logger.exception("manager: on_tools_changed failed")
+        except BaseException:  # Ctrl-C in the callback: let the next change find no announcer
+            with self._lock:
+                self._announcing = False
+            raise
+
+    def _save_tools(self, server: _Server, tools: list[Tool]) -> None:
+        if self._cache is not None and server.config is not None:
+            self._cache.put(server.name, server.config, [dict(t.raw) for t in tools])
+
+    @staticmethod
+    def _tools_from(raw_tools: list[dict[str, Any]], server: str) -> Optional[list[Tool]]:
+        try:
+            return sorted((Tool.from_dict(raw) for raw in raw_tools), key=lambda t: t.name)
+        except MCPError as exc:
+            logger.warning("manager: cached tools of %r unusable: %s", server, exc)
+            return None
+
+    def _each_connected(self, capability: str, fetch: Callable[[Client], list[_T]]) -> list[tuple[str, list[_T]]]:
+        """``fetch(client)`` for every connected server with ``capability``, in parallel.
+
+        Servers that fail are logged and left out.
+        """
+        clients = [(name, c) for name, c in self.clients.items() if capability in c.server_capabilities]
+        if not clients:
+            return []
+        with ThreadPoolExecutor(max_workers=min(8, len(clients)), thread_name_prefix="mcpsync-manager-list") as pool:
+            futures = [(name, pool.submit(fetch, client)) for name, client in clients]
+            found = []
+            for name, future in futures:
+                try:
+                    found.append((name, future.result()))
+                except MCPError as exc:
+                    logger.warning("manager: server %r: %s", name, exc)
+            return found

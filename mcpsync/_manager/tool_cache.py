@@ -1,0 +1,120 @@
+"""The tool cache: each server's tool list from earlier runs, so a manager can offer tools at once.
+
+One JSON file (by default ``tools.json`` in ``mcpsync.paths.user_cache_dir()``)::
+
+    {"version": 1, "servers": {"<name>": {"key": "<hash>", "saved": <unix time>, "tools": [<tool dicts>]}}}
+
+An entry counts only for the same server name *and* the same configuration
+(``key`` is a hash of it, so no secret from ``env`` or ``headers`` is stored),
+and only until it is older than the expiry. Writes go to a temporary file that
+replaces the old one, so a reader never sees half a file; two processes
+writing at once lose one update, never the file. A cache that cannot be read
+or written is logged and otherwise ignored: it only ever saves time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Optional, Union
+
+from .._wire.config import ServerConfig
+from .paths import user_cache_dir
+
+__all__ = ["DEFAULT_MAX_AGE", "ToolCache", "config_key"]
+
+logger = logging.getLogger("mcpsync.manager")
+
+#: Seconds a cached tool list stays usable: a week.
+DEFAULT_MAX_AGE = 7 * 24 * 3600.0
+_FORMAT_VERSION = 1
+
+
+def config_key(config: ServerConfig) -> str:
+    """A hash of everything in ``config`` that decides which server one reaches."""
+    fields = dataclasses.asdict(config)
+    fields["kind"] = type(config).__name__
+    text = json.dumps(fields, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+class ToolCache:
+    """Read and write the tool lists of servers, keyed by name and configuration; thread-safe.
+
+    Args:
+        path: the cache file (default: ``tools.json`` in the user cache directory).
+        max_age: seconds after which an entry is ignored.
+    """
+
+    def __init__(self, path: Union[str, os.PathLike[str], None] = None, max_age: float = DEFAULT_MAX_AGE) -> None:
+        self.path = Path(path) if path is not None else user_cache_dir() / "tools.json"
+        self.max_age = max_age
+        self._lock = threading.Lock()
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            logger.warning("tool cache %s unreadable, ignored: %s", self.path, exc)
+            return {}
+        if not isinstance(data, dict) or data.get("version") != _FORMAT_VERSION:
+            return {}
+        servers = data.get("servers")
+        return servers if isinstance(servers, dict) else {}
+
+    def get(self, name: str, config: ServerConfig) -> Optional[list[dict[str, Any]]]:
+        """The cached tool dicts of server ``name`` with this configuration, or ``None``."""
+        return self.get_many({name: config}).get(name)
+
+    def get_many(self, configs: Mapping[str, ServerConfig]) -> dict[str, list[dict[str, Any]]]:
+        """The cached tool dicts of each server with its configuration, reading the file once."""
+        with self._lock:
+            servers = self._read()
+        found = {}
+        now = time.time()
+        for name, config in configs.items():
+            entry = servers.get(name)
+            if not isinstance(entry, dict) or entry.get("key") != config_key(config):
+                continue
+            saved, tools = entry.get("saved"), entry.get("tools")
+            if not isinstance(saved, (int, float)) or now - saved > self.max_age:
+                continue
+            if isinstance(tools, list) and all(isinstance(t, dict) for t in tools):
+                found[name] = tools
+        return found
+
+    def put(self, name: str, config: ServerConfig, tools: list[dict[str, Any]]) -> None:
+        """Store the tool dicts of server ``name``; failures are logged, not raised."""
+        with self._lock:
+            servers = self._read()
+            servers[name] = {"key": config_key(config), "saved": time.time(), "tools": tools}
+            now = time.time()
+            servers = {
+                key: value
+                for key, value in servers.items()
+                if isinstance(value, dict)
+                and isinstance(value.get("saved"), (int, float))
+                and now - value["saved"] <= self.max_age
+            }
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                fd, temporary = tempfile.mkstemp(prefix=".tools-", suffix=".json", dir=self.path.parent)
+                try:
+                    with os.fdopen(fd, "w", encoding="utf-8") as out:
+                        json.dump({"version": _FORMAT_VERSION, "servers": servers}, out)
+                    os.replace(temporary, self.path)
+                except BaseException:
+                    os.unlink(temporary)
+                    raise
+            except OSError as exc:
+                logger.warning("tool cache %s not written: %s", self.path, exc)

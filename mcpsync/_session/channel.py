@@ -1,0 +1,184 @@
+"""Requests over one transport: send, wait for the answer within the timeout, give up and tell the server.
+
+This is where DESIGN.md's thread rules for a caller hold:
+
+- every wait is bounded; a timeout, ``Future.cancel()`` or a
+  ``KeyboardInterrupt`` in the waiting thread forgets the request and sends
+  ``notifications/cancelled`` (never for ``initialize``), in the background,
+  so the caller gets control back at once;
+- on the main thread, what takes locks (registering a request, writing it,
+  an HTTP exchange, giving it up) runs in ``deferred_interrupts()``, and the
+  wait for the answer uses the future's interrupt-safe gate: Ctrl-C never
+  leaves a lock held, and never a state half-changed.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, Callable, Optional, Union
+
+from .._core.endpoint import Endpoint
+from .._core.errors import RequestTimeout, ServerError, WriteTimeout
+from .._core.jsonrpc import RequestId
+from .._core.pending import RequestFuture
+from .._wire.base import Transport
+from .._wire.interrupts import deferred_interrupts
+
+__all__ = ["Channel"]
+
+#: Seconds a timed-out caller waits for a response that won the race against its timeout.
+RACE_GRACE = 1.0
+#: Seconds by which a timer may fire before the deadline it was set from (clock rounding).
+CLOCK_SLACK = 0.01
+
+
+class Channel:
+    """The requests and notifications a client sends over its transport (thread-safe)."""
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+        self.endpoint: Endpoint = transport.endpoint
+
+    def request(
+        self,
+        method: str,
+        params: Optional[dict[str, Any]] = None,
+        *,
+        timeout: Optional[float],
+        max_total: Optional[float] = None,
+        last_activity: Optional[Callable[[], float]] = None,
+    ) -> dict[str, Any]:
+        """Send a request and block until its result arrives.
+
+        Args:
+            timeout: seconds without an answer (``None``: no limit). With
+                ``last_activity``, counted from the latest activity it reports
+                (a ``time.monotonic()`` value, e.g. of the last progress
+                notification), so activity keeps the request alive.
+            max_total: seconds in all, whatever the activity (``None``: no cap).
+
+        Returns:
+            the response's ``result`` dict.
+
+        Raises:
+            RequestTimeout: no answer in time (the server is told with
+                ``notifications/cancelled``).
+            ServerError: the server answered with an error.
+            TransportClosed: the connection closed first.
+            WriteTimeout: the server took nothing of the request in time.
+            KeyboardInterrupt: as usual; the request is cancelled first.
+        """
+        started = time.monotonic()
+        limits = [math.inf if max_total is None else started + max_total]
+        if last_activity is None and timeout is not None:
+            limits.append(started + timeout)
+        wire_deadline = min(limits)
+        future: Optional[RequestFuture] = None
+        try:
+            with deferred_interrupts():
+                future = self._send(method, params, wire_deadline, last_activity is None, timeout)
+            return self._wait(future, timeout, started, max_total, last_activity)
+        except KeyboardInterrupt:
+            if future is not None:
+                self.abandon(future, "interrupted by the user")
+            raise
+
+    def send_request(self, method: str, params: Optional[dict[str, Any]] = None) -> RequestFuture:
+        """Send a request and return at once with its ``concurrent.futures.Future`` (see ``Client.send_request``)."""
+        with deferred_interrupts():
+            return self._send(method, params, math.inf, wait=False)
+
+    def _send(
+        self,
+        method: str,
+        params: Optional[dict[str, Any]],
+        deadline: float,
+        wait: bool,
+        timeout: Optional[float] = None,
+    ) -> RequestFuture:
+        future, data = self.endpoint.request(method, params, on_cancel=self._cancelled)
+        try:
+            self.transport.send_request(future, data, deadline=deadline, wait=wait)
+        except WriteTimeout:
+            if timeout is not None and time.monotonic() >= deadline - CLOCK_SLACK:
+                # The request's own time ran out while it went out (a server that takes an HTTP POST
+                # but does not acknowledge it): a timeout like any other, and the server may have it.
+                self.abandon(future, f"timed out after {timeout:g}s")
+                raise RequestTimeout(method, timeout) from None
+            self.endpoint.fail(future, WriteTimeout("not sent"))  # nothing went out: forget it
+            raise
+        except BaseException as exc:
+            self.endpoint.fail(future, exc)  # it never went out whole: forget it
+            raise
+        return future
+
+    def notify(self, method: str, params: Optional[dict[str, Any]] = None) -> None:
+        """Send a notification (``WriteTimeout``, ``TransportClosed``, ``HTTPStatusError`` if it cannot go)."""
+        with deferred_interrupts():
+            self.transport.send_message(Endpoint.notification(method, params))
+
+    def respond(
+        self,
+        request_id: RequestId,
+        result: Optional[dict[str, Any]] = None,
+        *,
+        error: Union[ServerError, dict[str, Any], None] = None,
+    ) -> None:
+        """Answer a request the server sent: with ``result``, or with ``error`` (``ServerError`` or error object)."""
+        if error is not None:
+            data = Endpoint.error_response(request_id, error)
+        else:
+            data = Endpoint.response(request_id, result)
+        with deferred_interrupts():
+            self.transport.send_message(data)
+
+    def _wait(
+        self,
+        future: RequestFuture,
+        timeout: Optional[float],
+        started: float,
+        max_total: Optional[float],
+        last_activity: Optional[Callable[[], float]],
+    ) -> dict[str, Any]:
+        """Wait for a request's result; on timeout give the request up (and tell the server)."""
+        while True:
+            idle_since = last_activity() if last_activity is not None else started
+            limits = []
+            if timeout is not None:
+                limits.append(idle_since + timeout)
+            if max_total is not None:
+                limits.append(started + max_total)
+            deadline = min(limits) if limits else None
+            if future.wait_settled(None if deadline is None else deadline - time.monotonic()):
+                result: dict[str, Any] = future.settled_result()
+                return result
+            now = time.monotonic()
+            capped = max_total is not None and now >= started + max_total
+            kept_alive = timeout is not None and last_activity is not None and last_activity() + timeout > now
+            if not capped and kept_alive:
+                continue  # activity moved the deadline on
+            return self._timed_out(future, (max_total if capped else timeout) or 0.0)
+
+    def _timed_out(self, future: RequestFuture, limit: float) -> dict[str, Any]:
+        """Give a request up after ``limit`` seconds: raise ``RequestTimeout``, unless its answer won the race."""
+        if not self.abandon(future, f"timed out after {limit:g}s") and future.wait_settled(RACE_GRACE):
+            # The answer won the race: the reader took it from the table and was settling the future.
+            result: dict[str, Any] = future.settled_result()
+            return result
+        raise RequestTimeout(future.method, limit) from None
+
+    def _cancelled(self, future: RequestFuture) -> None:
+        self.abandon(future, "cancelled by the caller")
+
+    def abandon(self, future: RequestFuture, reason: str) -> bool:
+        """Give up on a request: forget it, stop the wire's work for it, and tell the server (in the background).
+
+        Returns ``True`` if the request was still waiting; its late response
+        will be dropped (counted in ``stats.late_responses``).
+        """
+        with deferred_interrupts():
+            waiting, notice = self.endpoint.abandon(future, reason)
+            if waiting:
+                self.transport.abandoned(future, notice)
+        return waiting

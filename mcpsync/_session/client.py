@@ -1,0 +1,634 @@
+"""The MCP session on top of one transport: handshake, typed methods, what the server tells us.
+
+    with mcpsync.connect(["python", "server.py"]) as client:
+        client.list_tools()
+        client.call_tool("add", {"a": 1, "b": 2}).structured_content
+
+Thread-safe: one client may serve many threads at once; each call blocks only
+its own thread. Requests go out, are waited for and given up through the
+client's ``Channel``; what the server sends on its own arrives at its
+``Inbox``. User callbacks (notification and request handlers) run on the
+client's dispatch thread, in arrival order, never on the transport's reader.
+The server's requests to us (roots, sampling, elicitation) are answered by
+``ServerRequests``.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import threading
+from collections.abc import Mapping
+from typing import Any, Callable, Optional, TypeVar, Union
+
+from .._core.errors import ProtocolError, UnsupportedProtocolVersion
+from .._core.jsonrpc import LOG_LEVELS
+from .._core.pending import RequestFuture
+from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
+from .._version import __version__
+from .._wire.base import Transport, TransportStats
+from .._wire.interrupts import deferred_interrupts
+from . import exit_cleanup
+from .channel import Channel
+from .dispatch import Dispatcher
+from .inbox import Inbox, ListCache, LogHandler, NotificationHandler
+from .models import (
+    CallToolResult,
+    Completion,
+    GetPromptResult,
+    Prompt,
+    ReadResourceResult,
+    Resource,
+    ResourceTemplate,
+    ServerInfo,
+    Tool,
+)
+from .progress import ProgressCallback, ProgressTokens, with_progress_token
+from .progress_bars import progress_bar_for
+from .server_requests import RequestHandler, Roots, ServerRequests
+from .structured_output import OutputSchemas
+
+__all__ = [
+    "LATEST_PROTOCOL_VERSION",
+    "SUPPORTED_PROTOCOL_VERSIONS",
+    "Client",
+    "ClientState",
+]
+
+logger = logging.getLogger("mcpsync.client")
+
+#: Protocol revisions we negotiate, newest first; we offer the first.
+SUPPORTED_PROTOCOL_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0]
+#: Seconds a call with ``on_progress`` waits, after its answer, for the progress callbacks queued before it.
+PROGRESS_DRAIN_WAIT = 1.0
+
+_Item = TypeVar("_Item")
+
+
+class ClientState(enum.Enum):
+    """A client's life: unopened, open (initialized), closed."""
+
+    UNOPENED = "unopened"
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+class Client:
+    """An MCP client session over one transport.
+
+    Args:
+        transport: a ``Transport`` (see ``mcpsync.create_transport``); the
+            client takes it over: closing the client closes it.
+        client_info: ``clientInfo`` sent in ``initialize`` (default: mcpsync and its version).
+        capabilities: client ``capabilities`` sent in ``initialize`` (default: none).
+        on_notification: ``fn(method, params)`` for every notification the
+            server sends, run on the dispatch thread.
+        request_handlers: ``{method: fn(params) -> result}`` for requests the
+            server sends; run on the dispatch thread. A handler raising
+            ``ServerError`` answers with that error; any other exception
+            answers -32603. Methods without a handler get -32601.
+        on_log: ``fn(level, logger, data)`` for every log message the server
+            sends (``notifications/message``), on the dispatch thread; they also
+            go to the Python logger ``mcpsync.server.<name>``.
+        validate_structured_output: check each tool result's ``structuredContent``
+            against the tool's ``outputSchema`` (from ``tools/list``, fetched once
+            if needed); ``False`` turns the check off.
+        roots: the roots offered to the server (URIs, or ``{"uri", "name"}``
+            dicts), or a callable returning them; declares the ``roots``
+            capability. ``set_roots()`` changes them later.
+        sampling: ``fn(params) -> result`` for ``sampling/createMessage``
+            (tools in the request are passed through); declares ``sampling``.
+        elicitation: ``fn(params) -> result`` for ``elicitation/create``, form
+            and URL mode (see ``mcpsync.elicitation_defaults``); declares
+            ``elicitation``.
+        on_elicitation_complete: ``fn(params)`` for ``notifications/elicitation/complete``.
+        on_list_changed: ``fn(kind)`` with ``"tools"``, ``"prompts"`` or
+            ``"resources"`` when the server says that list changed.
+        on_resource_updated: ``fn(uri)`` for a subscribed resource that changed.
+        refresh_on_list_changed: re-fetch a list at once (on the dispatch thread)
+            when the server says it changed, rather than on next use of
+            ``tools`` / ``prompts`` / ``resources``.
+        on_close: ``fn(error)`` once the connection ends: ``error`` is ``None``
+            when the client closed it, else why it was lost (a
+            ``TransportClosed`` with the exit code and stderr). Runs on the
+            thread that saw the end (a transport thread); keep it short.
+        on_error: ``fn(error)`` for each message from the server that was
+            skipped or refused (a ``ProtocolError``; it is logged too), on
+            the dispatch thread.
+        A handler's answer to a request the server has meanwhile cancelled is not sent.
+    """
+
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        client_info: Optional[Mapping[str, Any]] = None,
+        capabilities: Optional[Mapping[str, Any]] = None,
+        on_notification: Optional[NotificationHandler] = None,
+        request_handlers: Optional[Mapping[str, RequestHandler]] = None,
+        on_log: Optional[LogHandler] = None,
+        validate_structured_output: bool = True,
+        roots: Optional[Roots] = None,
+        sampling: Optional[RequestHandler] = None,
+        elicitation: Optional[RequestHandler] = None,
+        on_elicitation_complete: Optional[Callable[[dict[str, Any]], None]] = None,
+        on_list_changed: Optional[Callable[[str], None]] = None,
+        on_resource_updated: Optional[Callable[[str], None]] = None,
+        refresh_on_list_changed: bool = False,
+        on_close: Optional[Callable[[Optional[BaseException]], None]] = None,
+        on_error: Optional[Callable[[BaseException], None]] = None,
+    ) -> None:
+        self.transport = transport
+        self.client_info = dict(client_info or {"name": "mcpsync", "version": __version__})
+        self.on_notification = on_notification
+        self.on_elicitation_complete = on_elicitation_complete
+        self.on_list_changed = on_list_changed
+        self.on_resource_updated = on_resource_updated
+        self.on_close = on_close
+        self.on_error = on_error
+        self.on_log = on_log
+        self.validate_structured_output = validate_structured_output
+        self.refresh_on_list_changed = refresh_on_list_changed
+        self.server_info: Optional[ServerInfo] = None
+        self.server_capabilities: dict[str, Any] = {}
+        self.protocol_version: Optional[str] = None
+        self.instructions: Optional[str] = None
+        self._channel = Channel(transport)
+        self._progress = ProgressTokens()
+        self._output_schemas = OutputSchemas()
+        self._lists = ListCache(self._list_changed)
+        self._state = ClientState.UNOPENED
+        self._initializing = False
+        self._lock = threading.Lock()
+        self._dispatcher = Dispatcher(transport.name)
+        try:
+            self._server_requests = ServerRequests(
+                self._channel,
+                self._dispatcher,
+                capabilities=capabilities,
+                request_handlers=request_handlers,
+                roots=roots,
+                sampling=sampling,
+                elicitation=elicitation,
+            )
+        except BaseException:
+            self._dispatcher.close()  # bad arguments must not leave the dispatch thread behind
+            raise
+        self.capabilities = self._server_requests.capabilities
+        self._inbox = Inbox(
+            transport.name,
+            transport.server_logger,
+            self._dispatcher,
+            self._progress,
+            self._server_requests,
+            self._lists,
+            self,
+            self._on_transport_closed,
+        )
+        with deferred_interrupts():
+            exit_cleanup.track(self)  # closed at interpreter exit if the program forgets
+
+    @property
+    def request_handlers(self) -> dict[str, RequestHandler]:
+        """``{method: fn(params) -> result}`` for the server's requests (see ``__init__``); may be changed."""
+        return self._server_requests.handlers
+
+    @request_handlers.setter
+    def request_handlers(self, handlers: dict[str, RequestHandler]) -> None:
+        self._server_requests.handlers = handlers
+
+    # -- life ---------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """The server's name as configured (logs, threads), not its ``serverInfo`` name."""
+        return self.transport.name
+
+    @property
+    def state(self) -> ClientState:
+        """The client's life stage."""
+        return self._state
+
+    @property
+    def is_connected(self) -> bool:
+        """Whether the session is initialized and its transport still connected."""
+        return self._state is ClientState.OPEN and self.transport.is_connected
+
+    @property
+    def stats(self) -> TransportStats:
+        """The connection's counters: messages sent, received, malformed, invalid, unmatched, cancelled, ..."""
+        return self.transport.stats
+
+    @property
+    def cached_lists(self) -> dict[str, list[Any]]:
+        """The tools, prompts and resources lists the client holds now (fetched, and not changed since), by kind.
+
+        Reading it never asks the server.
+        """
+        return self._lists.held()
+
+    def initialize(self, *, timeout: Timeout = USE_DEFAULT) -> dict[str, Any]:
+        """Open the transport and run the MCP handshake.
+
+        Sends ``initialize`` with our latest protocol version, checks the
+        version the server chose, then sends ``notifications/initialized``.
+
+        Returns:
+            the raw ``initialize`` result.
+
+        Raises:
+            UnsupportedProtocolVersion: the server chose a version we do not
+                speak; the client is closed.
+            ConnectError, TransportClosed, RequestTimeout, ServerError,
+            ProtocolError: the handshake failed; the client is closed.
+        """
+        with deferred_interrupts(), self._lock:
+            if self._state is not ClientState.UNOPENED or self._initializing:
+                raise ProtocolError(f"{self.name}: initialize() may run once; the client is {self._state.value}")
+            self._initializing = True
+        # The lock is not held while we wait, so close() from another thread can cut the handshake short.
+        try:
+            self.transport.open(self._inbox)
+            params = {
+                "protocolVersion": LATEST_PROTOCOL_VERSION,
+                "capabilities": self.capabilities,
+                "clientInfo": self.client_info,
+            }
+            result = self._channel.request(
+                "initialize", params, timeout=resolve_timeout(timeout, self.transport.default_timeout)
+            )
+            self._accept_initialize_result(result)
+            assert self.protocol_version is not None
+            self.transport.negotiated(self.protocol_version)
+            self._channel.notify("notifications/initialized")
+            self.transport.handshake_complete()
+        except BaseException:
+            self.close()
+            raise
+        with deferred_interrupts(), self._lock:
+            if self._state is not ClientState.UNOPENED:  # close() ran meanwhile
+                raise self.transport.closed_error()
+            self._state = ClientState.OPEN
+        logger.info(
+            "server %r: connected to %s %s (protocol %s)",
+            self.name,
+            self.server_info.name if self.server_info else "?",
+            self.server_info.version if self.server_info else "?",
+            self.protocol_version,
+        )
+        return result
+
+    def _accept_initialize_result(self, result: dict[str, Any]) -> None:
+        version = result.get("protocolVersion")
+        if version not in SUPPORTED_PROTOCOL_VERSIONS:
+            raise UnsupportedProtocolVersion(version, SUPPORTED_PROTOCOL_VERSIONS)
+        capabilities = result.get("capabilities", {})
+        if not isinstance(capabilities, dict):
+            raise ProtocolError(f"initialize result: 'capabilities' must be an object, got {capabilities!r}")
+        instructions = result.get("instructions")
+        self.server_info = ServerInfo.from_dict(result.get("serverInfo"))
+        self.server_capabilities = capabilities
+        self.protocol_version = version
+        self.instructions = instructions if isinstance(instructions, str) else None
+
+    def close(self) -> None:
+        """End the session: close the transport (and its process) and stop the dispatch thread.
+
+        Idempotent; every wait inside is bounded.
+        """
+        with deferred_interrupts():
+            with self._lock:
+                self._state = ClientState.CLOSED
+            # Outside the lock: a handler calling close() while another thread closes must not deadlock.
+            try:
+                self.transport.close()
+            finally:
+                self._dispatcher.close()
+
+    def __enter__(self) -> Client:
+        if self._state is ClientState.UNOPENED:
+            self.initialize()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        info = self.server_info
+        server = " ".join(part for part in (info.name, info.version) if part) if info is not None else "?"
+        state = self._state.value
+        if state == "open" and not self.transport.is_connected:
+            state = "lost"
+        tools = self._lists.get("tools")
+        listed = f" {len(tools)} tools" if tools is not None else ""
+        return (
+            f"<mcpsync.Client {self.name!r} server={server!r} protocol={self.protocol_version} "
+            f"{self.transport.kind} {state}{listed}>"
+        )
+
+    # -- raw messages -------------------------------------------------------
+
+    def _on_transport_closed(self, error: Optional[BaseException]) -> None:
+        # Reader thread (or close()). No lock: initialize() may hold it while
+        # it waits for the response this very closing has just failed.
+        if error is not None and self._state is ClientState.OPEN:
+            self._state = ClientState.CLOSED
+        if self.on_close is not None:
+            self.on_close(error)  # the transport calls us once, and logs what this raises
+
+    def _check_open(self) -> None:
+        if self._state is not ClientState.OPEN:
+            if self._state is ClientState.UNOPENED:
+                raise ProtocolError(f"{self.name}: call initialize() (or use 'with') before sending requests")
+            raise self.transport.closed_error()
+
+    def request(
+        self,
+        method: str,
+        params: Optional[dict[str, Any]] = None,
+        *,
+        timeout: Timeout = USE_DEFAULT,
+        on_progress: Optional[ProgressCallback] = None,
+        max_total_timeout: Optional[float] = None,
+        progress_resets_timeout: bool = True,
+    ) -> dict[str, Any]:
+        """Send any request and block for its ``result`` dict.
+
+        Args:
+            timeout: seconds without an answer; ``None``: no limit; default:
+                the server config's timeout, else 30 s.
+            on_progress: ``fn(progress, total, message)``, called on the dispatch
+                thread for each ``notifications/progress`` (a unique
+                ``progressToken`` is added to the request's ``_meta``). The
+                callbacks for progress sent before the answer have run when
+                this returns (unless one takes longer than a second).
+            max_total_timeout: a hard cap in seconds that progress never extends.
+            progress_resets_timeout: whether each progress notification starts
+                ``timeout`` afresh (only with ``on_progress`` or ``max_total_timeout``).
+
+        Raises:
+            RequestTimeout: no answer in time (the server is told with ``notifications/cancelled``).
+            ServerError: the server answered with an error.
+            TransportClosed: the connection closed first.
+            KeyboardInterrupt: as usual; the request is cancelled on the server first.
+        """
+        self._check_open()
+        seconds = resolve_timeout(timeout, self.transport.default_timeout)
+        if on_progress is None and max_total_timeout is None:
+            return self._channel.request(method, params, timeout=seconds)
+        token, watch = self._progress.open(on_progress)
+        try:
+            result = self._channel.request(
+                method,
+                with_progress_token(params, token),
+                timeout=seconds,
+                max_total=max_total_timeout,
+                last_activity=(lambda: watch.last) if progress_resets_timeout else None,
+            )
+        finally:
+            self._progress.close(token)
+        if on_progress is not None and watch.notified:
+            # The server sent its progress before the answer; let the callbacks see all of it before we return.
+            self._dispatcher.drain(PROGRESS_DRAIN_WAIT)
+        return result
+
+    def send_request(self, method: str, params: Optional[dict[str, Any]] = None) -> RequestFuture:
+        """Send any request and return at once with a ``concurrent.futures.Future`` of its ``result`` dict.
+
+        The future fails with ``ServerError`` for an error response and
+        ``TransportClosed`` when the connection goes. ``future.cancel()``
+        forgets the request and sends ``notifications/cancelled``. No timeout
+        applies: bound your own wait, as in ``future.result(timeout=...)``.
+
+        Raises:
+            TypeError: ``params`` is not a dict (or not JSON-serialisable).
+            TransportClosed: the connection is closed.
+            WriteTimeout: the server took nothing within ``write_timeout``.
+        """
+        self._check_open()
+        return self._channel.send_request(method, params)
+
+    def notify(self, method: str, params: Optional[dict[str, Any]] = None) -> None:
+        """Send a notification."""
+        self._check_open()
+        self._channel.notify(method, params)
+
+    # -- typed methods ------------------------------------------------------
+
+    def ping(self, *, timeout: Timeout = USE_DEFAULT) -> None:
+        """Check the server answers; raises like ``request`` if it does not."""
+        self.request("ping", timeout=timeout)
+
+    def list_tools(self, *, timeout: Timeout = USE_DEFAULT) -> list[Tool]:
+        """All the server's tools, across every page (``timeout`` applies per page).
+
+        Raises:
+            ProtocolError: the server repeated a cursor (it would page forever)
+                or sent a malformed tool.
+        """
+        tools = self._list("tools/list", "tools", Tool.from_dict, timeout)
+        self._output_schemas.remember(tools)
+        self._lists.put("tools", tools)
+        return tools
+
+    @property
+    def tools(self) -> list[Tool]:
+        """The server's tools, fetched once and again after ``notifications/tools/list_changed``."""
+        cached = self._lists.get("tools")
+        return cached if cached is not None else self.list_tools()
+
+    @property
+    def prompts(self) -> list[Prompt]:
+        """The server's prompts, fetched once and again after ``notifications/prompts/list_changed``."""
+        cached = self._lists.get("prompts")
+        return cached if cached is not None else self.list_prompts()
+
+    @property
+    def resources(self) -> list[Resource]:
+        """The server's resources, fetched once and again after ``notifications/resources/list_changed``."""
+        cached = self._lists.get("resources")
+        return cached if cached is not None else self.list_resources()
+
+    def _list(self, method: str, key: str, build: Callable[[Any, str], _Item], timeout: Timeout) -> list[_Item]:
+        items: list[_Item] = []
+        for page in self._pages(method, key, timeout):
+            for item in page:
+                items.append(build(item, f"{method} item #{len(items)}"))
+        return items
+
+    def _pages(self, method: str, key: str, timeout: Timeout) -> Any:
+        cursor: Optional[str] = None
+        seen: set[str] = set()
+        while True:
+            result = self.request(method, {"cursor": cursor} if cursor is not None else None, timeout=timeout)
+            items = result.get(key, [])
+            if not isinstance(items, list):
+                raise ProtocolError(f"{method} result: '{key}' must be a list, got {items!r}")
+            yield items
+            cursor = result.get("nextCursor")
+            if cursor is None:
+                return
+            if not isinstance(cursor, str) or cursor in seen:
+                raise ProtocolError(f"{method} result: bad or repeated nextCursor {cursor!r}")
+            seen.add(cursor)
+
+    def call_tool(
+        self,
+        name: str,
+        arguments: Optional[Mapping[str, Any]] = None,
+        *,
+        timeout: Timeout = USE_DEFAULT,
+        meta: Optional[Mapping[str, Any]] = None,
+        on_progress: Optional[ProgressCallback] = None,
+        max_total_timeout: Optional[float] = None,
+        progress_resets_timeout: bool = True,
+        progress_bar: Optional[bool] = None,
+    ) -> CallToolResult:
+        """Call a tool and block for its result.
+
+        A tool's own failure comes back as ``result.is_error`` (call
+        ``result.raise_for_error()`` to raise ``ToolError``); a JSON-RPC error
+        (unknown tool, bad arguments) raises ``ServerError``.
+
+        Args:
+            arguments: the tool's arguments (a JSON object).
+            timeout: seconds; ``None`` for no limit; default: the transport's.
+            meta: passed through as the request's ``_meta``.
+            on_progress, max_total_timeout, progress_resets_timeout: as for ``request``.
+            progress_bar: show the server's progress as a bar (tqdm): ``True``,
+                ``False``, or ``None`` for the global setting, which by default
+                shows bars only when someone watches (see ``mcpsync.interactive``).
+
+        Raises:
+            OutputSchemaError: the tool declared an ``outputSchema`` that its
+                ``structuredContent`` does not match (``validate_structured_output``
+                turns the check off). The result is on the error's ``result``.
+        """
+        if arguments is not None and not isinstance(arguments, Mapping):
+            raise TypeError(f"arguments must be a mapping, not {type(arguments).__name__}")
+        params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
+        if meta is not None:
+            params["_meta"] = dict(meta)
+        bar = progress_bar_for(progress_bar, name, on_progress)
+        try:
+            result = self.request(
+                "tools/call",
+                params,
+                timeout=timeout,
+                on_progress=bar.update if bar else on_progress,
+                max_total_timeout=max_total_timeout,
+                progress_resets_timeout=progress_resets_timeout,
+            )
+        finally:
+            if bar is not None:
+                bar.close()
+        typed = CallToolResult.from_dict(result, name)
+        if self.validate_structured_output and (typed.structured_content is not None or self._output_schemas.known):
+            if not self._output_schemas.known:
+                self.list_tools(timeout=timeout)  # once: the schemas are kept until the tool list changes
+            self._output_schemas.check(typed)
+        return typed
+
+    def list_resources(self, *, timeout: Timeout = USE_DEFAULT) -> list[Resource]:
+        """All the server's resources, across every page (``timeout`` applies per page)."""
+        resources = self._list("resources/list", "resources", Resource.from_dict, timeout)
+        self._lists.put("resources", resources)
+        return resources
+
+    def list_resource_templates(self, *, timeout: Timeout = USE_DEFAULT) -> list[ResourceTemplate]:
+        """All the server's resource templates (``uriTemplate`` in RFC 6570 form), across every page."""
+        return self._list("resources/templates/list", "resourceTemplates", ResourceTemplate.from_dict, timeout)
+
+    def read_resource(self, uri: str, *, timeout: Timeout = USE_DEFAULT) -> ReadResourceResult:
+        """Read a resource: ``result.contents`` (text, or binary as ``.data`` bytes), ``result.text``.
+
+        Raises:
+            ServerError: e.g. -32002, the resource does not exist.
+        """
+        return ReadResourceResult.from_dict(self.request("resources/read", {"uri": uri}, timeout=timeout), uri)
+
+    def subscribe_resource(self, uri: str, *, timeout: Timeout = USE_DEFAULT) -> None:
+        """Ask for ``notifications/resources/updated`` when the resource changes (see ``on_notification``)."""
+        self.request("resources/subscribe", {"uri": uri}, timeout=timeout)
+
+    def unsubscribe_resource(self, uri: str, *, timeout: Timeout = USE_DEFAULT) -> None:
+        """Stop the updates ``subscribe_resource`` asked for."""
+        self.request("resources/unsubscribe", {"uri": uri}, timeout=timeout)
+
+    def list_prompts(self, *, timeout: Timeout = USE_DEFAULT) -> list[Prompt]:
+        """All the server's prompts, across every page."""
+        prompts = self._list("prompts/list", "prompts", Prompt.from_dict, timeout)
+        self._lists.put("prompts", prompts)
+        return prompts
+
+    def get_prompt(
+        self, name: str, arguments: Optional[Mapping[str, str]] = None, *, timeout: Timeout = USE_DEFAULT
+    ) -> GetPromptResult:
+        """Get a prompt filled in with ``arguments`` (strings, as the spec has them).
+
+        Raises:
+            TypeError: an argument value is not a string.
+            ServerError: e.g. -32602, an unknown prompt or a missing required argument.
+        """
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            bad = {key: value for key, value in arguments.items() if not isinstance(value, str)}
+            if bad:
+                raise TypeError(f"prompt arguments must be strings; not: {bad!r}")
+            params["arguments"] = dict(arguments)
+        return GetPromptResult.from_dict(self.request("prompts/get", params, timeout=timeout), name)
+
+    def complete(
+        self,
+        ref: Mapping[str, Any],
+        argument: Union[Mapping[str, str], tuple[str, str]],
+        context: Optional[Mapping[str, str]] = None,
+        *,
+        timeout: Timeout = USE_DEFAULT,
+    ) -> Completion:
+        """Ask for completions of an argument of a prompt or a resource template.
+
+        Args:
+            ref: ``{"type": "ref/prompt", "name": ...}`` or ``{"type": "ref/resource", "uri": <template>}``.
+            argument: ``{"name": ..., "value": <typed so far>}``, or the pair ``(name, value)``.
+            context: values of other arguments already chosen (sent as ``context.arguments``).
+        """
+        if isinstance(argument, tuple):
+            argument = {"name": argument[0], "value": argument[1]}
+        params: dict[str, Any] = {"ref": dict(ref), "argument": dict(argument)}
+        if context is not None:
+            params["context"] = {"arguments": dict(context)}
+        return Completion.from_dict(self.request("completion/complete", params, timeout=timeout))
+
+    def set_logging_level(self, level: str, *, timeout: Timeout = USE_DEFAULT) -> None:
+        """Ask the server to send log messages at ``level`` and above (debug ... emergency).
+
+        They go to the logger ``mcpsync.server.<name>`` and to ``on_log``.
+        """
+        if level not in LOG_LEVELS:
+            raise ValueError(f"unknown logging level {level!r}; one of {', '.join(LOG_LEVELS)}")
+        self.request("logging/setLevel", {"level": level}, timeout=timeout)
+
+    def set_roots(self, roots: Roots) -> None:
+        """Replace the roots offered to the server, and tell it (``notifications/roots/list_changed``).
+
+        Only for a client made with ``roots=`` (the capability is declared at ``initialize``).
+
+        Raises:
+            ProtocolError: the client was made without ``roots=``.
+        """
+        self._server_requests.set_roots(roots)
+        if self.is_connected:
+            self.notify("notifications/roots/list_changed")
+
+    # -- what the server says changed -------------------------------------------------
+
+    def _list_changed(self, kind: str) -> None:
+        # Reader thread: the list is forgotten; the tool schemas go with the tools.
+        if kind == "tools":
+            self._output_schemas.forget()
+
+    def refresh(self, kind: str) -> None:
+        """Fetch the ``"tools"``, ``"prompts"`` or ``"resources"`` list again (as ``refresh_on_list_changed`` does)."""
+        {"tools": self.list_tools, "prompts": self.list_prompts, "resources": self.list_resources}[kind]()

@@ -1,0 +1,64 @@
+"""``mcpsync.connect``: from what the user has (a config, a URL, a command) to an initialized ``Client``."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from typing import Any, Optional
+
+from .._core.errors import HTTPStatusError, MCPError
+from .._core.timeouts import USE_DEFAULT, Timeout
+from .._wire import create_transport
+from .._wire.config import HTTPServerConfig, server_config_from
+from .client import Client
+
+__all__ = ["SSE_FALLBACK_STATUSES", "connect"]
+
+logger = logging.getLogger("mcpsync.client")
+
+#: Answers to our first POST that mean "this is an HTTP+SSE (2024-11-05) server".
+SSE_FALLBACK_STATUSES = (400, 404, 405)
+
+
+def connect(target: Any, *, name: Optional[str] = None, timeout: Timeout = USE_DEFAULT, **client_kwargs: Any) -> Client:
+    """Start or reach one server, run the handshake, and return the ready ``Client``.
+
+    Args:
+        target: an ``mcpServers``-style dict (``{"command": ..., "args": [...]}``),
+            a ``StdioServerConfig`` / ``HTTPServerConfig``, a URL, a command
+            line string, or a list ``[command, *args]``. A bare URL is tried as
+            Streamable HTTP first, then as HTTP+SSE if the POST gets 400, 404 or 405.
+        name: the server's name in logs and thread names.
+        timeout: seconds for the handshake (default: the config's timeout, else 30 s; ``None``: no limit).
+        **client_kwargs: passed to ``Client``.
+
+    Raises:
+        ConfigurationError: ``target`` is not a valid server description.
+        HTTPStatusError: an HTTP server refused (the text carries the auth hints).
+        ConnectError, TransportClosed, RequestTimeout, ProtocolError: as ``Client.initialize``.
+    """
+    config = server_config_from(target, name)
+    client = Client(create_transport(config), **client_kwargs)
+    try:
+        client.initialize(timeout=timeout)
+    except HTTPStatusError as exc:
+        # A bare URL may name an old HTTP+SSE server: the spec tells clients to
+        # try Streamable HTTP first and fall back when the POST is refused so.
+        if not (isinstance(target, str) and isinstance(config, HTTPServerConfig)):
+            raise
+        if exc.status_code not in SSE_FALLBACK_STATUSES:
+            raise
+        logger.info("server %r: POST refused with %d; trying the HTTP+SSE transport", client.name, exc.status_code)
+        client = Client(create_transport(dataclasses.replace(config, type="sse")), **client_kwargs)
+        try:
+            client.initialize(timeout=timeout)
+        except MCPError as sse_error:
+            # The first answer is the likelier truth (a 404 for a wrong path, say): keep it, and say both.
+            raise HTTPStatusError(
+                f"{exc} (and as an HTTP+SSE server: {sse_error})",
+                status_code=exc.status_code,
+                body=exc.body,
+                www_authenticate=exc.www_authenticate,
+                auth_server=exc.auth_server,
+            ) from sse_error
+    return client

@@ -1,0 +1,594 @@
+"""Typed views of what servers send: server info, tools, tool results.
+
+Each keeps the dict it came from in ``raw``, so nothing the server sent is
+lost when the typed fields do not cover it. ``from_dict`` raises
+``ProtocolError`` naming the field when a required member is missing or of
+the wrong type.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Optional, TypeVar, Union
+
+from .._core.errors import ProtocolError, ToolError
+from .._core.text import cut, first_line
+
+__all__ = [
+    "AudioContent",
+    "CallToolResult",
+    "Completion",
+    "ContentBlock",
+    "EmbeddedResource",
+    "GetPromptResult",
+    "ImageContent",
+    "Prompt",
+    "PromptArgument",
+    "PromptMessage",
+    "ReadResourceResult",
+    "Resource",
+    "ResourceContents",
+    "ResourceLink",
+    "ResourceTemplate",
+    "ServerInfo",
+    "TextContent",
+    "Tool",
+    "UnknownContent",
+    "content_block",
+]
+
+
+def _require(data: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
+    value = data.get(key)
+    if not isinstance(value, kind):
+        raise ProtocolError(f"{where}: '{key}' must be a {kind.__name__}, got {value!r}")
+    return value
+
+
+def _optional(data: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
+    value = data.get(key)
+    if value is not None and not isinstance(value, kind):
+        raise ProtocolError(f"{where}: '{key}' must be a {kind.__name__}, got {value!r}")
+    return value
+
+
+#: A field read from the wire: (attribute, wire key, type, required).
+_Spec = tuple[tuple[str, str, type, bool], ...]
+
+
+def _object(data: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(data, Mapping):
+        raise ProtocolError(f"{where}: expected an object, got {data!r}")
+    return data
+
+
+def _read(data: Mapping[str, Any], spec: _Spec, where: str) -> dict[str, Any]:
+    """Read the fields ``spec`` names, each checked for its type (and presence, if required)."""
+    return {attr: (_require if needed else _optional)(data, key, kind, where) for attr, key, kind, needed in spec}
+
+
+_DESCRIBED: _Spec = (
+    ("name", "name", str, True),
+    ("title", "title", str, False),
+    ("description", "description", str, False),
+)
+_RESOURCE: _Spec = (
+    ("uri", "uri", str, True),
+    *_DESCRIBED,
+    ("mime_type", "mimeType", str, False),
+    ("size", "size", int, False),
+    ("annotations", "annotations", Mapping, False),
+)
+
+
+_TOOL: _Spec = (
+    *_DESCRIBED,
+    ("input_schema", "inputSchema", Mapping, True),
+    ("output_schema", "outputSchema", Mapping, False),
+    ("annotations", "annotations", Mapping, False),
+)
+
+
+_TEMPLATE: _Spec = (
+    ("uri_template", "uriTemplate", str, True),
+    *_DESCRIBED,
+    ("mime_type", "mimeType", str, False),
+    ("annotations", "annotations", Mapping, False),
+)
+
+
+def parameters_signature(schema: Any) -> str:
+    """A tool's top-level parameters as ``"a, b, c?"`` (``?`` marks the optional ones)."""
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(properties, Mapping):
+        return ""
+    required = schema.get("required")
+    needed = set(required) if isinstance(required, list) else set()
+    return ", ".join(str(name) + ("" if name in needed else "?") for name in properties)
+
+
+def _gist(description: Optional[str]) -> str:
+    line = first_line(description, 60)
+    return f": {line}" if line else ""
+
+
+def _size(holder: Any) -> str:
+    try:
+        return f"{len(holder.data)} bytes"
+    except ProtocolError:
+        return "invalid base64"
+
+
+_Wire = TypeVar("_Wire", bound="_FromWire")
+
+
+class _FromWire:
+    """``from_dict`` for the types read straight from a table of fields (``_SPEC``)."""
+
+    _SPEC: ClassVar[_Spec]
+    _WHAT: ClassVar[str]
+
+    @classmethod
+    def from_dict(cls: type[_Wire], data: Any, where: Optional[str] = None) -> _Wire:
+        """Build from the dict the server sent; ``ProtocolError`` names the field that is wrong."""
+        where = where or cls._WHAT
+        data = _object(data, where)
+        return cls(**_read(data, cls._SPEC, where), raw=data)  # type: ignore[call-arg]
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """The server's ``serverInfo`` from ``initialize``: name, version and optional title."""
+
+    name: str
+    version: str
+    title: Optional[str] = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> ServerInfo:
+        """Build from the ``serverInfo`` dict."""
+        where = "initialize result serverInfo"
+        if not isinstance(data, Mapping):
+            raise ProtocolError(f"{where}: expected an object, got {data!r}")
+        return cls(
+            name=_require(data, "name", str, where),
+            # Some servers leave the version out; an empty string says so honestly.
+            version=_optional(data, "version", str, where) or "",
+            title=_optional(data, "title", str, where),
+            raw=data,
+        )
+
+
+@dataclass(frozen=True)
+class Tool(_FromWire):
+    """A tool a server offers (from ``tools/list``)."""
+
+    name: str
+    description: Optional[str]
+    input_schema: Mapping[str, Any]
+    output_schema: Optional[Mapping[str, Any]] = None
+    title: Optional[str] = None
+    annotations: Optional[Mapping[str, Any]] = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    _SPEC: ClassVar[_Spec] = _TOOL
+    _WHAT: ClassVar[str] = "tool"
+
+    def __repr__(self) -> str:
+        return f"<Tool {self.name!r}({parameters_signature(self.input_schema)}){_gist(self.description)}>"
+
+
+@dataclass(frozen=True)
+class CallToolResult:
+    """What ``tools/call`` returned.
+
+    A tool that fails reports it as data (``is_error``), not as a JSON-RPC
+    error; ``raise_for_error()`` turns that into a ``ToolError`` for callers
+    who prefer exceptions.
+
+    Attributes:
+        content: the content blocks, typed (``TextContent``, ``ImageContent``,
+            ``AudioContent``, ``ResourceLink``, ``EmbeddedResource``; ``UnknownContent``
+            for newer types), each with its ``raw`` dict.
+        structured_content: the ``structuredContent`` object, if any.
+        is_error: whether the tool reported failure.
+        tool_name: the tool that was called.
+        meta: the result's ``_meta``, if any.
+    """
+
+    content: list[ContentBlock]
+    structured_content: Optional[dict[str, Any]] = None
+    is_error: bool = False
+    tool_name: str = ""
+    meta: Optional[dict[str, Any]] = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], tool_name: str = "") -> CallToolResult:
+        """Build from a ``tools/call`` result."""
+        where = f"tools/call {tool_name!r} result"
+        content = data.get("content", [])
+        if not isinstance(content, list) or not all(isinstance(c, dict) for c in content):
+            raise ProtocolError(f"{where}: 'content' must be a list of objects, got {content!r}")
+        blocks = [content_block(block, f"{where} content #{n}") for n, block in enumerate(content)]
+        is_error = data.get("isError", False)
+        if not isinstance(is_error, bool):
+            raise ProtocolError(f"{where}: 'isError' must be a boolean, got {is_error!r}")
+        return cls(
+            content=blocks,
+            structured_content=_optional(data, "structuredContent", dict, where),
+            is_error=is_error,
+            tool_name=tool_name,
+            meta=_optional(data, "_meta", dict, where),
+            raw=data,
+        )
+
+    @property
+    def text(self) -> str:
+        """The text of all text content blocks, joined by newlines."""
+        return "\n".join(block.text for block in self.content if isinstance(block, TextContent))
+
+    def raise_for_error(self) -> CallToolResult:
+        """Raise ``ToolError`` if the tool reported failure; else return the result itself."""
+        if self.is_error:
+            detail = self.text or "no text given"
+            raise ToolError(f"tool {self.tool_name!r} failed: {detail}", self)
+        return self
+
+    def __repr__(self) -> str:
+        parts = [_block_gist(block) for block in self.content[:5]]
+        if len(self.content) > 5:
+            parts.append(f"+{len(self.content) - 5} more blocks")
+        if self.structured_content is not None:
+            parts.append("structured " + cut(json.dumps(self.structured_content, ensure_ascii=False), 60))
+        outcome = " error" if self.is_error else ""
+        return f"<CallToolResult {self.tool_name!r}{outcome}: {', '.join(parts) or 'empty'}>"
+
+
+@dataclass(frozen=True)
+class Resource(_FromWire):
+    """A resource a server offers (from ``resources/list``)."""
+
+    uri: str
+    name: str
+    title: Optional[str] = None
+    description: Optional[str] = None
+    mime_type: Optional[str] = None
+    size: Optional[int] = None
+    annotations: Optional[Mapping[str, Any]] = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    _SPEC: ClassVar[_Spec] = _RESOURCE
+    _WHAT: ClassVar[str] = "resource"
+
+
+@dataclass(frozen=True)
+class ResourceTemplate(_FromWire):
+    """A parametrised resource (from ``resources/templates/list``), e.g. ``file:///{path}``."""
+
+    uri_template: str
+    name: str
+    title: Optional[str] = None
+    description: Optional[str] = None
+    mime_type: Optional[str] = None
+    annotations: Optional[Mapping[str, Any]] = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    _SPEC: ClassVar[_Spec] = _TEMPLATE
+    _WHAT: ClassVar[str] = "resource template"
+
+
+@dataclass(frozen=True)
+class ResourceContents:
+    """One item of a resource's contents: ``text``, or ``blob`` (base64) for binary data."""
+
+    uri: str
+    mime_type: Optional[str] = None
+    text: Optional[str] = None
+    blob: Optional[str] = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "resource contents") -> ResourceContents:
+        """Build from one entry of ``resources/read``'s ``contents``."""
+        if not isinstance(data, Mapping):
+            raise ProtocolError(f"{where}: expected an object, got {data!r}")
+        text = _optional(data, "text", str, where)
+        blob = _optional(data, "blob", str, where)
+        if (text is None) == (blob is None):
+            raise ProtocolError(f"{where}: needs exactly one of 'text' and 'blob'")
+        return cls(
+            uri=_require(data, "uri", str, where),
+            mime_type=_optional(data, "mimeType", str, where),
+            text=text,
+            blob=blob,
+            raw=data,
+        )
+
+    @property
+    def is_binary(self) -> bool:
+        """Whether the contents came as a base64 ``blob``."""
+        return self.blob is not None
+
+    @property
+    def data(self) -> bytes:
+        """The contents as bytes: the blob decoded from base64, or the text as UTF-8.
+
+        Raises:
+            ProtocolError: the blob is not valid base64.
+        """
+        if self.blob is None:
+            return (self.text or "").encode("utf-8")
+        return _decode_base64(self.blob, f"resource {self.uri!r} blob")
+
+    def __repr__(self) -> str:
+        if self.blob is not None:
+            return f"<ResourceContents {self.uri!r} {self.mime_type or 'binary'}, {_size(self)}>"
+        return f"<ResourceContents {self.uri!r} {self.mime_type or 'text'}: {cut(self.text or '', 40)!r}>"
+
+
+@dataclass(frozen=True)
+class ReadResourceResult:
+    """What ``resources/read`` returned: one or more contents."""
+
+    contents: list[ResourceContents]
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], uri: str = "") -> ReadResourceResult:
+        """Build from a ``resources/read`` result."""
+        items = data.get("contents")
+        if not isinstance(items, list):
+            raise ProtocolError(f"resources/read {uri!r} result: 'contents' must be a list, got {items!r}")
+        where = f"resources/read {uri!r} contents"
+        return cls([ResourceContents.from_dict(item, f"{where} #{n}") for n, item in enumerate(items)], raw=data)
+
+    @property
+    def text(self) -> str:
+        """The text of all text contents, joined by newlines."""
+        return "\n".join(item.text for item in self.contents if item.text is not None)
+
+
+@dataclass(frozen=True)
+class PromptArgument:
+    """One argument a prompt takes."""
+
+    name: str
+    description: Optional[str] = None
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A prompt a server offers (from ``prompts/list``)."""
+
+    name: str
+    title: Optional[str] = None
+    description: Optional[str] = None
+    arguments: tuple[PromptArgument, ...] = ()
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "prompt") -> Prompt:
+        """Build from one entry of ``prompts/list``'s ``prompts``."""
+        if not isinstance(data, Mapping):
+            raise ProtocolError(f"{where}: expected an object, got {data!r}")
+        arguments = data.get("arguments") or []
+        if not isinstance(arguments, list):
+            raise ProtocolError(f"{where}: 'arguments' must be a list, got {arguments!r}")
+        parsed = []
+        for n, item in enumerate(arguments):
+            spot = f"{where} argument #{n}"
+            if not isinstance(item, Mapping):
+                raise ProtocolError(f"{spot}: expected an object, got {item!r}")
+            parsed.append(
+                PromptArgument(
+                    name=_require(item, "name", str, spot),
+                    description=_optional(item, "description", str, spot),
+                    required=bool(_optional(item, "required", bool, spot)),
+                )
+            )
+        return cls(
+            name=_require(data, "name", str, where),
+            title=_optional(data, "title", str, where),
+            description=_optional(data, "description", str, where),
+            arguments=tuple(parsed),
+            raw=data,
+        )
+
+    def __repr__(self) -> str:
+        arguments = ", ".join(a.name + ("" if a.required else "?") for a in self.arguments)
+        return f"<Prompt {self.name!r}({arguments}){_gist(self.description)}>"
+
+
+@dataclass(frozen=True)
+class PromptMessage:
+    """One message of a prompt: ``role`` (user or assistant) and a typed content block."""
+
+    role: str
+    content: ContentBlock
+
+    @property
+    def text(self) -> Optional[str]:
+        """The text, when the content is a text block."""
+        return self.content.text if isinstance(self.content, TextContent) else None
+
+
+@dataclass(frozen=True)
+class GetPromptResult:
+    """What ``prompts/get`` returned: an optional description and the messages."""
+
+    messages: list[PromptMessage]
+    description: Optional[str] = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], name: str = "") -> GetPromptResult:
+        """Build from a ``prompts/get`` result."""
+        where = f"prompts/get {name!r} result"
+        items = data.get("messages")
+        if not isinstance(items, list):
+            raise ProtocolError(f"{where}: 'messages' must be a list, got {items!r}")
+        parsed = []
+        for n, item in enumerate(items):
+            spot = f"{where} message #{n}"
+            if not isinstance(item, Mapping):
+                raise ProtocolError(f"{spot}: expected an object, got {item!r}")
+            content = content_block(_require(item, "content", Mapping, spot), f"{spot} content")
+            parsed.append(PromptMessage(_require(item, "role", str, spot), content))
+        return cls(parsed, _optional(data, "description", str, where), raw=data)
+
+
+@dataclass(frozen=True)
+class Completion:
+    """What ``completion/complete`` offered for an argument."""
+
+    values: list[str]
+    total: Optional[int] = None
+    has_more: bool = False
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Completion:
+        """Build from a ``completion/complete`` result."""
+        where = "completion/complete result"
+        completion = data.get("completion")
+        if not isinstance(completion, Mapping):
+            raise ProtocolError(f"{where}: 'completion' must be an object, got {completion!r}")
+        values = completion.get("values")
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            raise ProtocolError(f"{where}: 'values' must be a list of strings, got {values!r}")
+        return cls(
+            values=values,
+            total=_optional(completion, "total", int, where),
+            has_more=bool(_optional(completion, "hasMore", bool, where)),
+            raw=data,
+        )
+
+
+def _decode_base64(value: str, where: str) -> bytes:
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise ProtocolError(f"{where}: not valid base64: {exc}") from exc
+
+
+@dataclass(frozen=True)
+class TextContent:
+    """A text content block."""
+
+    text: str
+    annotations: Optional[Mapping[str, Any]] = None
+    meta: Optional[Mapping[str, Any]] = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    type: ClassVar[str] = "text"
+
+
+@dataclass(frozen=True)
+class _MediaContent:
+    base64_data: str
+    mime_type: str
+    annotations: Optional[Mapping[str, Any]] = None
+    meta: Optional[Mapping[str, Any]] = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    type: ClassVar[str] = ""
+
+    @property
+    def data(self) -> bytes:
+        """The bytes (the wire carries base64; ``ProtocolError`` if it is broken)."""
+        return _decode_base64(self.base64_data, f"{self.type} content")
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.mime_type}, {_size(self)}>"
+
+
+@dataclass(frozen=True, repr=False)  # keeps the short repr of _MediaContent
+class ImageContent(_MediaContent):
+    """An image content block: ``data`` (bytes), ``mime_type``."""
+
+    type: ClassVar[str] = "image"
+
+
+@dataclass(frozen=True, repr=False)  # keeps the short repr of _MediaContent
+class AudioContent(_MediaContent):
+    """An audio content block: ``data`` (bytes), ``mime_type``."""
+
+    type: ClassVar[str] = "audio"
+
+
+@dataclass(frozen=True)
+class ResourceLink:
+    """A link to a resource the client may read (``resource_link``)."""
+
+    uri: str
+    name: str
+    title: Optional[str] = None
+    description: Optional[str] = None
+    mime_type: Optional[str] = None
+    size: Optional[int] = None
+    annotations: Optional[Mapping[str, Any]] = None
+    meta: Optional[Mapping[str, Any]] = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    type: ClassVar[str] = "resource_link"
+
+
+@dataclass(frozen=True)
+class EmbeddedResource:
+    """A resource's contents embedded in the result (``resource``)."""
+
+    resource: ResourceContents
+    annotations: Optional[Mapping[str, Any]] = None
+    meta: Optional[Mapping[str, Any]] = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    type: ClassVar[str] = "resource"
+
+
+@dataclass(frozen=True)
+class UnknownContent:
+    """A content block of a type this version does not know; ``raw`` has all of it."""
+
+    type: str
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+
+ContentBlock = Union[TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource, UnknownContent]
+
+
+def content_block(data: Any, where: str = "content") -> ContentBlock:
+    """Build the typed view of one content block (text, image, audio, resource_link, resource)."""
+    if not isinstance(data, Mapping):
+        raise ProtocolError(f"{where}: expected an object, got {data!r}")
+    kind = _require(data, "type", str, where)
+    common = {
+        "annotations": _optional(data, "annotations", Mapping, where),
+        "meta": _optional(data, "_meta", Mapping, where),
+        "raw": data,
+    }
+    if kind == "text":
+        return TextContent(_require(data, "text", str, where), **common)
+    if kind in ("image", "audio"):
+        media = ImageContent if kind == "image" else AudioContent
+        return media(_require(data, "data", str, where), _require(data, "mimeType", str, where), **common)
+    if kind == "resource_link":
+        return ResourceLink(**_read(data, _RESOURCE, where), meta=common["meta"], raw=data)
+    if kind == "resource":
+        return EmbeddedResource(ResourceContents.from_dict(data.get("resource"), f"{where} resource"), **common)
+    return UnknownContent(kind, raw=data)
+
+
+def _block_gist(block: ContentBlock) -> str:
+    """A content block in a few words, for a result's repr."""
+    if isinstance(block, TextContent):
+        return f"text {cut(block.text, 40)!r}"
+    if isinstance(block, (ImageContent, AudioContent)):
+        return f"{block.type} {block.mime_type} {_size(block)}"
+    if isinstance(block, ResourceLink):
+        return f"link {block.uri!r}"
+    if isinstance(block, EmbeddedResource):
+        return f"resource {block.resource.uri!r}"
+    return f"{block.type} block"

@@ -1,0 +1,114 @@
+"""Progress bars for long calls, when a person at a notebook or terminal is watching.
+
+Progress bars use ``tqdm.auto`` (a widget in Jupyter, text in a terminal),
+installed with ``pip install mcpsync[notebook]``. They are on by default only
+when someone is watching: in a Jupyter/IPython kernel or with stderr on a
+terminal; off in scripts whose output goes to a file or pipe. Switch them for
+every call with ``mcpsync.set_progress_bars(True | False | None)`` (``None``:
+decide as above), or for one call with ``call_tool(..., progress_bar=...)``.
+A bar appears with the server's first progress notification, so a call that
+reports none shows nothing.
+
+They belong to the session layer (not to the edges) because a call makes
+them: ``call_tool(progress_bar=...)``. tqdm is imported only for a bar.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import threading
+from typing import Any, Optional
+
+from .._core.errors import NotSupportedError
+from .progress import ProgressCallback
+
+__all__ = ["ProgressBar", "progress_bar_for", "set_progress_bars", "watched"]
+
+_settings: dict[str, Optional[bool]] = {"progress_bars": None}
+
+
+def set_progress_bars(enabled: Optional[bool]) -> None:
+    """Progress bars for every call: ``True`` always, ``False`` never, ``None`` when someone watches (the default)."""
+    if enabled is not None and not isinstance(enabled, bool):
+        raise TypeError(f"set_progress_bars takes True, False or None, not {enabled!r}")
+    _settings["progress_bars"] = enabled
+
+
+def watched() -> bool:
+    """Whether a person is likely watching: a Jupyter kernel or IPython shell, or stderr on a terminal."""
+    ipython = sys.modules.get("IPython")
+    if ipython is not None and getattr(ipython, "get_ipython", lambda: None)() is not None:
+        return True
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError):  # a replaced or closed stderr
+        return False
+
+
+@functools.cache
+def _bar_class() -> Any:
+    """tqdm.auto's bar without the monitor thread (it would outlive the call); each update refreshes the bar."""
+    from tqdm.auto import tqdm  # checked by progress_bar_for
+
+    return type("McpsyncProgress", (tqdm,), {"monitor_interval": 0})
+
+
+class ProgressBar:
+    """A tqdm bar for one call, made at the first progress notification and closed with the call.
+
+    ``update`` runs on the client's dispatch thread, ``close`` on the caller's.
+    """
+
+    def __init__(self, description: str, chained: Optional[ProgressCallback] = None) -> None:
+        self._tqdm = _bar_class()
+        self._description = description
+        self._chained = chained
+        self._bar: Any = None
+        self._closed = False
+        self._lock = threading.Lock()
+
+    def update(self, progress: float, total: Optional[float], message: Optional[str]) -> None:
+        """The ``on_progress`` callback: move the bar (and call the user's callback, if any)."""
+        with self._lock:
+            if not self._closed:
+                if self._bar is None:
+                    self._bar = self._tqdm(total=total, desc=self._description, leave=True, dynamic_ncols=True)
+                if total is not None and self._bar.total != total:
+                    self._bar.total = total
+                self._bar.n = progress
+                if message:
+                    self._bar.set_postfix_str(message, refresh=False)
+                self._bar.refresh()
+        if self._chained is not None:
+            self._chained(progress, total, message)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            if self._bar is not None:
+                self._bar.close()
+
+
+def progress_bar_for(
+    enabled: Optional[bool], description: str, chained: Optional[ProgressCallback]
+) -> Optional[ProgressBar]:
+    """The bar for a call (``enabled``: the call's ``progress_bar`` argument), or ``None`` for no bar.
+
+    Raises:
+        NotSupportedError: a bar was asked for explicitly and tqdm is not installed.
+    """
+    if enabled is None:
+        enabled = _settings["progress_bars"]
+    explicit = enabled is True
+    if enabled is None:
+        enabled = watched()
+    if not enabled:
+        return None
+    try:
+        import tqdm.auto  # noqa: F401
+    except ImportError:
+        if explicit:
+            raise NotSupportedError("progress bars need tqdm: pip install 'mcpsync[notebook]'") from None
+        return None
+    return ProgressBar(description, chained)

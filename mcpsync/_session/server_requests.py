@@ -1,0 +1,153 @@
+"""The server's requests to the client: who answers them, and what the client declares it answers.
+
+MCP lets a server ask its client things: ``ping``, ``roots/list``,
+``sampling/createMessage``, ``elicitation/create``, or any method the user
+gives a handler for. ``ServerRequests`` holds those handlers, derives the
+client capabilities they stand for (the spec: no capability, no requests),
+remembers which of its requests the server cancelled, and sends the answers.
+
+Thread rules (DESIGN.md): the transport's reader thread only answers ``ping``
+and queues the rest; user handlers run on the client's dispatch thread.
+Answers go out through the client's ``Channel``.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any, Callable, Optional, Union
+
+from .._core import jsonrpc
+from .._core.errors import MCPError, ProtocolError, ServerError
+from .._core.jsonrpc import Message
+from .channel import Channel
+from .dispatch import Dispatcher
+
+__all__ = ["RequestHandler", "Roots", "ServerRequests"]
+
+logger = logging.getLogger("mcpsync.client")
+
+RequestHandler = Callable[[Optional[dict[str, Any]]], dict[str, Any]]
+#: Roots offered to the server: URIs or ``{"uri", "name"}`` dicts, or a callable returning them.
+Roots = Union[Sequence[Union[str, Mapping[str, Any]]], Callable[[], Sequence[Any]]]
+
+#: How many request ids cancelled by the server we remember (the oldest are forgotten first).
+_CANCELLED_KEPT = 1024
+
+
+class ServerRequests:
+    """Answers one server's requests for its ``Client``, with the handlers the user supplied.
+
+    Args:
+        channel: the client's channel; answers go out through its ``respond``.
+        dispatcher: the client's dispatch thread, where handlers run.
+        capabilities: the client capabilities the user passed; a copy gets
+            ``roots``, ``sampling`` and ``elicitation`` added for the handlers given.
+        request_handlers, roots, sampling, elicitation: as for ``Client``.
+    """
+
+    def __init__(
+        self,
+        channel: Channel,
+        dispatcher: Dispatcher,
+        *,
+        capabilities: Optional[Mapping[str, Any]] = None,
+        request_handlers: Optional[Mapping[str, RequestHandler]] = None,
+        roots: Optional[Roots] = None,
+        sampling: Optional[RequestHandler] = None,
+        elicitation: Optional[RequestHandler] = None,
+    ) -> None:
+        self._channel = channel
+        self._dispatcher = dispatcher
+        #: The capabilities to send in ``initialize``.
+        self.capabilities = dict(capabilities or {})
+        #: ``{method: fn(params) -> result}``; may be changed at any time.
+        self.handlers: dict[str, RequestHandler] = {}
+        # What the user supplies is declared, and only that (the spec: no capability, no requests).
+        self._roots = roots
+        if roots is not None:
+            self.capabilities.setdefault("roots", {"listChanged": True})
+            self.handlers["roots/list"] = self._list_roots
+        if sampling is not None:
+            self.capabilities.setdefault("sampling", {})
+            self.handlers["sampling/createMessage"] = sampling
+        if elicitation is not None:
+            self.capabilities.setdefault("elicitation", {"form": {}, "url": {}})
+            self.handlers["elicitation/create"] = elicitation
+        self.handlers.update(request_handlers or {})
+        self._cancelled_by_server: collections.OrderedDict[Any, None] = collections.OrderedDict()
+
+    @property
+    def name(self) -> str:
+        """The server's name as configured (logs)."""
+        return self._channel.transport.name
+
+    def set_roots(self, roots: Roots) -> None:
+        """Replace the roots offered to the server (telling the server is the client's part).
+
+        Raises:
+            ProtocolError: the client was made without ``roots=``, so declared no roots capability.
+        """
+        if self._roots is None:
+            raise ProtocolError(f"{self.name}: the client declared no roots capability; pass roots= to Client")
+        self._roots = roots
+
+    def _list_roots(self, params: Optional[dict[str, Any]]) -> dict[str, Any]:
+        roots = self._roots() if callable(self._roots) else self._roots
+        return {"roots": [{"uri": root} if isinstance(root, str) else dict(root) for root in roots or ()]}
+
+    def cancelled(self, request_id: Any) -> None:
+        """Reader thread: the server withdrew its request ``request_id``; its handler's answer is not sent.
+
+        Noted at once, not queued, so that it is known before the handler answers.
+        """
+        self._cancelled_by_server[request_id] = None
+        while len(self._cancelled_by_server) > _CANCELLED_KEPT:
+            self._cancelled_by_server.popitem(last=False)
+
+    def on_request(self, message: Message) -> None:
+        """Reader thread: take a request from the server (the transport's ``on_request``)."""
+        # A ping is answered here, at once: no user code runs and a busy
+        # dispatch thread must not make the server think we died.
+        if message["method"] == "ping":
+            self._reply(message["id"], {})
+            return
+        self._dispatcher.submit(self._run_handler, message)
+
+    def _run_handler(self, message: Message) -> None:
+        method = message["method"]
+        handler = self.handlers.get(method)
+        if handler is None:
+            self._reply(
+                message["id"], error=ServerError(jsonrpc.ErrorCode.METHOD_NOT_FOUND, f"Method not found: {method}")
+            )
+            return
+        failed = ServerError(jsonrpc.ErrorCode.INTERNAL_ERROR, f"the client's {method} handler failed")
+        result: Optional[dict[str, Any]] = None
+        error: Optional[ServerError] = None
+        try:
+            result = handler(message.get("params"))
+            if not isinstance(result, dict):
+                raise TypeError(f"a request handler must return a dict, not {type(result).__name__}")
+            jsonrpc.encode(result)  # fail here, not after half an answer
+        except ServerError as exc:
+            result, error = None, exc
+        except Exception:
+            # The details stay in our log: an exception's text may hold what a server should not see.
+            logger.exception("server %r: handler for %r failed", self.name, method)
+            result, error = None, failed
+        if message["id"] in self._cancelled_by_server:
+            # The server withdrew the request: the spec says not to answer it.
+            logger.debug("server %r: not answering %r %r: cancelled by the server", self.name, method, message["id"])
+            return
+        self._reply(message["id"], result, error)
+
+    def _reply(
+        self, request_id: Any, result: Optional[dict[str, Any]] = None, error: Optional[ServerError] = None
+    ) -> None:
+        """Answer a server's request; a connection already gone is logged, not raised (nobody waits for it)."""
+        try:
+            self._channel.respond(request_id, result, error=error)
+        except MCPError as exc:
+            logger.debug("server %r: could not answer request %r: %s", self.name, request_id, exc)

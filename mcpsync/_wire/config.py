@@ -1,0 +1,234 @@
+"""Server configurations: what to start or where to connect, and with which limits.
+
+Units: seconds (floats) in the Python API; ``timeout=None`` means no limit and
+``USE_DEFAULT`` (the default) means ``DEFAULT_TIMEOUT``, 30 s. In JSON
+configuration (the ``mcpServers`` entries other MCP clients write)
+``timeout`` is milliseconds, and ``server_config_from_dict`` converts it.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Optional, Union
+
+from .._core.errors import ConfigurationError
+from .._core.timeouts import USE_DEFAULT, Timeout, UseDefault, check_timeout
+
+__all__ = [
+    "HTTPServerConfig",
+    "MessageSize",
+    "ServerConfig",
+    "StdioServerConfig",
+    "check_max_message_size",
+    "server_config_from",
+    "server_config_from_dict",
+]
+
+HTTP_TYPES = ("http", "sse")
+#: Programs that start the real server named by their first argument.
+_LAUNCHERS = frozenset({"node", "npx", "uvx", "uv", "bunx", "deno", "pipx", "docker"})
+
+#: What ``max_message_size`` takes: bytes, ``None`` (no limit) or ``USE_DEFAULT`` (64 MiB).
+MessageSize = Union[int, None, Literal[UseDefault.USE_DEFAULT]]
+
+
+def check_max_message_size(value: MessageSize, where: str) -> None:
+    """Refuse a ``max_message_size`` that is not a positive number of bytes (``None`` and ``USE_DEFAULT`` pass)."""
+    if value is None or value is USE_DEFAULT:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ConfigurationError(f"{where}: max_message_size must be a positive number of bytes, not {value!r}")
+
+
+@dataclass(frozen=True)
+class StdioServerConfig:
+    """A server started as a child process and spoken to over its stdin/stdout.
+
+    Args:
+        command: the program to run (looked up on ``PATH``).
+        args: its arguments.
+        env: variables added to the child's environment.
+        cwd: the child's working directory (default: ours).
+        timeout: default request timeout in seconds (``None``: no limit; ``USE_DEFAULT``: 30 s).
+        name: the server's name in logs and thread names (default: the program's name).
+        inherit_env: pass our whole environment to the child instead of the
+            safe default set (see ``mcpsync._wire.stdio.DEFAULT_INHERITED_ENV_VARS``).
+        max_message_size: bytes one message from the server may have
+            (``None``: no limit; ``USE_DEFAULT``: 64 MiB).
+    """
+
+    command: str
+    args: Sequence[str] = ()
+    env: Optional[Mapping[str, str]] = None
+    cwd: Optional[str] = None
+    timeout: Timeout = USE_DEFAULT
+    name: Optional[str] = None
+    inherit_env: bool = False
+    max_message_size: MessageSize = USE_DEFAULT
+
+    def __post_init__(self) -> None:
+        where = f"server {self.name!r}" if self.name else "stdio server"
+        if not isinstance(self.command, str) or not self.command.strip():
+            raise ConfigurationError(f"{where}: 'command' must be a non-empty string, not {self.command!r}")
+        if isinstance(self.args, str) or not all(isinstance(a, str) for a in self.args):
+            raise ConfigurationError(f"{where}: 'args' must be a list of strings, not {self.args!r}")
+        object.__setattr__(self, "args", tuple(self.args))
+        if self.env is not None:
+            if not isinstance(self.env, Mapping) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in self.env.items()
+            ):
+                raise ConfigurationError(f"{where}: 'env' must map strings to strings, not {self.env!r}")
+            object.__setattr__(self, "env", dict(self.env))
+        if self.cwd is not None and not isinstance(self.cwd, (str, os.PathLike)):
+            raise ConfigurationError(f"{where}: 'cwd' must be a path, not {self.cwd!r}")
+        object.__setattr__(self, "timeout", check_timeout(self.timeout, where))
+        check_max_message_size(self.max_message_size, where)
+
+    @property
+    def display_name(self) -> str:
+        """The configured name, else a name taken from the command line.
+
+        For launchers (``python -m pkg``, ``npx pkg``, ``uvx pkg``, ``node
+        file.js``) the package or script names the server better than the
+        launcher does.
+        """
+        if self.name:
+            return self.name
+        program = os.path.basename(self.command)
+        args = list(self.args)
+        if program.startswith("python") and args[:1] == ["-m"] and len(args) > 1:
+            return args[1]
+        if program.split(".")[0] in _LAUNCHERS or program.startswith("python"):
+            for arg in args:
+                if not arg.startswith("-"):
+                    return os.path.basename(arg).rsplit("@", 1)[0] or program
+        return program
+
+
+@dataclass(frozen=True)
+class HTTPServerConfig:
+    """A server reached over HTTP: ``type="http"`` (Streamable HTTP) or ``"sse"`` (HTTP+SSE, 2024-11-05).
+
+    Args:
+        url: the MCP endpoint (``http://`` or ``https://``).
+        headers: extra headers sent with every request.
+        type: ``"http"`` or ``"sse"``.
+        timeout: default request timeout in seconds (``None``: no limit; ``USE_DEFAULT``: 30 s).
+        name: the server's name in logs and thread names (default: the URL's host).
+        max_message_size: bytes one message from the server may have
+            (``None``: no limit; ``USE_DEFAULT``: 64 MiB).
+    """
+
+    url: str
+    headers: Optional[Mapping[str, str]] = None
+    type: str = "http"
+    timeout: Timeout = USE_DEFAULT
+    name: Optional[str] = None
+    max_message_size: MessageSize = USE_DEFAULT
+
+    def __post_init__(self) -> None:
+        where = f"server {self.name!r}" if self.name else "http server"
+        if not isinstance(self.url, str) or not self.url.startswith(("http://", "https://")):
+            raise ConfigurationError(f"{where}: 'url' must be an http:// or https:// URL, not {self.url!r}")
+        if self.type not in HTTP_TYPES:
+            raise ConfigurationError(f"{where}: 'type' must be one of {HTTP_TYPES}, not {self.type!r}")
+        if self.headers is not None:
+            if not isinstance(self.headers, Mapping) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in self.headers.items()
+            ):
+                raise ConfigurationError(f"{where}: 'headers' must map strings to strings")
+            object.__setattr__(self, "headers", dict(self.headers))
+        object.__setattr__(self, "timeout", check_timeout(self.timeout, where))
+        check_max_message_size(self.max_message_size, where)
+
+    @property
+    def display_name(self) -> str:
+        """The configured name, or the URL's host."""
+        if self.name:
+            return self.name
+        rest = self.url.split("://", 1)[1]
+        return rest.split("/", 1)[0].rsplit("@", 1)[-1] or self.url
+
+
+ServerConfig = Union[StdioServerConfig, HTTPServerConfig]
+
+
+def server_config_from_dict(entry: Mapping[str, Any], name: Optional[str] = None) -> ServerConfig:
+    """Read one ``mcpServers`` entry (``timeout`` in milliseconds, as MCP client files write it).
+
+    ``type`` may be omitted (stdio when ``command`` is set, http when ``url``
+    is), ``"stdio"``, ``"http"`` or ``"sse"``. ``maxMessageSize`` (bytes) sets
+    ``max_message_size``.
+
+    Raises:
+        ConfigurationError: the entry is not one of those shapes; the message names the field.
+    """
+    where = f"server {name!r}" if name else "server configuration"
+    if not isinstance(entry, Mapping):
+        raise ConfigurationError(f"{where}: expected an object, not {type(entry).__name__}")
+    kind = entry.get("type")
+    if kind is None:
+        if "command" in entry and "url" in entry:
+            raise ConfigurationError(f"{where}: has both 'command' and 'url'; give one, or set 'type'")
+        kind = "http" if "url" in entry else "stdio"
+    timeout_ms = entry.get("timeout")
+    if timeout_ms is not None and (isinstance(timeout_ms, bool) or not isinstance(timeout_ms, (int, float))):
+        raise ConfigurationError(f"{where}: 'timeout' must be milliseconds (a number), not {timeout_ms!r}")
+    timeout: Timeout = USE_DEFAULT if timeout_ms is None else timeout_ms / 1000.0
+    max_message_size = entry.get("maxMessageSize", USE_DEFAULT)
+    if kind == "stdio":
+        if "command" not in entry:
+            raise ConfigurationError(f"{where}: a stdio server needs 'command'")
+        return StdioServerConfig(
+            command=entry["command"],
+            args=entry.get("args") or (),
+            env=entry.get("env"),
+            cwd=entry.get("cwd"),
+            timeout=timeout,
+            name=name,
+            inherit_env=bool(entry.get("inheritEnv", False)),
+            max_message_size=max_message_size,
+        )
+    if kind in HTTP_TYPES:
+        if "url" not in entry:
+            raise ConfigurationError(f"{where}: an {kind} server needs 'url'")
+        return HTTPServerConfig(
+            url=entry["url"],
+            headers=entry.get("headers"),
+            type=kind,
+            timeout=timeout,
+            name=name,
+            max_message_size=max_message_size,
+        )
+    raise ConfigurationError(f"{where}: unknown 'type' {kind!r}; expected 'stdio', 'http' or 'sse'")
+
+
+def server_config_from(target: Any, name: Optional[str] = None) -> ServerConfig:
+    """Turn what ``mcpsync.connect`` accepts into a config.
+
+    ``target`` may be a config object, an ``mcpServers``-style dict, an
+    ``http(s)://`` URL, a command line string (split like a shell would), or a
+    list ``[command, *args]``.
+    """
+    if isinstance(target, (StdioServerConfig, HTTPServerConfig)):
+        return target
+    if isinstance(target, Mapping):
+        return server_config_from_dict(target, name)
+    if isinstance(target, str):
+        if target.startswith(("http://", "https://")):
+            return HTTPServerConfig(url=target, name=name)
+        parts = shlex.split(target)
+        if not parts:
+            raise ConfigurationError("empty command line")
+        return StdioServerConfig(command=parts[0], args=parts[1:], name=name)
+    if isinstance(target, Sequence) and not isinstance(target, (bytes, bytearray)):
+        parts = list(target)
+        if not parts:
+            raise ConfigurationError("empty command list")
+        return StdioServerConfig(command=parts[0], args=parts[1:], name=name)
+    raise ConfigurationError(
+        f"expected a server config, an mcpServers-style dict, a URL or a command, not {type(target).__name__}"
+    )

@@ -1,0 +1,174 @@
+"""What both HTTP transports share: the URL and its settings, the ``HTTPClient``, reading bodies and event streams."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+from typing import Any, Optional
+from urllib.parse import urlsplit, urlunsplit
+
+import requests
+
+from .._core.endpoint import ID_SCAN_BYTES
+from .._core.pending import RequestFuture
+from .._core.sse import events
+from .._core.timeouts import USE_DEFAULT, Timeout
+from .base import Transport, logger
+from .config import HTTPServerConfig
+from .http_client import Exchange, HTTPClient, reason
+
+__all__ = ["ANSWER_STREAM_GRACE", "HTTPTransportBase", "StreamPosition", "public_url"]
+
+#: Seconds a stream may run on after the answer it carries, for the server to end it (as it should).
+ANSWER_STREAM_GRACE = 1.0
+
+
+class StreamPosition:
+    """How far an event stream got: its last event id and the ``retry`` (ms) it asked for."""
+
+    __slots__ = ("last_id", "retry")
+
+    def __init__(self) -> None:
+        self.last_id: Optional[str] = None
+        self.retry: Optional[int] = None
+
+
+def public_url(url: str) -> str:
+    """The URL without user, password or query: logs and notebooks get shared, and tokens hide there."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "(unreadable URL)"
+    host = f"[{host}]" if ":" in host else host
+    return urlunsplit((parts.scheme, host + port, parts.path, "..." if parts.query else "", ""))
+
+
+class HTTPTransportBase(Transport):
+    """The URL, headers, auth and timeouts of an HTTP server, and the ``HTTPClient`` that reaches it.
+
+    The client is made when the transport opens; its session is ours to
+    close only if we made it.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        type: str,
+        *,
+        headers: Optional[Mapping[str, str]],
+        auth: Any,
+        name: Optional[str],
+        timeout: Timeout = USE_DEFAULT,
+        connect_timeout: float,
+        read_timeout: float,
+        session: Optional[requests.Session],
+        **options: Any,
+    ) -> None:
+        config = HTTPServerConfig(url=url, headers=headers, type=type, timeout=timeout, name=name)  # validates them
+        super().__init__(name=config.display_name, timeout=config.timeout, **options)
+        self.url = url
+        self.headers = dict(headers or {})
+        self.auth = auth
+        self.connect_timeout = connect_timeout
+        self.read_timeout = read_timeout
+        self._session = session
+        self._http: Optional[HTTPClient] = None
+
+    @property
+    def address(self) -> str:
+        """The server's URL, without credentials or query."""
+        return public_url(self.url)
+
+    def _open_http(self, max_connections: int) -> HTTPClient:
+        self._http = HTTPClient(
+            self.name,
+            self.url,
+            headers=self.headers,
+            auth=self.auth,
+            session=self._session,
+            max_connections=max_connections,
+            connect_timeout=self.connect_timeout,
+            read_timeout=self.read_timeout,
+        )
+        return self._http
+
+    def _close_http(self) -> None:
+        if self._http is not None:
+            self._http.close()
+
+    def _json_body(
+        self, exchange: Exchange, response: requests.Response, request: Optional[RequestFuture]
+    ) -> Optional[bytes]:
+        """The body of a JSON answer; ``None`` if it is over ``max_message_size`` (it is not read whole then).
+
+        ``request``, the request it answers, fails at once in that case. The
+        size is counted decompressed, so a compressed body is bounded too.
+        """
+        limit = self.max_message_size
+        declared = response.headers.get("Content-Length", "")
+        if limit is not None and declared.isdigit() and int(declared) > limit:
+            self._oversized(b"", size=int(declared), answer_to=request)
+            return None
+        parts: list[bytes] = []
+        size = 0
+        whole = int(declared) if declared.isdigit() and "Content-Encoding" not in response.headers else None
+        for chunk in exchange.chunks(response):
+            size += len(chunk)
+            if limit is not None and size > limit:
+                self._oversized((b"".join(parts) + chunk)[:ID_SCAN_BYTES], answer_to=request)
+                return None
+            parts.append(chunk)
+            if size == whole:
+                break  # all of it (urllib3 has let the connection go): no read for the end
+        return b"".join(parts)
+
+    def _read_events(
+        self,
+        exchange: Exchange,
+        response: requests.Response,
+        request: Optional[RequestFuture] = None,
+        position: Optional[StreamPosition] = None,
+    ) -> StreamPosition:
+        """Feed every event of a stream to the endpoint; return where the stream got to (for resuming).
+
+        ``request``: the request whose answer the stream carries. An event
+        over ``max_message_size`` on it fails it, and ends the reading. Once
+        it is answered, the stream gets ``ANSWER_STREAM_GRACE`` seconds more to
+        end, as the spec says the server should end it; then it is cut.
+        Failures are raised (translated); ``position`` then still tells where
+        the stream broke.
+        """
+        position = position if position is not None else StreamPosition()
+        failed = False
+        graced = False
+        for event in events(exchange.chunks(response), self.max_message_size):
+            oversized = event.oversized
+            if oversized is not None:
+                if not oversized.complete:
+                    failed = self._oversized(oversized.head, stream_of=request)
+                else:
+                    details = {"tail": oversized.tail, "size": oversized.size, "complete": True, "failed": failed}
+                    self._oversized(oversized.head, stream_of=request, **details)
+                if request is not None and request.settled:
+                    break  # its answer was refused: nothing on this stream is wanted any more
+                continue
+            if event.id:
+                position.last_id = event.id
+            if event.retry is not None:
+                position.retry = event.retry
+            if event.event == "message" and event.data:
+                self._feed(event.data)
+                if request is not None and not graced and request.settled:
+                    graced = True
+                    exchange.shorten(time.monotonic() + ANSWER_STREAM_GRACE)
+        return position
+
+    @staticmethod
+    def _finite(deadline: float) -> Optional[float]:
+        return None if deadline == math.inf else deadline
+
+    def _log_broken(self, what: str, exc: BaseException) -> None:
+        logger.info("server %r: %s broke: %s", self.name, what, reason(exc))

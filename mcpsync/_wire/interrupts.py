@@ -1,0 +1,182 @@
+"""Ctrl-C on the main thread, made safe: held back over critical sections, delivered right after.
+
+Python raises ``KeyboardInterrupt`` in the main thread between any two
+bytecodes, also inside code that is not written to survive it: in urllib3's
+connection pool while it holds its queue's lock, in ``threading.Condition.wait``
+between releasing and re-taking its lock, in our own ``with lock:`` blocks. A
+notebook user pressing "interrupt kernel" at such a moment would leave a lock
+held and the client hung.
+
+So the main thread does its locked work (registering a request, writing it,
+an HTTP exchange) inside ``deferred_interrupts()``. Meanwhile SIGINT's handler
+only records the interrupt and runs the section's ``on_interrupt`` callbacks,
+which cut what the section waits on (an HTTP exchange's socket) so that it
+ends at once, by an ordinary exception, through code that handles those. When
+the outermost section ends, the original handler is called: the
+``KeyboardInterrupt`` is raised there, where nothing is held. Waits *outside*
+these sections (on a request's future) take no shared lock and are
+interrupted directly.
+
+Other threads never receive ``KeyboardInterrupt``: for them this is a no-op.
+SIGINT and its handler belong to the whole process, so the record of the
+main thread's section lives in this module.
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import threading
+import time
+from typing import Any, Callable, Optional
+
+__all__ = ["Latch", "acquire_deferred", "deferred_interrupts", "interrupted"]
+
+#: Seconds between looks at the interrupt flag while a deferred section waits for a lock.
+POLL = 0.05
+
+
+class _MainThread:
+    """What the main thread's deferred sections share: nesting depth, saved handler, callbacks."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.saved: Any = None
+        self.interrupted = False
+        self.callbacks: list[Callable[[], None]] = []
+
+    def record(self, signum: int, frame: Any) -> None:
+        """The SIGINT handler while a section runs. It runs between two bytecodes of the main
+        thread: it takes no lock, and neither may the callbacks."""
+        self.interrupted = True
+        for callback in list(self.callbacks):
+            try:
+                callback()
+            except Exception:  # a cut that fails leaves the wait to its own bound
+                pass
+
+
+_main = _MainThread()
+
+
+def _on_main_thread() -> bool:
+    return threading.get_ident() == threading.main_thread().ident
+
+
+class deferred_interrupts:
+    """Hold SIGINT back on the main thread for the ``with`` block; deliver it at the end.
+
+    Args:
+        on_interrupt: called (from the signal handler; it must take no lock)
+            when SIGINT arrives during the block, or at once if one is already
+            waiting, so that what the block waits on ends early.
+    """
+
+    __slots__ = ("_active", "_callback")
+
+    def __init__(self, on_interrupt: Optional[Callable[[], None]] = None) -> None:
+        self._callback = on_interrupt
+        self._active = False
+
+    def __enter__(self) -> deferred_interrupts:
+        if not _on_main_thread():
+            return self
+        state = _main
+        if state.depth == 0:
+            try:
+                state.saved = signal.signal(signal.SIGINT, state.record)
+            except (ValueError, TypeError):  # not the main interpreter, or no handler to restore
+                return self
+            state.interrupted = False
+        state.depth += 1
+        self._active = True
+        if self._callback is not None:
+            state.callbacks.append(self._callback)
+            if state.interrupted:
+                state.record(signal.SIGINT, None)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if not self._active:
+            return
+        self._active = False
+        state = _main
+        if self._callback is not None:
+            state.callbacks.remove(self._callback)
+        state.depth -= 1
+        if state.depth:
+            return
+        saved, state.saved = state.saved, None
+        signal.signal(signal.SIGINT, saved if saved is not None else signal.default_int_handler)
+        if state.interrupted:
+            state.interrupted = False
+            if saved is signal.default_int_handler or saved is None:
+                raise KeyboardInterrupt
+            signal.raise_signal(signal.SIGINT)  # whatever handler was there decides
+
+
+def interrupted() -> bool:
+    """Whether a SIGINT is waiting for the end of the main thread's deferred section (``False`` elsewhere)."""
+    return _main.interrupted and _main.depth > 0 and _on_main_thread()
+
+
+def acquire_deferred(acquire: Callable[..., bool], timeout: Optional[float]) -> bool:
+    """``acquire(timeout=...)`` of a lock or semaphore, ending early (``False``) on a deferred SIGINT.
+
+    In a deferred section a SIGINT does not end a blocked ``acquire``; this
+    looks at the flag every ``POLL`` seconds. Elsewhere it is one ``acquire``.
+    ``None`` or ``math.inf``: no limit.
+    """
+    if timeout is not None and timeout == math.inf:
+        timeout = None
+    if not (_main.depth > 0 and _on_main_thread()):
+        return acquire(timeout=-1 if timeout is None else max(0.0, timeout))
+    end = None if timeout is None else time.monotonic() + timeout
+    while not _main.interrupted:
+        step = POLL if end is None else min(POLL, end - time.monotonic())
+        if step <= 0:
+            return bool(acquire(timeout=0))
+        if acquire(timeout=step):
+            return True
+    return False
+
+
+class Latch:
+    """A one-shot event whose ``wait`` is safe to interrupt: a plain lock, not a ``Condition``.
+
+    ``threading.Event.wait`` runs ``Condition.wait``, which a ``KeyboardInterrupt``
+    can leave with its lock held, and then the thread that would ``set`` it hangs.
+    """
+
+    __slots__ = ("_lock", "_set", "_unset")
+
+    def __init__(self) -> None:
+        self._set = False
+        self._unset = [True]  # popped by the one set() that opens the latch (list.pop is atomic)
+        self._lock = threading.Lock()
+        self._lock.acquire()
+
+    def set(self) -> None:
+        """Open the latch (once; later calls do nothing)."""
+        try:
+            self._unset.pop()
+        except IndexError:
+            return
+        self._set = True
+        self._lock.release()
+
+    def is_set(self) -> bool:
+        """Whether ``set`` has been called."""
+        return self._set
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """Block until the latch is open, at most ``timeout`` seconds; returns whether it is."""
+        end = None if timeout is None else time.monotonic() + timeout
+        while not self._set:
+            # In slices: should an interrupt ever strand the lock with a waiter, the flag still frees the rest.
+            step = POLL * 10 if end is None else min(POLL * 10, end - time.monotonic())
+            if step <= 0:
+                break
+            if self._lock.acquire(timeout=step):
+                self._lock.release()
+        return self._set

@@ -1,0 +1,201 @@
+"""The HTTP+SSE transport of MCP 2024-11-05 (deprecated, still common).
+
+A GET opens an event stream; its first event, ``endpoint``, names the URL to
+POST our messages to (relative URLs are resolved against the stream's; a
+different origin is refused). Everything the server says, answers included,
+arrives as ``message`` events on that stream, read by one thread
+(``mcpsync-reader-<server>``), which also makes the GET. When the stream
+ends, every waiting request fails at once. Each POST is acknowledged at
+once (the answer comes on the stream), so it is sent from the calling thread,
+within the request's deadline; cancellations go out in the background
+(``mcpsync-notice-<server>``).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any, Optional
+from urllib.parse import urljoin
+
+import requests
+
+from .._core.errors import ConnectError, MCPError, ProtocolError, TransportClosed
+from .._core.pending import RequestFuture
+from .._core.sse import events
+from .._core.timeouts import USE_DEFAULT, Timeout
+from .base import NOTICE_TIMEOUT, logger
+from .http_base import HTTPTransportBase
+from .http_client import EVENT_STREAM, JSON, Exchange, finished, same_origin
+from .interrupts import Latch, deferred_interrupts
+from .workers import Workers
+
+__all__ = ["SSETransport"]
+
+
+class SSETransport(HTTPTransportBase):
+    """Talk to a server over the 2024-11-05 HTTP+SSE transport.
+
+    Args:
+        url: the SSE endpoint (the GET stream).
+        headers: extra headers on every request.
+        auth: any ``requests`` auth object.
+        name: the server's name (default: the URL's host).
+        timeout: default request timeout in seconds (``None``: no limit; ``USE_DEFAULT``: 30 s).
+        connect_timeout: seconds to connect and to receive the ``endpoint`` event.
+        read_timeout: seconds the stream may stay silent before it counts as broken.
+        session: a ``requests.Session`` to use; closed with the transport only if we created it.
+        **options: as for ``Transport``.
+    """
+
+    kind = "sse"
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Optional[Mapping[str, str]] = None,
+        auth: Any = None,
+        name: Optional[str] = None,
+        timeout: Timeout = USE_DEFAULT,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 300.0,
+        session: Optional[requests.Session] = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(
+            url,
+            "sse",
+            headers=headers,
+            auth=auth,
+            name=name,
+            timeout=timeout,
+            connect_timeout=connect_timeout,
+            read_timeout=read_timeout,
+            session=session,
+            **options,
+        )
+        #: Where our messages are POSTed (from the ``endpoint`` event).
+        self.endpoint_url: Optional[str] = None
+        self._endpoint_ready = Latch()
+        self._stream: Optional[Exchange] = None
+        self._reader: Optional[threading.Thread] = None
+        self._problem_at_start: Optional[MCPError] = None
+        self._notices = Workers(f"mcpsync-notice-{self.name}", 1)
+        self._closing = threading.Event()
+
+    def _open(self) -> None:
+        self._open_http(4)
+        self._reader = threading.Thread(target=self._read, name=f"mcpsync-reader-{self.name}", daemon=True)
+        self._reader.start()
+        ready = self._endpoint_ready.wait(self.connect_timeout)
+        if not ready or self.endpoint_url is None:
+            problem = self._problem_at_start
+            self._shutdown()
+            if problem is not None:
+                raise problem
+            raise ConnectError(f"{self.name}: no 'endpoint' event on {self.address} within {self.connect_timeout:g}s")
+
+    def _accept_endpoint(self, data: str) -> None:
+        endpoint = urljoin(self.url, data.strip())
+        if not same_origin(endpoint, self.url):
+            raise ProtocolError(
+                f"{self.name}: the server's endpoint {endpoint!r} is on another origin than {self.url!r}"
+            )
+        self.endpoint_url = endpoint
+
+    def _read(self) -> None:
+        """The reader thread: open the stream, take the endpoint, then feed every message."""
+        assert self._http is not None
+        why = "the server ended the event stream"
+        try:
+            # Until the endpoint arrives, connect_timeout bounds it all; after that, only the silence.
+            with self._http.exchange(time.monotonic() + self.connect_timeout) as exchange:
+                self._stream = exchange
+                response = exchange.send("GET", self.url, {"Accept": EVENT_STREAM})
+                with finished(response):
+                    if not response.ok:
+                        self._problem_at_start = exchange.status_error(response)
+                        return
+                    for event in events(exchange.chunks(response), self.max_message_size):
+                        if event.oversized is not None:
+                            self._oversized_event(event.oversized)
+                        elif event.event == "endpoint" and self.endpoint_url is None:
+                            self._accept_endpoint(event.data)
+                            self._http.rewatch(exchange, math.inf)  # from now on only silence ends it
+                            self._endpoint_ready.set()
+                        elif event.event == "message" and event.data:
+                            try:
+                                self._feed(event.data)
+                            except Exception:  # never let one message end the reader
+                                logger.exception("server %r: failed to handle a message", self.name)
+        except ProtocolError as exc:
+            self._problem_at_start = exc
+        except MCPError as exc:
+            if self.endpoint_url is None:
+                self._problem_at_start = exc
+            why = f"the event stream broke: {exc}"
+        finally:
+            self._stream = None
+            self._endpoint_ready.set()
+            if not self._closing.is_set() and self.endpoint_url is not None:
+                self._connection_lost(TransportClosed(f"{self.name}: {why}"))
+
+    _oversized_failed = False  # the reader's: whether the oversized event now going by failed a request
+
+    def _oversized_event(self, oversized: Any) -> None:
+        if not oversized.complete:
+            self._oversized_failed = self._oversized(oversized.head)
+        else:
+            self._oversized(
+                oversized.head, tail=oversized.tail, size=oversized.size, complete=True, failed=self._oversized_failed
+            )
+
+    # -- sending ----------------------------------------------------------------------------
+
+    def _write_request(self, future: RequestFuture, data: bytes, deadline: float, wait: bool) -> None:
+        # The POST is acknowledged at once; the answer comes on the stream.
+        self._post(data, min(deadline, time.monotonic() + self.write_timeout))
+
+    def _write(self, data: bytes, timeout: float) -> None:
+        self._post(data, time.monotonic() + timeout)
+
+    def _post(self, data: bytes, deadline: float) -> None:
+        if self.endpoint_url is None or self._http is None:
+            raise self.closed_error()
+        with self._http.exchange(deadline) as exchange, deferred_interrupts(lambda: exchange.cut("interrupted")):
+            response = exchange.send("POST", self.endpoint_url, {"Content-Type": JSON}, data)
+            with finished(response):
+                if not response.ok:
+                    raise exchange.status_error(response)
+        self.stats.sent += 1
+
+    def _send_notice(self, data: bytes) -> None:
+        def post() -> None:
+            try:
+                self._post(data, time.monotonic() + NOTICE_TIMEOUT)
+            except MCPError as exc:
+                logger.debug("server %r: could not send a notice: %s", self.name, exc)
+
+        try:
+            self._notices.submit(post)
+        except MCPError:
+            pass  # closing: the notice no longer matters
+
+    # -- closing ----------------------------------------------------------------------------
+
+    def _threads(self) -> tuple[Optional[threading.Thread], ...]:
+        return (self._reader, *self._notices.threads)
+
+    def _shutdown(self) -> None:
+        self._closing.set()
+        if self._http is not None:
+            self._http.cut_all("the client is closing")
+        if self._reader is not None and self._reader is not threading.current_thread():
+            self._reader.join(self.connect_timeout)
+            if self._reader.is_alive():
+                logger.warning("server %r: reader did not stop", self.name)
+        self._notices.close(NOTICE_TIMEOUT + 1)
+        self._close_http()

@@ -1,0 +1,457 @@
+"""The stdio transport: the server is our child process; one JSON message per line.
+
+Threads (named ``mcpsync-<role>-<server>``): a reader for the child's stdout
+and one for its stderr. The stderr thread reads all the time, so a server that
+floods stderr never blocks on a full pipe; each line goes to the logger
+``mcpsync.server.<name>`` at INFO and into a bounded tail that is attached to
+``TransportClosed`` when the server dies.
+
+The child's environment: by default only the variables a program needs to run
+(``DEFAULT_INHERITED_ENV_VARS``) plus the configured ``env``, so secrets in our
+environment do not leak to every server; ``inherit_env=True`` passes ours whole.
+
+Shutdown, per the MCP spec: close the child's stdin, wait, SIGTERM to its
+process group, wait, signal.SIGKILL; every wait is bounded and the child is reaped.
+The server runs in a process group of its own, so whatever it started itself
+(``npx`` and ``uvx`` start the real server as a grandchild) is signalled too,
+even when the server itself exits cleanly.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import os
+import select
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from typing import IO, Any, Optional
+
+from .._core.endpoint import ID_SCAN_BYTES
+from .._core.errors import ConnectError, TransportClosed, WriteTimeout
+from .._core.timeouts import USE_DEFAULT, Timeout
+from .base import READER_WRITE_TIMEOUT, Transport
+from .config import StdioServerConfig
+from .interrupts import POLL, acquire_deferred, interrupted
+
+__all__ = ["DEFAULT_INHERITED_ENV_VARS", "StdioTransport", "default_environment"]
+
+logger = logging.getLogger("mcpsync.transport")
+
+#: What a server gets of our environment by default: what a program needs to run, no secrets.
+DEFAULT_INHERITED_ENV_VARS = (
+    "HOME",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LOGNAME",
+    "PATH",
+    "SHELL",
+    "TERM",
+    "TMPDIR",
+    "TZ",
+    "USER",
+)
+
+#: Lines of the server's stderr kept for error messages.
+STDERR_TAIL_LINES = 20
+#: stderr is read in pieces of at most this many bytes, so an endless line costs no memory.
+STDERR_CHUNK = 64 * 1024
+#: The rest of a line over ``max_message_size`` is read (and dropped) in pieces of this many bytes.
+DISCARD_CHUNK = 64 * 1024
+#: How long the reader waits for the exit code and last stderr lines after stdout closes.
+EXIT_GRACE = 0.5
+
+
+def default_environment() -> dict[str, str]:
+    """The part of our environment a server gets by default."""
+    env = {}
+    for key in DEFAULT_INHERITED_ENV_VARS:
+        value = os.environ.get(key)
+        # A value starting with "()" is an exported shell function: never pass those on.
+        if value is not None and not value.startswith("()"):
+            env[key] = value
+    return env
+
+
+class StdioTransport(Transport):
+    """Talk to a server we start as a child process, over its stdin and stdout.
+
+    Args:
+        command: the program (looked up on ``PATH``).
+        args: its arguments.
+        env: variables added to the child's environment.
+        cwd: the child's working directory.
+        inherit_env: give the child our whole environment, not the safe default.
+        name: the server's name (default: the program's base name).
+        timeout: default request timeout in seconds (``None``: no limit; ``USE_DEFAULT``: 30 s).
+        exit_timeout: seconds to wait for the child to exit after its stdin is closed.
+        terminate_timeout: seconds to wait after SIGTERM before SIGKILL.
+        **options: ``write_timeout``, ``max_message_size`` (see ``Transport``; here it
+            bounds one line of the server's stdout).
+    """
+
+    def __init__(
+        self,
+        command: str,
+        args: Sequence[str] = (),
+        *,
+        env: Optional[Mapping[str, str]] = None,
+        cwd: Optional[str] = None,
+        inherit_env: bool = False,
+        name: Optional[str] = None,
+        timeout: Timeout = USE_DEFAULT,
+        exit_timeout: float = 2.0,
+        terminate_timeout: float = 2.0,
+        **options: Any,
+    ) -> None:
+        config = StdioServerConfig(
+            command=command,
+            args=args,
+            env=env,
+            cwd=cwd,
+            timeout=timeout,
+            name=name,
+            inherit_env=inherit_env,
+        )
+        super().__init__(name=config.display_name, timeout=timeout, **options)
+        self.config = config
+        self.exit_timeout = exit_timeout
+        self.terminate_timeout = terminate_timeout
+        self._process: Optional[subprocess.Popen[bytes]] = None
+        self._write_lock = threading.Lock()
+        self._stdin_fd: Optional[int] = None
+        self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
+        self._reader: Optional[threading.Thread] = None
+        self._stderr_reader: Optional[threading.Thread] = None
+        # Set when close() runs on the reader thread itself: the reader closes stdout on its way out.
+        self._reader_closes_stdout = False
+
+    @classmethod
+    def from_config(cls, config: StdioServerConfig, **kwargs: Any) -> StdioTransport:
+        """Build from a ``StdioServerConfig``; ``kwargs`` as for the constructor."""
+        return cls(
+            config.command,
+            config.args,
+            env=config.env,
+            cwd=config.cwd,
+            inherit_env=config.inherit_env,
+            name=config.name,
+            timeout=config.timeout,
+            **kwargs,
+        )
+
+    kind = "stdio"
+
+    @property
+    def address(self) -> str:
+        """The server's command line."""
+        return shlex.join([self.config.command, *self.config.args])
+
+    @property
+    def pid(self) -> Optional[int]:
+        """The child's process id, once started."""
+        return self._process.pid if self._process is not None else None
+
+    @property
+    def returncode(self) -> Optional[int]:
+        """The child's exit code, once it has exited and been reaped."""
+        return self._process.returncode if self._process is not None else None
+
+    @property
+    def stderr_tail(self) -> tuple[str, ...]:
+        """The last lines the server wrote to stderr."""
+        return tuple(self._stderr_tail)
+
+    # -- opening ------------------------------------------------------------
+
+    def _open(self) -> None:
+        config = self.config
+        env = dict(os.environ) if config.inherit_env else default_environment()
+        env.update(config.env or {})
+        try:
+            self._process = subprocess.Popen(
+                [config.command, *config.args],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+                cwd=config.cwd,
+                # Its own process group, so shutdown reaches the server's own children too.
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise ConnectError(
+                f"cannot start server {self.name!r} ({config.command!r}): {exc.strerror or exc}"
+            ) from exc
+        assert self._process.stdin is not None
+        self._stdin_fd = self._process.stdin.fileno()
+        # Writes wait for room with select() and a deadline instead of blocking forever.
+        os.set_blocking(self._stdin_fd, False)
+        self._reader = threading.Thread(target=self._read_stdout, name=f"mcpsync-reader-{self.name}", daemon=True)
+        self._stderr_reader = threading.Thread(
+            target=self._read_stderr, name=f"mcpsync-stderr-{self.name}", daemon=True
+        )
+        self._stderr_reader.start()
+        self._reader.start()
+
+    # -- the wire -----------------------------------------------------------
+
+    def _write(self, data: bytes, timeout: float) -> None:
+        # A reader blocked on a write reads no responses: it gets a short leash.
+        if threading.current_thread() is self._reader:
+            timeout = min(timeout, READER_WRITE_TIMEOUT)
+        if not acquire_deferred(self._write_lock.acquire, timeout):
+            if interrupted():
+                raise WriteTimeout(f"{self.name}: nothing was written: interrupted")
+            # Nothing was sent: other callers' writes held the pipe all that time (a slow or deaf server).
+            raise WriteTimeout(
+                f"{self.name}: could not start writing within {timeout:g}s: other writes held the server's input"
+            )
+        try:
+            self._write_locked(data, timeout)
+        finally:
+            self._write_lock.release()
+
+    def _write_locked(self, data: bytes, timeout: float) -> None:
+        fd = self._stdin_fd
+        if fd is None:
+            raise self.closed_error()
+        total = len(data)
+        written = 0
+        deadline: Optional[float] = None
+        while True:
+            try:
+                written += os.write(fd, data if not written else memoryview(data)[written:])
+            except BlockingIOError:
+                pass
+            except OSError as exc:  # broken pipe: the server is gone
+                raise self._closed_error(f"cannot write to the server: {exc.strerror or exc}") from exc
+            if written >= total:
+                break
+            # The pipe is full: the server is not reading. Wait for room, bounded.
+            if deadline is None:
+                deadline = time.monotonic() + timeout
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or interrupted():
+                if not written:
+                    raise self._write_timeout_error(timeout)
+                raise self._broken_mid_message(written, total, timeout)
+            # In slices, so that a deferred Ctrl-C is seen.
+            select.select([], [fd], [], min(remaining, POLL))
+        self.stats.sent += 1
+
+    def _send_notice(self, data: bytes) -> None:
+        """One try, never a wait: a notice shorter than the pipe's atomic size goes in whole or not at all."""
+        if not self._write_lock.acquire(timeout=POLL):
+            logger.debug("server %r: a notice was not sent: other writes held the server's input", self.name)
+            return
+        try:
+            fd = self._stdin_fd
+            if fd is None:
+                return
+            try:
+                written = os.write(fd, data)
+            except BlockingIOError:
+                logger.debug("server %r: a notice was not sent: the server is not reading its input", self.name)
+                return
+            except OSError as exc:
+                logger.debug("server %r: a notice was not sent: %s", self.name, exc)
+                return
+            if written < len(data):  # longer than the pipe takes at once: finish it, bounded
+                self._write_locked(data[written:], READER_WRITE_TIMEOUT)
+            else:
+                self.stats.sent += 1
+        except (WriteTimeout, TransportClosed) as exc:
+            logger.debug("server %r: a notice was cut short: %s", self.name, exc)
+        finally:
+            self._write_lock.release()
+
+    def _write_timeout_error(self, timeout: float) -> WriteTimeout:
+        return WriteTimeout(f"{self.name}: could not write within {timeout:g}s: the server is not reading its input")
+
+    def _broken_mid_message(self, written: int, total: int, timeout: float) -> TransportClosed:
+        """Half a message is on the wire: nothing later could be framed right. Hang up."""
+        error = self._closed_error(
+            f"the server stopped reading its input in the middle of a message "
+            f"({written} of {total} bytes taken in {timeout:g}s)"
+        )
+        self._close_stdin_locked()
+        self._connection_lost(error)
+        return error.copy()
+
+    def _close_stdin_locked(self) -> None:
+        # Caller holds the write lock.
+        process = self._process
+        self._stdin_fd = None
+        if process is not None and process.stdin is not None and not process.stdin.closed:
+            try:
+                process.stdin.close()
+            except OSError:
+                pass
+
+    def _read_stdout(self) -> None:
+        process = self._process
+        assert process is not None and process.stdout is not None
+        stdout = process.stdout
+        limit = self.max_message_size
+        # A message and its newline: a line this long without the newline is too long.
+        readline_size = -1 if limit is None else limit + 1
+        try:
+            while True:
+                line = stdout.readline(readline_size)
+                if not line:
+                    break
+                if len(line) == readline_size and line[-1:] != b"\n":
+                    self._discard_line(stdout, line)
+                elif line.strip():
+                    try:
+                        self._feed(line)
+                    except Exception:  # never let one message end the reader
+                        logger.exception("server %r: failed to handle a message", self.name)
+        except (OSError, ValueError) as exc:
+            logger.debug("server %r: stdout read ended: %s", self.name, exc)
+        finally:
+            if not self._is_lost():
+                self._connection_lost(self._describe_exit())
+            if self._reader_closes_stdout:
+                stdout.close()
+
+    def _discard_line(self, stdout: IO[bytes], start: bytes) -> None:
+        """Drop a line over ``max_message_size`` (``start`` is what was read of it) without holding it whole.
+
+        The request it answers fails as soon as its start shows which (else
+        once its end does); later lines are read as usual.
+        """
+        head = start[:ID_SCAN_BYTES]
+        failed = self._oversized(head)
+        size = len(start)
+        tail = start[-ID_SCAN_BYTES:]
+        while not tail.endswith(b"\n"):
+            piece = stdout.readline(DISCARD_CHUNK)
+            if not piece:
+                return  # the server went away mid-line: the reader reports that
+            size += len(piece)
+            tail = (tail + piece)[-ID_SCAN_BYTES:]
+        self._oversized(head, tail=tail, size=size - 1, complete=True, failed=failed)
+
+    def _read_stderr(self) -> None:
+        process = self._process
+        assert process is not None and process.stderr is not None
+        stderr: IO[bytes] = process.stderr
+        server_logger = self.server_logger
+        try:
+            for chunk in iter(lambda: stderr.readline(STDERR_CHUNK), b""):
+                line = chunk.decode("utf-8", "replace").rstrip("\r\n")
+                self._stderr_tail.append(line)
+                if server_logger.isEnabledFor(logging.INFO):
+                    server_logger.info("%s", line)
+        except (OSError, ValueError) as exc:
+            logger.debug("server %r: stderr read ended: %s", self.name, exc)
+
+    def _closed_error(self, detail: str) -> TransportClosed:
+        return TransportClosed(
+            f"{self.name}: {detail}",
+            exit_code=self.returncode,
+            stderr_tail=self.stderr_tail,
+        )
+
+    def _describe_exit(self) -> TransportClosed:
+        """Build the error for a server that went away: exit code and last stderr lines."""
+        process = self._process
+        assert process is not None
+        try:
+            process.wait(EXIT_GRACE)
+        except subprocess.TimeoutExpired:
+            return self._closed_error("the server closed its stdout but is still running")
+        if self._stderr_reader is not None:
+            # Its last words may still be in the pipe.
+            self._stderr_reader.join(EXIT_GRACE)
+        code = process.returncode
+        if code < 0:  # POSIX: killed by a signal
+            try:
+                name = f" ({signal.Signals(-code).name})"
+            except ValueError:
+                name = ""
+            return self._closed_error(f"the server process was killed by signal {-code}{name}")
+        return self._closed_error(f"the server process exited with code {code}")
+
+    # -- closing ------------------------------------------------------------
+
+    def _signal_group(self, sig: int) -> None:
+        process = self._process
+        assert process is not None
+        try:
+            os.killpg(process.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def _threads(self) -> tuple[Optional[threading.Thread], ...]:
+        return (self._reader, self._stderr_reader)
+
+    def _shutdown(self) -> None:
+        process = self._process
+        if process is None:
+            return
+        # Writes are bounded, so the lock comes free; should it not, go straight to signals.
+        if self._write_lock.acquire(timeout=self.exit_timeout):
+            try:
+                self._close_stdin_locked()
+            finally:
+                self._write_lock.release()
+        try:
+            process.wait(self.exit_timeout)
+            # The server is gone; children it left in its process group go too.
+            self._signal_group(signal.SIGTERM)
+        except subprocess.TimeoutExpired:
+            logger.info("server %r: did not exit after stdin closed; sending SIGTERM", self.name)
+            self._signal_group(signal.SIGTERM)
+            try:
+                process.wait(self.terminate_timeout)
+            except subprocess.TimeoutExpired:
+                logger.warning("server %r: ignored SIGTERM; sending signal.SIGKILL", self.name)
+                self._signal_group(signal.SIGKILL)
+                try:
+                    process.wait(self.terminate_timeout)
+                except subprocess.TimeoutExpired:
+                    logger.error("server %r: process %d survived signal.SIGKILL", self.name, process.pid)
+        self._join_readers(process)
+        if self._write_lock.acquire(timeout=self.terminate_timeout):
+            try:
+                self._close_stdin_locked()
+            finally:
+                self._write_lock.release()
+
+    def _join_readers(self, process: subprocess.Popen[bytes]) -> None:
+        """Join the reader threads and close their pipes.
+
+        The readers end when the pipes reach end-of-file, which needs every
+        process holding them to be gone: a child of the server that ignored
+        SIGTERM still holds them, so it gets signal.SIGKILL too.
+        """
+        current = threading.current_thread()
+        pairs = [
+            (t, stream)
+            for t, stream in ((self._reader, process.stdout), (self._stderr_reader, process.stderr))
+            if t is not None and stream is not None
+        ]
+        for attempt in range(2):
+            for thread, _ in pairs:
+                if thread is not current:
+                    thread.join(self.terminate_timeout)
+            if not any(t.is_alive() and t is not current for t, _ in pairs) or attempt:
+                break
+            logger.warning("server %r: its children still hold its pipes; sending signal.SIGKILL", self.name)
+            self._signal_group(signal.SIGKILL)
+        for thread, stream in pairs:
+            if thread is current:
+                self._reader_closes_stdout = True
+            elif thread.is_alive():
+                # Closing a stream another thread is reading would block on its lock.
+                logger.error("server %r: thread %s did not stop; leaving it", self.name, thread.name)
+            else:
+                stream.close()

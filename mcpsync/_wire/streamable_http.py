@@ -1,0 +1,521 @@
+"""The Streamable HTTP transport (MCP 2025-03-26 onward).
+
+Every client message is a POST to one endpoint. A request's answer comes
+back as a JSON body or as an SSE stream that may carry the server's
+notifications and requests first.
+
+Threads: a blocking call (``send_request(..., wait=True)``) runs its
+exchange on the caller's own thread, which waits for the answer anyway:
+that saves two thread wake-ups per call. Everything else (``send_request``
+futures, calls with a user's own ``requests.Session``, which cannot be cut)
+runs on the worker threads (``mcpsync-http-<server>-<n>``). Both count
+against ``max_connections``; more wait their turn. Notifications and answers
+are POSTed from the thread that sends them, ``MESSAGE_CONNECTIONS`` at a
+time; cancellations go out in the background (``mcpsync-notice-<server>``).
+Every exchange ends by its deadline (``mcpsync._wire.http_client``).
+
+Sessions: the ``Mcp-Session-Id`` the server gives on ``initialize`` goes on
+every later request, with ``MCP-Protocol-Version`` once negotiated. A 404 on
+a request that carried a session id means the session expired: the transport
+runs the handshake again (the same ``initialize``, no session id) and retries
+the request once. A stream that breaks before the answer is resumed with
+``Last-Event-ID`` after the server's ``retry`` interval (capped at
+``max_retry_delay``). After the handshake a GET stream
+(``mcpsync-listener-<server>``) receives what the server sends on its own;
+405 means the server offers none. ``close()`` DELETEs the session.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import math
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from typing import Any, Optional
+
+import requests
+
+from .._core import jsonrpc
+from .._core.errors import MCPError, MessageTooLarge, NoResponseError, ProtocolError, SessionExpired, TransportError
+from .._core.pending import RequestFuture
+from .._core.sse import events
+from .._core.timeouts import USE_DEFAULT, Timeout
+from .base import NOTICE_TIMEOUT, logger
+from .http_base import HTTPTransportBase, StreamPosition
+from .http_client import ACCEPT, EVENT_STREAM, JSON, Exchange, content_type, finished
+from .interrupts import Latch, acquire_deferred, deferred_interrupts, interrupted
+from .workers import Workers
+
+__all__ = ["LAST_EVENT_ID", "MCP_PROTOCOL_VERSION", "MCP_SESSION_ID", "StreamableHTTPTransport"]
+
+MCP_SESSION_ID = "Mcp-Session-Id"
+MCP_PROTOCOL_VERSION = "MCP-Protocol-Version"
+LAST_EVENT_ID = "Last-Event-ID"
+
+#: Seconds close() gives the DELETE that ends the session.
+DELETE_TIMEOUT = 2.0
+#: Seconds to wait before reconnecting a broken GET listener, doubled per failure up to the cap.
+LISTENER_BACKOFF = (0.5, 30.0)
+#: Seconds connect() waits at most for the server to answer the GET stream.
+LISTENER_START_WAIT = 5.0
+#: Failed GET listener connections in a row before it gives up (with a warning).
+LISTENER_MAX_FAILURES = 8
+#: Connections for notifications and answers to the server, posted from any thread, at once.
+MESSAGE_CONNECTIONS = 2
+#: Seconds between looks at a waiting worker's request while all connections are busy.
+SLOT_POLL = 0.25
+
+
+class _Outcome(enum.Enum):
+    """How the answer to a POSTed request came, for the thread that ran the exchange."""
+
+    READ = "read"  # the answer was read here (or the request is settled)
+    ON_GET_STREAM = "on the GET stream"  # 202: the answer comes on the GET stream
+
+
+def check_session_id(value: str) -> str:
+    """The spec allows only visible ASCII (0x21-0x7E) in a session id; refuse anything else."""
+    if not value or not all(0x21 <= ord(ch) <= 0x7E for ch in value):
+        raise ProtocolError(f"the server sent an invalid {MCP_SESSION_ID}: {value!r} (visible ASCII only)")
+    return value
+
+
+class StreamableHTTPTransport(HTTPTransportBase):
+    """Talk to a server at one HTTP endpoint (Streamable HTTP).
+
+    Args:
+        url: the MCP endpoint.
+        headers: extra headers on every request (e.g. ``Authorization``).
+        auth: any ``requests`` auth object (bearer tokens, custom schemes).
+        name: the server's name (default: the URL's host).
+        timeout: default request timeout in seconds (``None``: no limit; ``USE_DEFAULT``: 30 s).
+        connect_timeout: seconds to establish a connection.
+        read_timeout: seconds a stream may stay silent before it counts as broken.
+        max_connections: requests in flight at once (on callers' threads and on
+            worker threads); more wait their turn.
+        listen: open the GET stream for server-initiated messages after the handshake.
+        max_resumptions: attempts to resume a broken stream with ``Last-Event-ID``.
+        retry_delay: seconds before resuming when the server gave no ``retry``
+            (doubled each attempt).
+        max_retry_delay: the longest wait before resuming, whatever ``retry`` the server sent.
+        session: a ``requests.Session`` to use (its adapters, proxies, TLS
+            settings); closed with the transport only if we created it.
+            mcpsync leaves its adapters alone, so it cannot cut its
+            connections: every request then runs on a worker thread, and one
+            that is given up frees its worker only when the server answers or
+            ``read_timeout`` passes.
+        **options: ``write_timeout``, ``max_message_size`` (see ``Transport``).
+    """
+
+    kind = "http"
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Optional[Mapping[str, str]] = None,
+        auth: Any = None,
+        name: Optional[str] = None,
+        timeout: Timeout = USE_DEFAULT,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 300.0,
+        max_connections: int = 10,
+        listen: bool = True,
+        max_resumptions: int = 3,
+        retry_delay: float = 1.0,
+        max_retry_delay: float = 30.0,
+        session: Optional[requests.Session] = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(
+            url,
+            "http",
+            headers=headers,
+            auth=auth,
+            name=name,
+            timeout=timeout,
+            connect_timeout=connect_timeout,
+            read_timeout=read_timeout,
+            session=session,
+            **options,
+        )
+        self.max_connections = max_connections
+        self.listen = listen
+        self.max_resumptions = max_resumptions
+        self.retry_delay = retry_delay
+        self.max_retry_delay = max_retry_delay
+        self.session_id: Optional[str] = None
+        self._workers = Workers(f"mcpsync-http-{self.name}", max_connections)
+        self._notices = Workers(f"mcpsync-notice-{self.name}", 1)
+        self._slots = threading.BoundedSemaphore(max_connections)
+        self._posting = threading.BoundedSemaphore(MESSAGE_CONNECTIONS)
+        self._exchanges: dict[int, Exchange] = {}  # request id -> the exchange working for it
+        self._exchanges_lock = threading.Lock()
+        self._renew_lock = threading.Lock()
+        self._initialize_body: Optional[bytes] = None
+        self._listener: Optional[threading.Thread] = None
+        self._listener_answered = Latch()
+        self._closing = threading.Event()
+
+    # -- plumbing -----------------------------------------------------------------------
+
+    def _open(self) -> None:
+        # + the GET stream and the messages posted outside exchanges
+        self._open_http(self.max_connections + 1 + MESSAGE_CONNECTIONS)
+
+    def _request_headers(self, *, session: bool = True) -> dict[str, str]:
+        headers = {"Accept": ACCEPT, "Content-Type": JSON}
+        if session and self.session_id is not None:
+            headers[MCP_SESSION_ID] = self.session_id
+        if self.protocol_version is not None:
+            headers[MCP_PROTOCOL_VERSION] = self.protocol_version
+        return headers
+
+    def _get_headers(self, last_event_id: Optional[str] = None) -> dict[str, str]:
+        """Headers of a GET for an event stream (no body, so no Content-Type)."""
+        headers = self._request_headers()
+        headers["Accept"] = EVENT_STREAM
+        del headers["Content-Type"]
+        if last_event_id:
+            headers[LAST_EVENT_ID] = last_event_id
+        return headers
+
+    def handshake_complete(self) -> None:
+        if self.listen and self._listener is None and not self._closing.is_set():
+            self._listener = threading.Thread(target=self._listen, name=f"mcpsync-listener-{self.name}", daemon=True)
+            self._listener.start()
+            # Servers drop what they send while no GET stream is open: let connect() return
+            # once the server has answered the GET (stream open, or 405), within a bound.
+            self._listener_answered.wait(min(self.connect_timeout, LISTENER_START_WAIT))
+
+    # -- requests -------------------------------------------------------------------------
+
+    def _write_request(self, future: RequestFuture, data: bytes, deadline: float, wait: bool) -> None:
+        if future.method == "initialize":
+            self._initialize_body = data  # kept, to open a new session when this one expires
+        self.stats.sent += 1
+        assert self._http is not None
+        if wait and self._http.can_cut:
+            self._run_exchange(future, data, deadline)
+        else:
+            self._workers.submit(lambda: self._run_exchange(future, data, deadline))
+
+    def _run_exchange(self, future: RequestFuture, data: bytes, deadline: float) -> None:
+        """POST a request and read its answer, within ``deadline``; a failure fails the request.
+
+        Past the deadline or interrupted (the caller gives the request up
+        itself then), and once the request is settled, the request is left alone.
+        """
+        if future.settled or self._closing.is_set():
+            return  # given up on (or closed) while it waited for a worker: never send it
+        if not self._take_slot(future, deadline):
+            return
+        assert self._http is not None
+        try:
+            with self._http.exchange(deadline) as exchange, deferred_interrupts(lambda: exchange.cut("interrupted")):
+                with self._exchanges_lock:
+                    self._exchanges[future.request_id] = exchange
+                try:
+                    outcome = self._exchange(exchange, future, data)
+                finally:
+                    with self._exchanges_lock:
+                        self._exchanges.pop(future.request_id, None)
+            if outcome is _Outcome.ON_GET_STREAM and not self._listening():
+                raise ProtocolError(
+                    f"{self.name}: the server accepted request {future.request_id} with 202, "
+                    "but there is no GET stream its answer could come on"
+                )
+            if outcome is _Outcome.READ and not future.settled and not self._closing.is_set():
+                raise NoResponseError(future.request_id)
+        except MCPError as exc:
+            if interrupted() or time.monotonic() >= deadline or future.settled:
+                return  # the caller gives it up (and tells the server), or it is settled already
+            self.endpoint.fail(future, exc)
+        finally:
+            self._slots.release()
+
+    def _take_slot(self, future: RequestFuture, deadline: float) -> bool:
+        """A place among ``max_connections``; ``False`` if the request is given up (or times out) first."""
+        while True:
+            step = min(SLOT_POLL, deadline - time.monotonic())
+            if step <= 0:
+                return False
+            if acquire_deferred(self._slots.acquire, step):
+                return True
+            if future.settled or self._closing.is_set() or interrupted():
+                return False
+
+    def _exchange(self, exchange: Exchange, future: RequestFuture, data: bytes, retried: bool = False) -> _Outcome:
+        """POST a request and handle what comes back (once more after renewing an expired session)."""
+        headers = self._request_headers()
+        sent_session = headers.get(MCP_SESSION_ID)
+        response = exchange.send("POST", self.url, headers, data)
+        with finished(response):
+            if future.settled:  # abandoned while we were connecting
+                return _Outcome.READ
+            expired = response.status_code == 404 and sent_session is not None
+            if expired and retried:
+                raise SessionExpired(f"{self.name}: the server refused the renewed session too (404)")
+            if not expired:
+                if not response.ok:
+                    raise exchange.status_error(response)
+                return self._take_answer(exchange, response, future)
+        assert sent_session is not None
+        self._renew_session(exchange, sent_session)
+        if future.settled:
+            return _Outcome.READ
+        return self._exchange(exchange, future, data, retried=True)
+
+    def _take_answer(self, exchange: Exchange, response: requests.Response, future: RequestFuture) -> _Outcome:
+        """Handle the answer to a request: 202, a JSON body, or an event stream."""
+        if future.method == "initialize":
+            self._take_session_id(response)
+        if response.status_code == 202:
+            return _Outcome.ON_GET_STREAM
+        kind = content_type(response)
+        if kind == JSON:
+            body = self._json_body(exchange, response, future)
+            if body is not None and body.strip():
+                self._feed(body)
+        elif kind == EVENT_STREAM:
+            self._read_answer_stream(exchange, response, future)
+        else:
+            raise ProtocolError(f"{self.name}: unexpected Content-Type {kind or 'none'!r} in the answer to a request")
+        return _Outcome.READ
+
+    def _read_answer_stream(self, exchange: Exchange, response: requests.Response, future: RequestFuture) -> None:
+        """Read a request's answer stream; resume it (``Last-Event-ID``) if it breaks before the answer."""
+        position = self._read_stream_once(exchange, response, future, StreamPosition())
+        attempt = 0
+        while not future.settled and not self._closing.is_set():
+            if position.last_id is None or attempt >= self.max_resumptions:
+                raise NoResponseError(future.request_id)
+            attempt += 1
+            retry = position.retry
+            delay = retry / 1000.0 if retry is not None else self.retry_delay * 2 ** (attempt - 1)
+            delay = min(delay, self.max_retry_delay, max(0.0, exchange.deadline - time.monotonic()))
+            logger.info(
+                "server %r: resuming the stream of request %s after event %s in %.2fs",
+                self.name,
+                future.request_id,
+                position.last_id,
+                delay,
+            )
+            if future.wait_settled(delay) or self._closing.is_set():
+                return  # answered (on the GET stream), given up, or closed meanwhile
+            before = position.last_id
+            resumed = exchange.send("GET", self.url, self._get_headers(before))
+            with finished(resumed):
+                if not resumed.ok:  # 405: no resumption offered; 404: the stream or session is gone
+                    logger.info("server %r: cannot resume (HTTP %d)", self.name, resumed.status_code)
+                    raise NoResponseError(future.request_id)
+                self._read_stream_once(exchange, resumed, future, position)
+            if position.last_id != before:
+                attempt = 0  # it made progress: servers may answer by polling, one event per GET
+
+    def _read_stream_once(
+        self, exchange: Exchange, response: requests.Response, future: RequestFuture, position: StreamPosition
+    ) -> StreamPosition:
+        """One stream's events; a break ends it quietly, so that the caller may resume."""
+        try:
+            self._read_events(exchange, response, future, position)
+        except MCPError as exc:
+            if future.settled or self._closing.is_set():
+                return position  # cut after the answer, or closing: nothing was lost
+            if exchange.cut_reason is not None or time.monotonic() >= exchange.deadline:
+                raise
+            self._log_broken("an answer stream", exc)
+        return position
+
+    def _stop_working_for(self, future: RequestFuture) -> None:
+        # Free its thread at once, whether it reads the answer or still waits for it.
+        with self._exchanges_lock:
+            exchange = self._exchanges.get(future.request_id)
+        if exchange is not None:
+            exchange.cut("given up")
+
+    def _listening(self) -> bool:
+        return self._listener is not None and self._listener.is_alive() and not self._closing.is_set()
+
+    def _take_session_id(self, response: requests.Response) -> None:
+        value = response.headers.get(MCP_SESSION_ID)
+        self.session_id = check_session_id(value) if value is not None else None
+
+    # -- messages --------------------------------------------------------------------------
+
+    def _write(self, data: bytes, timeout: float) -> None:
+        """POST a notification or an answer; the server acknowledges it with 202 at once."""
+        self._post_message(data, time.monotonic() + timeout)
+
+    def _post_message(self, data: bytes, deadline: float, retried: bool = False) -> None:
+        assert self._http is not None
+        headers = self._request_headers()
+        sent_session = headers.get(MCP_SESSION_ID)
+        # Any thread may post: a few connections at a time, so that these and the exchanges
+        # together never need more connections than the pool keeps.
+        if not acquire_deferred(self._posting.acquire, deadline - time.monotonic()):
+            raise TransportError(f"{self.name}: no connection was free to send a message in time")
+        try:
+            with self._http.exchange(deadline) as exchange, deferred_interrupts(lambda: exchange.cut("interrupted")):
+                response = exchange.send("POST", self.url, headers, data)
+                with finished(response):
+                    expired = response.status_code == 404 and sent_session is not None and not retried
+                    if not expired and not response.ok:
+                        raise exchange.status_error(response)
+                if expired:
+                    assert sent_session is not None
+                    self._renew_session(exchange, sent_session)
+        finally:
+            self._posting.release()
+        if expired:
+            self._post_message(data, deadline, retried=True)
+            return
+        self.stats.sent += 1
+
+    def _send_notice(self, data: bytes) -> None:
+        def post() -> None:
+            try:
+                self._post_message(data, time.monotonic() + NOTICE_TIMEOUT)
+            except MCPError as exc:
+                logger.debug("server %r: could not send a notice: %s", self.name, exc)
+
+        try:
+            self._notices.submit(post)
+        except MCPError:
+            pass  # closing: the notice no longer matters
+
+    # -- the session ----------------------------------------------------------------------
+
+    def _renew_session(self, exchange: Exchange, expired: str) -> None:
+        """The server forgot our session: run the handshake again, once for all threads that noticed."""
+        left = exchange.deadline - time.monotonic()
+        if not acquire_deferred(self._renew_lock.acquire, left):  # another thread is renewing
+            raise SessionExpired(f"{self.name}: the session expired, and renewing it did not finish in time")
+        try:
+            if self.session_id != expired:
+                return  # another thread has renewed it already
+            logger.warning("server %r: session %s expired (404); starting a new one", self.name, expired)
+            # session_id keeps the old value until the new one is known: other threads sending
+            # meanwhile get 404 and wait here, rather than going out with no session at all.
+            body = self._initialize_body
+            if body is None:
+                raise SessionExpired(f"{self.name}: the session expired before initialize was sent")
+            request_id = json.loads(body)["id"]
+            response = exchange.send("POST", self.url, self._request_headers(session=False), body)
+            with finished(response):
+                if not response.ok:
+                    error = exchange.status_error(response)
+                    raise SessionExpired(f"{self.name}: session expired, and renewing it failed: {error}")
+                self._take_session_id(response)
+                answer = self._find_answer(exchange, response, request_id)
+            if "error" in answer:
+                raise SessionExpired(f"{self.name}: session expired, and renewing it failed: {answer['error']}")
+            version = answer.get("result", {}).get("protocolVersion")
+            if version != self.protocol_version:
+                raise SessionExpired(
+                    f"{self.name}: the new session speaks protocol {version!r}, not {self.protocol_version!r}"
+                )
+            initialized = jsonrpc.encode(jsonrpc.notification("notifications/initialized"))
+            response = exchange.send("POST", self.url, self._request_headers(), initialized)
+            with finished(response):
+                if not response.ok:
+                    raise exchange.status_error(response)
+        finally:
+            self._renew_lock.release()
+
+    def _find_answer(self, exchange: Exchange, response: requests.Response, request_id: Any) -> dict[str, Any]:
+        """Read a JSON or SSE answer and return the response to ``request_id``; other messages are handled."""
+        if content_type(response) == JSON:
+            body = self._json_body(exchange, response, None)
+            if body is None:
+                raise MessageTooLarge(f"{self.name}: the answer to initialize", None, self.max_message_size or 0)
+            items: Iterator[Any] = iter([body])
+        else:
+            items = (e.data for e in events(exchange.chunks(response), self.max_message_size) if e.data)
+        for data in items:
+            try:
+                message = jsonrpc.decode(data)
+            except ValueError:
+                message = None
+            if isinstance(message, dict) and "method" not in message and message.get("id") == request_id:
+                return message
+            self._feed(data)  # not the answer: whatever it is, it is handled as usual
+        raise NoResponseError(request_id)
+
+    # -- the GET stream ---------------------------------------------------------------------
+
+    def _listen(self) -> None:
+        """The GET stream for what the server sends on its own; reconnects with backoff."""
+        assert self._http is not None
+        last_id: Optional[str] = None
+        failures = 0
+        while not self._closing.is_set():
+            try:
+                with self._http.exchange(math.inf) as exchange:
+                    response = exchange.send("GET", self.url, self._get_headers(last_id))
+                    self._listener_answered.set()
+                    with finished(response):
+                        if response.status_code == 405:
+                            logger.debug("server %r: offers no GET stream (405)", self.name)
+                            return
+                        if not response.ok:
+                            failures += 1
+                            error = exchange.status_error(response)
+                            logger.info("server %r: GET stream refused: %s", self.name, error)
+                        else:
+                            failures = 0
+                            position = StreamPosition()
+                            try:
+                                self._read_events(exchange, response, position=position)
+                            except MCPError as exc:
+                                if not self._closing.is_set():
+                                    self._log_broken("the GET stream", exc)
+                            last_id = position.last_id or last_id
+            except MCPError as exc:
+                failures += 1
+                if not self._closing.is_set():
+                    logger.info("server %r: GET stream failed: %s", self.name, exc)
+                self._listener_answered.set()
+            if failures >= LISTENER_MAX_FAILURES:
+                logger.warning("server %r: GET stream failed %d times in a row; giving up on it", self.name, failures)
+                return
+            self._closing.wait(
+                min(LISTENER_BACKOFF[1], LISTENER_BACKOFF[0] * 2**failures) if failures else LISTENER_BACKOFF[0]
+            )
+
+    # -- closing --------------------------------------------------------------------------------
+
+    def _threads(self) -> tuple[Optional[threading.Thread], ...]:
+        return (self._listener, *self._workers.threads, *self._notices.threads)
+
+    def _shutdown(self) -> None:
+        self._closing.set()
+        http = self._http
+        if http is None:
+            return
+        http.cut_all("the client is closing")
+        if self._listener is not None and self._listener is not threading.current_thread():
+            self._listener.join(self.connect_timeout)
+        self._workers.close(self.connect_timeout + 2)
+        self._notices.close(NOTICE_TIMEOUT + 1)
+        if self.session_id is not None:
+            self._delete_session()
+        self._close_http()
+
+    def _delete_session(self) -> None:
+        """End the session on the server (``DELETE``), within ``DELETE_TIMEOUT``; any failure is only logged."""
+        assert self._http is not None
+        headers = self._request_headers()
+        del headers["Content-Type"]
+        try:
+            with self._http.exchange(time.monotonic() + DELETE_TIMEOUT) as exchange:
+                with deferred_interrupts(lambda: exchange.cut("interrupted")):
+                    with finished(exchange.send("DELETE", self.url, headers)) as response:
+                        if response.status_code not in (200, 202, 204, 404, 405):
+                            logger.debug(
+                                "server %r: DELETE of the session answered %d", self.name, response.status_code
+                            )
+        except MCPError as exc:
+            logger.debug("server %r: DELETE of the session failed: %s", self.name, exc)

@@ -1,0 +1,362 @@
+"""The ``mcpsync`` command, run as a subprocess against the bundled test server.
+
+Each test runs ``python -m mcpsync`` in an empty temporary directory with its
+own HOME and XDG directories and without ``$MCPSYNC_CONFIG``, so no
+configuration or tool cache of the user is read or written.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpsync._edges import cli
+from mcpsync.testing import server_command
+from mcpsync.testing.server import PIXEL_PNG
+from tests.http_server import running_http_server
+
+#: Seconds one command may take (they take well under one).
+COMMAND_TIMEOUT = 60
+
+INLINE = ["--stdio", shlex.join(server_command())]
+#: A server that writes to stderr and exits before answering initialize.
+DYING = [sys.executable, "-c", "import sys; sys.stderr.write('boom: bad token\\n'); sys.exit(3)"]
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """An empty working directory, which is also HOME and holds the XDG directories."""
+    return tmp_path
+
+
+def run(home: Path, *args: str, text: bool = True) -> subprocess.CompletedProcess:  # type: ignore[type-arg]
+    """``python -m mcpsync ARGS`` in ``home``, isolated from the user's files."""
+    env = {k: v for k, v in os.environ.items() if k != "MCPSYNC_CONFIG"}
+    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / "config"), XDG_CACHE_HOME=str(home / "cache"))
+    return subprocess.run(
+        [sys.executable, "-m", "mcpsync", *args],
+        cwd=home,
+        env=env,
+        capture_output=True,
+        text=text,
+        timeout=COMMAND_TIMEOUT,
+    )
+
+
+def write_config(home: Path, name: str = ".mcp.json") -> Path:
+    """A Claude-style configuration: a working server, one that cannot start, one that dies, one switched off."""
+    command, *args = server_command()
+    servers = {
+        "good": {"command": command, "args": args},
+        "broken": {"command": str(home / "no-such-server")},
+        "dying": {"command": DYING[0], "args": DYING[1:]},
+        "off": {"command": command, "args": args, "enabled": False},
+    }
+    path = home / name
+    path.write_text(json.dumps({"mcpServers": servers}))
+    return path
+
+
+def lines(text: str) -> list[list[str]]:
+    """A table's rows split into words (the header and the dashes included)."""
+    return [line.split() for line in text.splitlines()]
+
+
+# -- servers -----------------------------------------------------------------------------
+
+
+def test_servers_shows_every_state_and_why_a_server_failed(home: Path) -> None:
+    """The issue's "done when": `mcpsync servers` on a .mcp.json found in the working directory."""
+    write_config(home)
+    done = run(home, "servers")
+    assert done.returncode == 0, done.stderr
+    rows = {row[0]: row for row in lines(done.stdout)[2:] if row}
+    assert rows["good"][1:4] == ["connected", "stdio", "15"]
+    assert "mcpsync-test-server" in rows["good"]
+    assert rows["broken"][1] == "failed" and "cannot start server 'broken'" in " ".join(rows["broken"])
+    assert rows["dying"][1] == "failed" and "exited with code 3" in " ".join(rows["dying"])
+    assert rows["off"][1] == "disabled"
+    assert "dying: the last lines of its stderr:\n  boom: bad token\n" in done.stdout
+    assert done.stderr == ""
+    # A configured server's tools go to the cache in the user's (here: temporary) cache directory.
+    assert (home / "cache" / "mcpsync" / "tools.json").is_file()
+
+
+def test_servers_json(home: Path) -> None:
+    config = write_config(home, "elsewhere.json")
+    done = run(home, "servers", "--json", "--config", str(config))
+    assert done.returncode == 0, done.stderr
+    statuses = {s["name"]: s for s in json.loads(done.stdout)}
+    assert list(statuses) == ["good", "broken", "dying", "off"]
+    assert statuses["good"]["state"] == "connected" and statuses["good"]["tools"] == 15
+    assert statuses["good"]["server_info"]["name"] == "mcpsync-test-server"
+    assert statuses["good"]["source"] == str(config)
+    assert statuses["broken"]["state"] == "failed" and "No such file" in statuses["broken"]["error"]
+    assert statuses["dying"]["stderr_tail"] == ["boom: bad token"]
+    assert statuses["off"]["state"] == "disabled" and statuses["off"]["error"] is None
+
+
+def test_without_any_configuration_it_says_where_it_looked(home: Path) -> None:
+    done = run(home, "servers")
+    assert done.returncode == 2
+    assert "mcpsync: error: no configuration file found" in done.stderr and ".mcp.json" in done.stderr
+
+
+# -- tools ---------------------------------------------------------------------------------
+
+
+def test_tools_of_every_server_are_qualified_and_unavailable_servers_are_reported(home: Path) -> None:
+    write_config(home)
+    done = run(home, "tools")
+    assert done.returncode == 1  # two servers could not be asked
+    names = [row[0] for row in lines(done.stdout)[2:]]
+    assert "good__echo" in names and "good__add" in names
+    assert ["good__add", "a,", "b", "Add", "two", "numbers."] in lines(done.stdout)
+    assert "mcpsync: warning: server 'broken' is unavailable (failed)" in done.stderr
+    assert "mcpsync: warning: server 'dying' is unavailable (failed)" in done.stderr
+    assert "off" not in done.stderr
+
+
+def test_tools_of_one_server_have_their_own_names(home: Path) -> None:
+    write_config(home)
+    done = run(home, "tools", "good")
+    assert done.returncode == 0, done.stderr
+    assert ["echo", "text", "Return", "the", "text", "you", "send."] in lines(done.stdout)
+    assert [
+        "progress",
+        "steps?,",
+        "delay?",
+        "Report",
+        "progress",
+        "in",
+        "steps,",
+        "then",
+        "answer",
+        "'done'.",
+    ] in lines(done.stdout)
+    assert done.stderr == ""
+
+
+def test_tools_json_of_an_inline_server(home: Path) -> None:
+    done = run(home, *INLINE, "tools", "--json")
+    assert done.returncode == 0, done.stderr
+    tools = json.loads(done.stdout)
+    add = next(t for t in tools if t["name"] == "add")
+    assert add["server"] == "inline" and add["deferred"] is False
+    assert add["tool"]["inputSchema"]["required"] == ["a", "b"]
+    # An inline server is a one-off: it stays out of the tool cache.
+    assert not (home / "cache").exists()
+
+
+# -- call ------------------------------------------------------------------------------------
+
+
+def test_call_with_key_value_arguments(home: Path) -> None:
+    done = run(home, *INLINE, "call", "add", "a=2", "b=40")
+    assert (done.returncode, done.stdout, done.stderr) == (0, '{"sum": 42}\n', "")
+
+
+def test_call_gives_a_string_parameter_the_text_as_written(home: Path) -> None:
+    """text=42 would be the number 42 as JSON; the schema says text is a string."""
+    done = run(home, *INLINE, "--name", "tests", "call", "tests", "echo", "text=42", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"content": [{"type": "text", "text": "42"}], "isError": False}
+
+
+def test_call_with_a_json_object_through_a_config_file(home: Path) -> None:
+    config = write_config(home, "servers.json")
+    done = run(home, "--config", str(config), "call", "good", "add", '{"a": 1.5, "b": 2}', "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["structuredContent"] == {"sum": 3.5}
+
+
+def test_a_tool_that_returns_is_error_exits_1(home: Path) -> None:
+    done = run(home, *INLINE, "call", "fail", "message=it broke")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == "mcpsync: error: tool 'fail' failed: it broke\n"
+    as_json = run(home, *INLINE, "call", "fail", "message=it broke", "--json")
+    assert as_json.returncode == 1
+    assert json.loads(as_json.stdout)["isError"] is True
+
+
+def test_bad_json_argument_exits_2_naming_it(home: Path) -> None:
+    done = run(home, *INLINE, "call", "add", '{"a": 1,')
+    assert done.returncode == 2
+    assert done.stderr.startswith("mcpsync: error: argument '{\"a\": 1,': not valid JSON: Expecting")
+    assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+def test_unknown_tool_exits_2_with_suggestions(home: Path) -> None:
+    done = run(home, *INLINE, "call", "ech", "text=hi")
+    assert done.returncode == 2
+    assert done.stderr == "mcpsync: error: server 'inline' has no tool named 'ech'; did you mean 'echo'?\n"
+
+
+def test_unknown_server_exits_2_before_starting_anything(home: Path) -> None:
+    write_config(home)
+    done = run(home, "call", "goood", "echo", "text=hi")
+    assert done.returncode == 2
+    assert "mcpsync: error: no server named 'goood' in " in done.stderr and "did you mean 'good'?" in done.stderr
+
+
+def test_a_failed_server_exits_1_with_its_stderr(home: Path) -> None:
+    write_config(home)
+    done = run(home, "call", "dying", "echo", "text=hi")
+    assert done.returncode == 1
+    assert done.stderr.startswith("mcpsync: error: server 'dying' is unavailable (failed): Transport closed: dying: ")
+    assert "  boom: bad token" in done.stderr
+
+
+def test_progress_is_shown_on_stderr_one_line_per_update_when_not_a_terminal(home: Path) -> None:
+    done = run(home, *INLINE, "call", "progress", "steps=3", "delay=0.01")
+    assert (done.returncode, done.stdout) == (0, "done\n")
+    assert done.stderr == "progress 1/3 step 1 of 3\nprogress 2/3 step 2 of 3\nprogress 3/3 step 3 of 3\n"
+
+
+def test_verbose_shows_protocol_traffic_and_server_stderr(home: Path) -> None:
+    done = run(home, *INLINE, "-v", "call", "stderr", "text=from the server")
+    assert done.returncode == 0, done.stderr
+    assert 'mcpsync.traffic: inline --> {"jsonrpc":"2.0","id":1,"method":"initialize"' in done.stderr
+    assert 'mcpsync.traffic: inline <-- {"jsonrpc":"2.0","id":1,"result":{' in done.stderr
+    assert '"method":"tools/call","params":{"name":"stderr"' in done.stderr
+    assert "mcpsync.server.inline: from the server" in done.stderr
+    assert done.stdout == "wrote 1 lines\n"
+
+
+def test_debug_shows_the_traceback_and_without_it_there_is_none(home: Path) -> None:
+    plain = run(home, *INLINE, "read", "nothing://here")
+    assert plain.returncode == 1
+    assert plain.stderr == "mcpsync: error: MCP error -32002: Resource not found\n"
+    debug = run(home, *INLINE, "read", "nothing://here", "--debug")
+    assert debug.returncode == 1
+    assert debug.stderr.startswith("Traceback (most recent call last):")
+    assert "mcpsync._core.errors.ServerError: MCP error -32002" in debug.stderr
+    assert debug.stderr.endswith("mcpsync: error: MCP error -32002: Resource not found\n")
+
+
+def test_inline_http_server_with_headers(home: Path) -> None:
+    with running_http_server() as base:
+        done = run(home, "--url", f"{base}/mcp", "--header", "X-Token: abc", "call", "echo", "text=over http")
+    assert (done.returncode, done.stdout) == (0, "over http\n"), done.stderr
+
+
+# -- resources, read, prompts, ping ------------------------------------------------------------
+
+
+def test_resources_of_every_server(home: Path) -> None:
+    write_config(home)
+    done = run(home, "resources")
+    assert done.returncode == 1  # broken and dying
+    assert ["good", "text://greeting", "greeting", "text/plain", "A", "short", "text", "resource."] in lines(
+        done.stdout
+    )
+    assert ["good", "binary://pixel", "pixel", "image/png", "A", "1x1", "PNG", "(binary)."] in lines(done.stdout)
+
+
+def test_resources_json_of_one_server(home: Path) -> None:
+    done = run(home, *INLINE, "resources", "inline", "--json")
+    assert done.returncode == 0, done.stderr
+    assert [r["resource"]["uri"] for r in json.loads(done.stdout)] == ["text://greeting", "binary://pixel"]
+
+
+def test_read_text_resource(home: Path) -> None:
+    write_config(home)
+    done = run(home, "read", "good", "text://greeting")
+    assert (done.returncode, done.stdout) == (0, "Hello from a resource"), done.stderr
+
+
+def test_read_binary_resource_writes_the_bytes_to_a_pipe(home: Path) -> None:
+    done = run(home, *INLINE, "read", "binary://pixel", text=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == base64.b64decode(PIXEL_PNG)
+
+
+def test_read_binary_resource_to_a_file(home: Path) -> None:
+    done = run(home, *INLINE, "read", "inline", "binary://pixel", "--output", "pixel.png")
+    assert (done.returncode, done.stdout) == (0, "")
+    assert done.stderr == "wrote 70 bytes to pixel.png\n"
+    assert (home / "pixel.png").read_bytes() == base64.b64decode(PIXEL_PNG)
+
+
+def test_prompts(home: Path) -> None:
+    done = run(home, *INLINE, "prompts")
+    assert done.returncode == 0, done.stderr
+    assert ["greet", "name,", "style?", "Ask", "for", "a", "greeting."] in lines(done.stdout)
+
+
+def test_ping_every_server(home: Path) -> None:
+    write_config(home)
+    done = run(home, "ping")
+    assert done.returncode == 1
+    rows = {row[0]: row for row in lines(done.stdout)[2:]}
+    assert rows["good"][2] == "ms" and float(rows["good"][1]) >= 0
+    assert rows["broken"][1] == "failed:" and rows["off"][1:] == ["disabled"]
+
+
+def test_ping_json_of_an_inline_server(home: Path) -> None:
+    done = run(home, *INLINE, "ping", "--json")
+    assert done.returncode == 0, done.stderr
+    [result] = json.loads(done.stdout)
+    assert result["server"] == "inline" and result["error"] is None and result["ms"] > 0
+
+
+# -- in-process: what is decided before any server starts ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--stdio", "x", "--url", "http://h/mcp", "tools"], "give --stdio or --url, not both"),
+        (["--header", "A: b", "--stdio", "x", "tools"], "--header goes with --url"),
+        (["--url", "http://h/mcp", "--header", "no colon", "tools"], "--header 'no colon': expected NAME:VALUE"),
+        (["--stdio", "x", "call"], "the following arguments are required: SERVER"),
+        (["--stdio", "x", "call", "echo", "oops"], "argument 'oops': expected key=value"),
+        (["--stdio", "x", "call", "add", "a=1", "a=2"], "argument 'a=2': 'a' is given twice"),
+        (["--stdio", "x", "call", "add", "[1]"], "argument '[1]': expected key=value"),
+        (["--stdio", "x", "call", "add", '{"a": NaN}'], "not valid JSON: NaN is not JSON"),
+        (["--stdio", "x", "call", "add", "[1, 2]", "b=1"], "argument '[1, 2]': expected key=value"),
+        (["--stdio", "x", "read", "a://b", "c://d"], "read takes one URI; unexpected 'c://d'"),
+        (["--stdio", "x", "tools", "other"], "no server named 'other' (the inline server is 'inline')"),
+        (["--stdio", "x", "--timeout", "0", "tools"], "--timeout: must be a positive number of seconds"),
+    ],
+)
+def test_usage_errors_exit_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        code = cli.main(argv)
+    except SystemExit as exc:  # what argparse itself refuses
+        code = exc.code  # type: ignore[assignment]
+    assert code == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        (["a=2", "b=40"], {"a": 2, "b": 40}),
+        (["text=42", "n=3"], {"text": "42", "n": 3}),  # text is a string parameter
+        (
+            ["flag=true", "none=null", "list=[1, 2]", 'obj={"k": 1}'],
+            {"flag": True, "none": None, "list": [1, 2], "obj": {"k": 1}},
+        ),
+        (["word=hello", "empty=", "eq=a=b", "nan=NaN"], {"word": "hello", "empty": "", "eq": "a=b", "nan": "NaN"}),
+        (["text=[WIP] fix"], {"text": "[WIP] fix"}),  # not JSON, but text is a string anyway
+        (['{"a": 1, "text": 5}'], {"a": 1, "text": 5}),  # a whole object is taken as it is
+        ([], {}),
+    ],
+)
+def test_tool_arguments(words: list[str], expected: dict[str, Any]) -> None:
+    schema = {"type": "object", "properties": {"text": {"type": "string"}, "n": {"type": "integer"}}}
+    assert cli.tool_arguments(cli.split_tool_arguments(words), schema) == expected
+
+
+def test_tool_argument_that_starts_like_json_but_is_not_is_an_error() -> None:
+    with pytest.raises(cli.UsageError, match=r"argument 'tags=\[1,': not valid JSON"):
+        cli.tool_arguments(cli.split_tool_arguments(["tags=[1,"]), {"type": "object"})

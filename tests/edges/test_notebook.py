@@ -1,0 +1,88 @@
+"""mcpsync in a real Jupyter kernel: the example notebook runs top to bottom, and interrupting works.
+
+tests/notebook_runner.py runs the kernel (ipykernel, started by nbclient with
+this interpreter, so it sees the mcpsync under test) from a process of its own
+and writes the executed cells to a file; these tests read them.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("nbclient")
+pytest.importorskip("ipykernel")
+nbformat = pytest.importorskip("nbformat")
+
+NOTEBOOK = Path(__file__).resolve().parent.parent.parent / "examples" / "quickstart.ipynb"
+RUNNER = Path(__file__).parent.parent / "notebook_runner.py"
+#: Seconds a whole notebook run may take (a kernel start is a few seconds; each cell is bounded too).
+RUN_TIMEOUT = 300
+
+
+def run(tmp_path: Path, *args: str) -> Any:
+    """Run the notebook runner; return the notebook it wrote."""
+    out = tmp_path / "executed.ipynb"
+    done = subprocess.run(
+        [sys.executable, str(RUNNER), *args, str(out)], capture_output=True, text=True, timeout=RUN_TIMEOUT
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return nbformat.read(out, as_version=4)
+
+
+def text_of(cell: Any) -> str:
+    """Everything a code cell showed: streams, plain-text results and errors."""
+    parts = []
+    for output in cell.get("outputs", []):
+        if output["output_type"] == "stream":
+            parts.append(output["text"])
+        elif output["output_type"] in ("execute_result", "display_data"):
+            parts.append(output["data"].get("text/plain", ""))
+        elif output["output_type"] == "error":
+            parts.append(f"{output['ename']}: {output['evalue']}")
+    return "".join(parts)
+
+
+def cell_with(notebook: Any, source: str) -> Any:
+    """The (first) code cell whose source contains ``source``."""
+    return next(c for c in notebook.cells if c.cell_type == "code" and source in c.source)
+
+
+def test_the_notebook_in_git_has_no_outputs() -> None:
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, cell.source
+
+
+def test_the_example_notebook_runs_top_to_bottom(tmp_path: Path) -> None:
+    executed = run(tmp_path, "execute", str(NOTEBOOK))
+    assert all(o["output_type"] != "error" for c in executed.cells for o in c.get("outputs", []))
+    assert "mcpsync-test-server" in text_of(cell_with(executed, "client = mcpsync.connect"))
+    tools = text_of(cell_with(executed, "tools = client.list_tools()"))
+    assert "echo" in tools and "progress" in tools
+    assert text_of(cell_with(executed, "result.structured_content")) == "{'sum': 42}"
+    progress = cell_with(executed, '"progress"')
+    assert text_of(progress).endswith("'done'")
+    bars = [o for o in progress.outputs if o["output_type"] == "display_data"]
+    assert bars and "application/vnd.jupyter.widget-view+json" in bars[0]["data"]  # a tqdm widget
+    assert text_of(cell_with(executed, 'read_resource("text://greeting")')) == "'Hello from a resource'"
+    assert "image/png" in text_of(cell_with(executed, 'read_resource("binary://pixel")'))
+    assert text_of(cell_with(executed, "get_prompt")) == "[('user', 'Write a casual greeting for Ada.')]"
+    assert "hello from the server's stderr" in text_of(cell_with(executed, '"stderr"'))  # stderr reached the notebook
+    assert "via the manager" in text_of(cell_with(executed, "second__echo"))
+    assert text_of(cell_with(executed, "tool.name.endswith")) == "['first__echo', 'second__echo']"
+    assert "closed" in text_of(cell_with(executed, "manager.close()"))
+
+
+def test_interrupting_the_kernel_cancels_the_call_and_the_client_stays_usable(tmp_path: Path) -> None:
+    cells = run(tmp_path, "interrupt").cells
+    assert text_of(cells[1]).startswith("KeyboardInterrupt")
+    assert int(text_of(cells[2])) < 20  # promptly: the interrupt came after 2 s of a 60 s call
+    assert text_of(cells[3]) == "[2]"  # the server was told (id 1 was initialize)
+    assert text_of(cells[4]) == "'next cell'"  # the same client, still connected
+    assert text_of(cells[5]) == ""

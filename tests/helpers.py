@@ -1,0 +1,82 @@
+"""Helpers many tests share: bounded polling, scripted servers, a real Ctrl-C."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from typing import Callable
+
+import pytest
+
+#: Seconds a helper polls by default (a test waiting on a server).
+TIMEOUT = 20.0
+#: How long a Ctrl-C helper waits for its timer thread.
+TIMER_JOIN = 5.0
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float = TIMEOUT) -> bool:
+    """Poll ``predicate`` until it is true or ``timeout`` seconds pass; return its last value."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            return predicate()
+        time.sleep(0.02)
+    return True
+
+
+def python_server(code: str) -> list[str]:
+    """A command that runs ``code`` as a server script with this interpreter."""
+    return [sys.executable, "-c", code]
+
+
+INITIALIZE_RESULT = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {"tools": {}},
+    "serverInfo": {"name": "scripted", "version": "1"},
+}
+
+
+def scripted_server(script: dict, log_file=None) -> list[str]:  # type: ignore[type-arg]
+    """A command running tests/scripted_server.py with ``script`` (see its docstring)."""
+    import json
+    from pathlib import Path
+
+    script = {"initialize": [INITIALIZE_RESULT], **script}
+    command = [sys.executable, str(Path(__file__).with_name("scripted_server.py")), json.dumps(script)]
+    if log_file is not None:
+        command.append(str(log_file))
+    return command
+
+
+@contextlib.contextmanager
+def ctrl_c_after(seconds: float) -> Iterator[None]:
+    """Deliver a real SIGINT (Ctrl-C) to this process after ``seconds``; expect KeyboardInterrupt inside."""
+    import signal
+
+    timer = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            yield
+    finally:
+        timer.join(TIMER_JOIN)
+
+
+def cancelled_on_server(client, expected: int = 1, timeout: float = 5.0) -> list:  # type: ignore[no-untyped-def]
+    """The request ids the bundled test server saw cancelled, once it has seen ``expected`` (or ``timeout`` passed).
+
+    Cancellations go out in the background over HTTP, so the server may hear
+    of one a moment after the call that timed out has returned.
+    """
+    seen: list = []
+
+    def enough() -> bool:
+        seen[:] = client.call_tool("cancelled_requests", timeout=timeout).structured_content["cancelled"]
+        return len(seen) >= expected
+
+    wait_for(enough, timeout)
+    return seen

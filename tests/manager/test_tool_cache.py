@@ -1,0 +1,63 @@
+"""mcpsync.tool_cache: tool lists of earlier runs, keyed by server name and configuration, with expiry."""
+
+import json
+import time
+
+from mcpsync import HTTPServerConfig, StdioServerConfig
+from mcpsync._manager.tool_cache import ToolCache, config_key
+
+TOOLS = [{"name": "echo", "inputSchema": {"type": "object"}}]
+
+
+def test_round_trip_and_keying_by_name_and_configuration(tmp_path):
+    cache = ToolCache(tmp_path / "sub" / "tools.json")
+    config = StdioServerConfig("python", ["server.py"], env={"TOKEN": "secret"}, name="s")
+    assert cache.get("s", config) is None
+    cache.put("s", config, TOOLS)
+    assert cache.get("s", config) == TOOLS
+    assert ToolCache(tmp_path / "sub" / "tools.json").get("s", config) == TOOLS  # another process, the same file
+    assert cache.get("other", config) is None
+    assert cache.get("s", StdioServerConfig("python", ["server.py"], env={"TOKEN": "changed"}, name="s")) is None
+    assert "secret" not in (tmp_path / "sub" / "tools.json").read_text()  # only a hash of the configuration
+
+
+def test_keys_differ_by_transport_and_url():
+    http = HTTPServerConfig("http://127.0.0.1:1/mcp", name="s")
+    assert config_key(http) != config_key(HTTPServerConfig("http://127.0.0.1:2/mcp", name="s"))
+    assert config_key(http) != config_key(HTTPServerConfig("http://127.0.0.1:1/mcp", type="sse", name="s"))
+    assert config_key(http) == config_key(HTTPServerConfig("http://127.0.0.1:1/mcp", name="s"))
+
+
+def test_old_entries_expire_and_are_dropped_on_write(tmp_path):
+    path = tmp_path / "tools.json"
+    config = StdioServerConfig("python", name="s")
+    cache = ToolCache(path, max_age=60)
+    cache.put("s", config, TOOLS)
+    data = json.loads(path.read_text())
+    data["servers"]["s"]["saved"] = time.time() - 120
+    path.write_text(json.dumps(data))
+    assert cache.get("s", config) is None
+    cache.put("t", config, TOOLS)
+    assert set(json.loads(path.read_text())["servers"]) == {"t"}
+
+
+def test_a_broken_cache_is_ignored_and_replaced(tmp_path, caplog):
+    path = tmp_path / "tools.json"
+    path.write_text("{not json")
+    cache = ToolCache(path)
+    config = StdioServerConfig("python", name="s")
+    assert cache.get("s", config) is None
+    assert "unreadable" in caplog.text
+    cache.put("s", config, TOOLS)
+    assert cache.get("s", config) == TOOLS
+    path.write_text(json.dumps({"version": 1, "servers": {"s": {"key": config_key(config), "saved": "x"}}}))
+    assert cache.get("s", config) is None  # wrong types: ignored, not raised
+
+
+def test_an_unwritable_cache_is_logged_not_raised(tmp_path, caplog):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    cache = ToolCache(blocker / "tools.json")  # its directory cannot be made: a file is in the way
+    cache.put("s", StdioServerConfig("python", name="s"), TOOLS)
+    assert "not written" in caplog.text
+    assert list(tmp_path.iterdir()) == [blocker]  # no temporary file left behind

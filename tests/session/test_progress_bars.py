@@ -1,0 +1,115 @@
+"""mcpsync._session.progress_bars and exit_cleanup: progress bars, Ctrl-C during them, closing at exit."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+import mcpsync
+from mcpsync._session import progress_bars as interactive
+from mcpsync.testing import server_config
+from mcpsync.testing.processes import process_state
+from tests.helpers import cancelled_on_server, ctrl_c_after, wait_for
+
+T = 20.0
+
+
+@pytest.fixture
+def client():
+    with mcpsync.connect(server_config(name="watched"), timeout=T) as connected:
+        yield connected
+
+
+@pytest.fixture(autouse=True)
+def restore_settings():
+    yield
+    interactive.set_progress_bars(None)
+
+
+def test_a_script_under_pytest_is_not_watched():
+    assert interactive.watched() is False  # stderr is captured, no IPython: no bars unless asked
+    assert interactive.progress_bar_for(None, "x", None) is None
+
+
+def test_bars_can_be_switched_globally_and_per_call():
+    interactive.set_progress_bars(True)
+    assert interactive.progress_bar_for(None, "x", None) is not None
+    assert interactive.progress_bar_for(False, "x", None) is None  # the call's choice wins
+    interactive.set_progress_bars(False)
+    assert interactive.progress_bar_for(None, "x", None) is None
+    assert interactive.progress_bar_for(True, "x", None) is not None
+    with pytest.raises(TypeError):
+        interactive.set_progress_bars("yes")  # type: ignore[arg-type]
+
+
+def test_a_bar_shows_the_servers_progress_and_the_users_callback_still_runs(client, capsys):
+    seen = []
+    result = client.call_tool(
+        "progress", {"steps": 4, "delay": 0.01}, progress_bar=True, on_progress=lambda *a: seen.append(a[0])
+    )
+    assert result.text == "done" and seen == [1, 2, 3, 4]
+    err = capsys.readouterr().err
+    assert "progress" in err and "4/4" in err and "step 4 of 4" in err
+
+
+def test_a_call_without_progress_shows_no_bar(client, capsys):
+    assert client.call_tool("echo", {"text": "quiet"}, progress_bar=True).text == "quiet"
+    assert capsys.readouterr().err == ""
+
+
+def test_asking_for_a_bar_without_tqdm_is_a_clear_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)  # import tqdm.auto now fails
+    with pytest.raises(mcpsync.NotSupportedError, match=r"pip install 'mcpsync\[notebook\]'"):
+        interactive.progress_bar_for(True, "x", None)
+    interactive.set_progress_bars(None)
+    monkeypatch.setattr(interactive, "watched", lambda: True)
+    assert interactive.progress_bar_for(None, "x", None) is None  # automatic: quietly no bar
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="needs the main thread")
+def test_ctrl_c_during_a_call_with_a_bar_cancels_it_and_the_client_stays_usable(client):
+    with ctrl_c_after(0.5):
+        client.call_tool("progress", {"steps": 100, "delay": 0.1}, progress_bar=True, timeout=T)
+    assert client.call_tool("echo", {"text": "still here"}).text == "still here"
+    assert len(cancelled_on_server(client)) == 1
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="needs the main thread")
+def test_ctrl_c_while_a_manager_waits_for_a_server(tmp_path):
+    slow = {"command": sys.executable, "args": ["-m", "mcpsync.testing", "--start-delay", "3"]}
+    with mcpsync.Manager({"slow": slow}, startup_timeout=0, tool_cache=False) as manager:
+        started = time.monotonic()
+        with ctrl_c_after(0.3):
+            manager.client("slow", timeout=T)
+        assert time.monotonic() - started < 2.0
+        assert manager.call_tool("slow__echo", {"text": "later"}, timeout=T).text == "later"
+
+
+EXIT_WITHOUT_CLOSE = """
+import sys, mcpsync
+from mcpsync.testing import server_config
+{make}
+print(pid, flush=True)
+"""
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        "client = mcpsync.connect(server_config())\npid = client.transport.pid",
+        "m = mcpsync.Manager({'s': {'command': sys.executable, 'args': ['-m', 'mcpsync.testing']}}, tool_cache=False)\n"
+        "pid = m.clients['s'].transport.pid",
+    ],
+    ids=["client", "manager"],
+)
+def test_a_script_that_forgets_to_close_leaves_no_server_behind(make):
+    done = subprocess.run(
+        [sys.executable, "-c", EXIT_WITHOUT_CLOSE.format(make=make)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    pid = int(done.stdout.strip())
+    assert wait_for(lambda: process_state(pid) in (None, "Z"), timeout=5), f"server {pid} still running"

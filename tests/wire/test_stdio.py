@@ -1,0 +1,403 @@
+"""mcpsync._wire.stdio against real child processes: life, faults, shutdown."""
+
+import json
+import os
+import signal
+import sys
+import threading
+import time
+
+import pytest
+
+import mcpsync
+from mcpsync import ConnectError, InvalidMessage, RequestTimeout, TransportClosed
+from mcpsync._wire import StdioTransport
+from mcpsync.testing import server_command, server_config
+from tests.helpers import ctrl_c_after
+from tests.wire.helpers import Wired
+
+CALL_TIMEOUT = 20
+
+_opened: list[Wired] = []
+
+
+@pytest.fixture(autouse=True)
+def close_transports():
+    """Close what a test opened even when it fails half-way, so one failure is not also a leak."""
+    yield
+    while _opened:
+        _opened.pop().close()
+
+
+def started(*options: str, on_error=None, **kwargs) -> Wired:
+    command, *args = server_command(*options)
+    transport = Wired(StdioTransport(command, args, name="t", **kwargs), on_error=on_error)
+    _opened.append(transport)
+    transport.start()
+    transport.request(
+        "initialize",
+        {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+        timeout=CALL_TIMEOUT,
+    )
+    return transport
+
+
+def call(transport: StdioTransport, tool: str, timeout=CALL_TIMEOUT, **arguments):
+    return transport.request("tools/call", {"name": tool, "arguments": arguments}, timeout=timeout)
+
+
+def test_threads_are_named_after_the_server_and_joined_on_close():
+    transport = started()
+    names = {t.name for t in threading.enumerate()}
+    assert {"mcpsync-reader-t", "mcpsync-stderr-t"} <= names
+    assert transport.is_connected and transport.pid is not None
+    transport.close()
+    transport.close()  # idempotent
+    assert not transport.is_connected
+    assert transport.returncode == 0, "closing stdin lets a well-behaved server exit by itself"
+    assert not any(t.name.endswith("-t") and t.name.startswith("mcpsync-") for t in threading.enumerate())
+
+
+def test_missing_command_is_a_connect_error_naming_it():
+    transport = Wired(StdioTransport("/nonexistent/mcp-server", name="ghost"))
+    with pytest.raises(ConnectError) as info:
+        transport.start()
+    assert "'ghost'" in str(info.value) and "/nonexistent/mcp-server" in str(info.value)
+    transport.close()
+
+
+def test_server_exit_mid_call_fails_the_call_at_once_with_exit_code_and_stderr():
+    """The server dies while a call is running: the caller hears within a second, with the why."""
+    transport = started()
+    slow = transport.send_request("tools/call", {"name": "sleep", "arguments": {"seconds": 30}})
+    call(transport, "stderr", text="about to go")
+    crash = transport.send_request("tools/call", {"name": "crash", "arguments": {"code": 3, "message": "bye now"}})
+    for future in (slow, crash):
+        with pytest.raises(TransportClosed) as info:
+            future.result(timeout=1.0)
+        assert info.value.exit_code == 3
+        assert "exited with code 3" in str(info.value)
+        assert "bye now" in str(info.value) and "about to go" in info.value.stderr_tail
+    with pytest.raises(TransportClosed):
+        call(transport, "echo", text="after death")
+    transport.close()
+
+
+def test_server_that_ignores_sigterm_is_killed_and_reaped():
+    transport = started("--ignore-sigterm", exit_timeout=0.2, terminate_timeout=0.5)
+    # Keep it busy so that closing stdin does not end it either.
+    transport.send_request("tools/call", {"name": "sleep", "arguments": {"seconds": 60, "ignore_cancel": True}})
+    transport.close()
+    assert transport.returncode == -signal.SIGKILL
+
+
+def test_children_of_the_server_are_stopped_with_it(tmp_path):
+    """npx-style servers run the real server as a grandchild: it must not outlive close()."""
+    pid_file = tmp_path / "grandchild.pid"
+    code = (
+        "import subprocess, sys, runpy\n"
+        "child = subprocess.Popen(['sleep', '60'])\n"
+        f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
+        "sys.argv = ['mcpsync.testing']\n"
+        "runpy.run_module('mcpsync.testing', run_name='__main__')\n"
+    )
+    transport = Wired(StdioTransport(sys.executable, ["-c", code], name="parent"))
+    transport.start()
+    transport.request("ping", timeout=CALL_TIMEOUT)
+    grandchild = int(pid_file.read_text())
+    transport.close()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(grandchild, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(grandchild, signal.SIGKILL)
+        pytest.fail("the server's own child survived close()")
+
+
+def test_stderr_flood_never_blocks_the_server(caplog):
+    """2 MB of stderr in one call: our reader drains it; the tail keeps only the last lines."""
+    transport = started()
+    with caplog.at_level("INFO", logger="mcpsync.server.t"):
+        result = call(transport, "stderr", text="x" * 100, lines=20000)
+        assert result["content"][0]["text"] == "wrote 20000 lines"
+        call(transport, "stderr", text="the last line")
+        deadline = time.monotonic() + 5
+        while transport.stderr_tail[-1:] != ("the last line",) and time.monotonic() < deadline:
+            time.sleep(0.02)
+    assert transport.stderr_tail[-1] == "the last line"
+    assert len(transport.stderr_tail) <= 20
+    assert any(r.name == "mcpsync.server.t" and r.getMessage() == "the last line" for r in caplog.records)
+    transport.close()
+
+
+def test_garbage_invalid_and_unknown_id_are_counted_logged_and_skipped(caplog):
+    problems = []
+    transport = started(on_error=problems.append)
+    with caplog.at_level("WARNING", logger="mcpsync.transport"):
+        for kind in ("garbage", "invalid", "unknown_id"):
+            assert call(transport, "misbehave", kind=kind)["content"][0]["text"] == f"sent {kind}"
+    stats = transport.stats
+    assert (stats.malformed, stats.invalid, stats.unmatched_responses) == (1, 1, 1)
+    assert [type(p) for p in problems] == [InvalidMessage] * 3
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "this is not json {" in logged
+    assert "42 is not of type 'string' (at $.method)" in logged
+    assert "response to no request we sent" in logged and "987654321" in logged
+    assert call(transport, "echo", text="still fine")["content"][0]["text"] == "still fine"
+    transport.close()
+
+
+def test_invalid_response_to_a_pending_request_fails_it_at_once():
+    transport = started()
+    with pytest.raises(InvalidMessage) as info:
+        call(transport, "misbehave", timeout=CALL_TIMEOUT, kind="bad_response")
+    assert "'not an object' is not of type 'object' (at $.result)" in str(info.value)
+    assert len(transport.endpoint.pending) == 0
+    transport.close()
+
+
+def test_timeout_cancels_on_the_server_and_the_late_response_is_dropped():
+    transport = started()
+    with pytest.raises(RequestTimeout) as info:
+        call(transport, "sleep", timeout=0.2, seconds=0.6, ignore_cancel=True)
+    assert isinstance(info.value, TimeoutError)
+    assert "Request timeout after 0.2s" in str(info.value)
+    assert len(transport.endpoint.pending) == 0
+    cancelled = call(transport, "cancelled_requests")["structuredContent"]["cancelled"]
+    assert len(cancelled) == 1
+    deadline = time.monotonic() + 5
+    while transport.stats.late_responses == 0 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert transport.stats.late_responses == 1
+    assert transport.stats.unmatched_responses == 0
+    transport.close()
+
+
+def test_future_cancel_tells_the_server():
+    transport = started()
+    future = transport.send_request("tools/call", {"name": "sleep", "arguments": {"seconds": 30}})
+    assert future.cancel()
+    assert len(transport.endpoint.pending) == 0
+    cancelled = call(transport, "cancelled_requests")["structuredContent"]["cancelled"]
+    assert cancelled == [future.request_id]
+    transport.close()
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="needs the main thread")
+def test_keyboard_interrupt_while_waiting_cancels_the_request():
+    """Ctrl-C during a blocking call: KeyboardInterrupt promptly, the server told, the transport usable."""
+    transport = started()
+    with ctrl_c_after(0.3):
+        call(transport, "sleep", seconds=30)
+    assert len(transport.endpoint.pending) == 0
+    cancelled = call(transport, "cancelled_requests")["structuredContent"]["cancelled"]
+    assert len(cancelled) == 1
+    transport.close()
+
+
+def test_close_fails_pending_requests_and_later_sends():
+    transport = started()
+    future = transport.send_request("tools/call", {"name": "sleep", "arguments": {"seconds": 30}})
+    transport.close()
+    with pytest.raises(TransportClosed, match="closed by the client"):
+        future.result(timeout=1)
+    with pytest.raises(TransportClosed):
+        transport.send_request("ping")
+    with pytest.raises(TransportClosed):
+        transport.notify("notifications/initialized")
+
+
+def test_close_cancels_what_is_in_flight_on_the_wire(tmp_path):
+    """Closing with a call in flight tells the server, then fails the call; its late answer is not a stray."""
+    from tests.helpers import scripted_server
+
+    log = tmp_path / "received.jsonl"
+    command, *args = scripted_server({"tools/call": ["silent"]}, log)
+    transport = Wired(StdioTransport(command, args, name="s"))
+    transport.start()
+    transport.request("initialize", {}, timeout=CALL_TIMEOUT)
+    future = transport.send_request("tools/call", {"name": "x"})
+    transport.close()
+    with pytest.raises(TransportClosed):
+        future.result(timeout=1)
+    sent = [json.loads(line) for line in log.read_text().splitlines()]
+    assert sent[-1] == {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": future.request_id, "reason": "the client is closing"},
+    }
+    assert transport.stats.cancelled == 1
+
+
+def test_concurrent_close_from_many_threads():
+    transport = started()
+    threads = [threading.Thread(target=transport.close) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert not any(t.is_alive() for t in threads)
+    assert transport.returncode is not None
+
+
+def test_environment_is_the_safe_default_plus_configured(monkeypatch, tmp_path):
+    monkeypatch.setenv("MCPSYNC_TEST_SECRET", "hush")
+    names = ["MCPSYNC_TEST_SECRET", "EXTRA", "PATH"]
+    transport = started(env={"EXTRA": "1"}, cwd=str(tmp_path))
+    found = call(transport, "environment", names=names)["structuredContent"]
+    transport.close()
+    assert found["env"] == {"MCPSYNC_TEST_SECRET": None, "EXTRA": "1", "PATH": os.environ["PATH"]}
+    assert os.path.samefile(found["cwd"], tmp_path)
+
+    transport = started(inherit_env=True)
+    found = call(transport, "environment", names=names)["structuredContent"]
+    transport.close()
+    assert found["env"]["MCPSYNC_TEST_SECRET"] == "hush"
+
+
+def test_params_must_be_a_dict_and_json():
+    transport = started()
+    with pytest.raises(TypeError, match="params must be a dict"):
+        transport.send_request("x", ["not", "a", "dict"])  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        transport.send_request("x", {"n": float("nan")})
+    assert len(transport.endpoint.pending) == 0
+    transport.close()
+
+
+def test_server_closing_stdout_while_alive_is_reported(tmp_path):
+    code = "import os, sys, time\nos.close(1)\nsys.stderr.write('closed my stdout\\n')\nsys.stderr.flush()\ntime.sleep(30)\n"
+    transport = Wired(StdioTransport(sys.executable, ["-c", code], name="mute", exit_timeout=0.2, terminate_timeout=1))
+    transport.start()
+    deadline = time.monotonic() + 10
+    while not transport.recorder.closed_with and time.monotonic() < deadline:
+        time.sleep(0.02)
+    errors = transport.recorder.closed_with
+    assert isinstance(errors[0], TransportClosed)
+    assert "closed its stdout but is still running" in str(errors[0])
+    transport.close()
+    assert transport.returncode == -signal.SIGTERM
+
+
+def test_create_transport_picks_stdio_for_a_stdio_config():
+    transport = mcpsync.create_transport(server_config(name="picked"))
+    assert isinstance(transport, StdioTransport) and transport.name == "picked"
+    transport.close()  # never started: closing is still fine
+
+
+def test_many_threads_share_one_transport_and_each_gets_its_own_answer():
+    """16 threads x 200 calls on one client: every caller gets its own answer, by content."""
+    with mcpsync.connect(server_config(timeout=CALL_TIMEOUT)) as client:
+        wrong: list[tuple[str, str]] = []
+        failures: list[BaseException] = []
+
+        def worker(n: int) -> None:
+            try:
+                for i in range(200):
+                    text = f"{n}-{i}"
+                    got = client.call_tool("echo", {"text": text}).text
+                    if got != text:
+                        wrong.append((text, got))
+            except BaseException as exc:  # pragma: no cover - reported below
+                failures.append(exc)
+
+        threads = [threading.Thread(target=worker, args=(n,)) for n in range(16)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        assert not any(t.is_alive() for t in threads)
+        assert failures == [] and wrong == []
+        assert client.transport.stats.sent >= 3200
+
+
+DEAF_SERVER = """
+import json, sys, time
+line = sys.stdin.readline()
+request = json.loads(line)
+sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": {}}) + "\\n")
+sys.stdout.flush()
+time.sleep(60)  # never reads stdin again
+"""
+
+
+def test_a_server_that_stops_reading_cannot_block_callers_or_close():
+    """A 2 MB call to a server that no longer reads: bounded failure, and close() still returns promptly."""
+    transport = Wired(
+        StdioTransport(
+            sys.executable, ["-c", DEAF_SERVER], name="deaf", write_timeout=0.5, exit_timeout=0.2, terminate_timeout=1
+        )
+    )
+    _opened.append(transport)
+    transport.start()
+    transport.request("initialize", {}, timeout=CALL_TIMEOUT)
+    with pytest.raises(TransportClosed, match="stopped reading its input in the middle of a message"):
+        transport.request("tools/call", {"name": "echo", "arguments": {"text": "a" * 2_000_000}}, timeout=5)
+    assert not transport.is_connected, "half a message on the wire: the connection is given up"
+    with pytest.raises(TransportClosed, match="middle of a message"):
+        transport.request("ping", timeout=5)
+    transport.close()
+    assert transport.returncode is not None
+
+
+def test_a_write_that_cannot_start_in_time_is_a_write_timeout():
+    """Nothing written yet: WriteTimeout (also a TimeoutError), and the connection stays usable."""
+    transport = started(write_timeout=0.2)
+    with transport._write_lock:  # as if another writer were stuck on a full pipe
+        with pytest.raises(
+            mcpsync.WriteTimeout, match=r"could not start writing within 0\.2s: other writes held the server.s input"
+        ) as info:
+            transport.notify("notifications/roots/list_changed")
+    assert isinstance(info.value, TimeoutError)
+    assert call(transport, "echo", text="fine")["content"][0]["text"] == "fine"
+
+
+def test_a_child_that_ignores_sigterm_and_holds_the_pipes_is_killed(tmp_path):
+    """The server exits but leaves a child holding its stdout/stderr and ignoring SIGTERM: no leak."""
+    pid_file = tmp_path / "child.pid"
+    code = (
+        "import subprocess, sys, runpy\n"
+        "child = subprocess.Popen(['sh', '-c', 'trap \"\" TERM; sleep 60 & wait; sleep 60'])\n"
+        f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
+        "sys.argv = ['mcpsync.testing']\n"
+        "runpy.run_module('mcpsync.testing', run_name='__main__')\n"
+    )
+    transport = Wired(StdioTransport(sys.executable, ["-c", code], name="holder", terminate_timeout=0.5))
+    _opened.append(transport)
+    transport.start()
+    transport.request("ping", timeout=CALL_TIMEOUT)
+    child = int(pid_file.read_text())
+    transport.close()
+    assert not any(t.name.endswith("-holder") for t in threading.enumerate())
+    assert _gone(child)
+
+
+def _gone(pid: int, within: float = 5.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                if f.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                    return True  # a zombie waiting for init: dead
+        except OSError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_second_close_waits_for_the_first():
+    transport = started(exit_timeout=0.3)
+    transport.send_request("tools/call", {"name": "sleep", "arguments": {"seconds": 60, "ignore_cancel": True}})
+    seen = []
+    threads = [
+        threading.Thread(target=lambda: (transport.close(), seen.append(transport.returncode))) for _ in range(3)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(20)
+    assert len(seen) == 3 and None not in seen, "every close() returns only when the server is reaped"
