@@ -377,7 +377,8 @@ class Client:
         seconds = resolve_timeout(timeout, self.transport.default_timeout)
         if on_progress is None and max_total_timeout is None:
             return self._channel.request(method, params, timeout=seconds)
-        token, watch = self._progress.open(on_progress)
+        with deferred_interrupts():
+            token, watch = self._progress.open(on_progress)
         try:
             result = self._channel.request(
                 method,
@@ -387,7 +388,8 @@ class Client:
                 last_activity=(lambda: watch.last) if progress_resets_timeout else None,
             )
         finally:
-            self._progress.close(token)
+            with deferred_interrupts():
+                self._progress.close(token)
         if on_progress is not None and watch.notified:
             # The server sent its progress before the answer; let the callbacks see all of it before we return.
             self._dispatcher.drain(PROGRESS_DRAIN_WAIT)

@@ -12,6 +12,8 @@ import queue
 import threading
 from typing import Any, Callable, Optional
 
+from .._wire.interrupts import Latch
+
 __all__ = ["Dispatcher"]
 
 logger = logging.getLogger("mcpsync.client")
@@ -48,7 +50,7 @@ class Dispatcher:
         """
         if self._closed or self._thread is threading.current_thread():
             return True
-        done = threading.Event()
+        done = Latch()  # not an Event: the caller may be interrupted while it waits
         self._queue.put((done.set, ()))
         return done.wait(timeout)
 

@@ -25,18 +25,17 @@ Three rules of ours on top:
   transport closes, or Ctrl-C arrives on the main thread (``interrupts``).
 
 Cutting needs to know which socket an exchange is using: the connections of
-our own sessions (``new_session``) record the exchange that uses them while
-it does, and forget it before the pool hands them to another. With a session
-of the user's, mcpsync leaves the adapters alone and cannot cut; the
-transports then run requests on their worker threads, so that a caller's
-wait stays bounded even so.
+our own sessions (``http_session.new_session``) record the exchange that uses
+them while it does, and forget it before the pool hands them to another. With
+a session of the user's, mcpsync leaves the adapters alone and cannot cut; the
+transports then run requests on their worker threads, so that a caller's wait
+stays bounded even so.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import socket
 import threading
 import time
@@ -49,6 +48,7 @@ import urllib3
 from requests.structures import CaseInsensitiveDict
 
 from .._core.errors import ConnectError, HTTPStatusError, TransportClosed, TransportError, WriteTimeout
+from .http_session import close_session, current, new_session
 from .watchdog import Watchdog
 
 __all__ = [
@@ -80,9 +80,6 @@ _REDIRECTS = frozenset((301, 302, 303, 307, 308))
 #: Redirects that keep the method and body (the others turn a POST into a GET, which MCP has no use for).
 _BODY_KEEPING = frozenset((307, 308))
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-
-# The exchange the current thread is running: the connections it uses record it (see ``_Connection``).
-_current = threading.local()
 
 
 def content_type(response: requests.Response) -> str:
@@ -201,6 +198,11 @@ class Exchange:
                 response = client.adapter_send(prepared, self.timeouts())
             except Exception as exc:
                 raise self._translate(exc, method, url) from exc
+            if self.cut_reason is not None:
+                # A socket shut down while the headers came in reads as their end: http.client
+                # then returns what it had as a whole answer. It is not one.
+                _release(response)
+                raise self._cut_error()
             status = response.status_code
             location = response.headers.get("Location")
             if status not in _REDIRECTS or location is None:
@@ -238,6 +240,8 @@ class Exchange:
             except Exception as exc:
                 raise self._translate(exc, "reading", response.url) from exc
             if not data:
+                if self.cut_reason is not None:  # the end of a body we cut is no end
+                    raise self._cut_error()
                 return
             yield data
 
@@ -374,12 +378,12 @@ class HTTPClient:
         exchange._token = self._watchdog.watch(deadline, lambda: exchange.cut("deadline"))
         with self._running_lock:
             self._running.add(exchange)
-        outer = getattr(_current, "exchange", None)
-        _current.exchange = exchange
+        outer = getattr(current, "exchange", None)
+        current.exchange = exchange
         try:
             yield exchange
         finally:
-            _current.exchange = outer
+            current.exchange = outer
             self._watchdog.unwatch(exchange._token)
             with self._running_lock:
                 self._running.discard(exchange)
@@ -517,99 +521,3 @@ def reason(exc: BaseException) -> str:
     while inner is not None and not str(inner):
         inner = inner.__context__ or inner.__cause__
     return text or (str(inner) if inner is not None else type(exc).__name__)
-
-
-# -- our own sessions: connections that say which exchange they work for ------------------------
-
-
-def _exchange_pools() -> dict[str, Any]:
-    from urllib3.connection import HTTPConnection, HTTPSConnection
-    from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
-
-    class Tracked:
-        """Records the running exchange on the connection it uses (for ``Exchange.cut``)."""
-
-        def request(self, *args: Any, **kwargs: Any) -> None:
-            exchange = getattr(_current, "exchange", None)
-            if exchange is not None:
-                exchange._attach(self)
-            super().request(*args, **kwargs)  # type: ignore[misc]
-
-        def connect(self) -> None:
-            super().connect()  # type: ignore[misc]
-            exchange = getattr(_current, "exchange", None)
-            if exchange is not None:
-                exchange._attach(self)
-
-    class Connection(Tracked, HTTPConnection):
-        pass
-
-    class SecureConnection(Tracked, HTTPSConnection):
-        pass
-
-    class Returning:
-        """Before a connection goes back to the pool, it stops working for its exchange."""
-
-        def _put_conn(self, conn: Any) -> None:
-            exchange = getattr(conn, "mcpsync_exchange", None)
-            if exchange is not None:
-                with exchange._client.owners:
-                    conn.mcpsync_exchange = None
-            super()._put_conn(conn)  # type: ignore[misc]
-
-    class Pool(Returning, HTTPConnectionPool):
-        ConnectionCls = Connection
-
-    class SecurePool(Returning, HTTPSConnectionPool):
-        ConnectionCls = SecureConnection
-
-    return {"http": Pool, "https": SecurePool}
-
-
-class _Adapter(requests.adapters.HTTPAdapter):
-    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
-        super().init_poolmanager(*args, **kwargs)
-        self.poolmanager.pool_classes_by_scheme = _exchange_pools()
-
-
-def new_session(url: str, max_connections: int) -> requests.Session:
-    """A ``requests.Session`` for one server, whose pool holds as many connections as we use at once.
-
-    What ``requests`` would look up in the environment on every request
-    (proxies, CA bundle, ``.netrc``: a quarter of its time per request) is
-    looked up once, here, for ``url``.
-    """
-    session = requests.Session()
-    adapter = _Adapter(pool_connections=1, pool_maxsize=max_connections)
-    session.mount("http://", adapter)
-    session.mount("https://", adapter)
-    session.proxies.update(requests.utils.get_environ_proxies(url))
-    bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
-    if bundle:
-        session.verify = bundle
-    netrc_auth = requests.utils.get_netrc_auth(url)
-    if netrc_auth is not None:
-        session.auth = netrc_auth
-    session.trust_env = False
-    return session
-
-
-def close_session(session: requests.Session) -> None:
-    """Close a ``requests.Session`` and, now, every connection its pools keep.
-
-    ``Session.close()`` empties urllib3's pool manager, but urllib3 2.x does
-    not close the pools it drops: their idle connections stay open until the
-    pools are garbage. Anything that still references one (a response in a
-    traceback kept by a caller or a log record) would keep its sockets open.
-    """
-    for adapter in session.adapters.values():
-        managers = [getattr(adapter, "poolmanager", None), *getattr(adapter, "proxy_manager", {}).values()]
-        for manager in managers:
-            pools = getattr(manager, "pools", None)
-            if pools is None:
-                continue
-            for key in pools.keys():
-                pool = pools.get(key)
-                if pool is not None:
-                    pool.close()
-    session.close()

@@ -34,6 +34,8 @@ POST" is the next one to ``/mcp`` or ``/messages``:
                                   every S seconds while its answer is not ready
     /control/trickle-next?interval=S  the next answer with a whole body (JSON) sends it
                                   one byte every S seconds
+    /control/trickle-headers-next?interval=S  the next MCP POST gets a status line, then one
+                                  header line every S seconds, and never the end of its headers
 """
 
 from __future__ import annotations
@@ -171,6 +173,7 @@ _SWITCHES: dict[str, tuple[str, Optional[str], Callable[[str], Any], str]] = {
     "gzip-next": ("gzip_next", None, str, ""),
     "keepalive-next": ("keepalive_next", "interval", float, "0.1"),
     "trickle-next": ("trickle_next", "interval", float, "0.05"),
+    "trickle-headers-next": ("trickle_headers_next", "interval", float, "0.5"),
 }
 
 
@@ -188,6 +191,7 @@ class _Controls:
         "gzip_next": False,
         "keepalive_next": 0.0,
         "trickle_next": 0.0,
+        "trickle_headers_next": 0.0,
     }
 
     def __init__(self) -> None:
@@ -202,6 +206,7 @@ class _Controls:
         self.gzip_next = False
         self.keepalive_next = 0.0
         self.trickle_next = 0.0
+        self.trickle_headers_next = 0.0
         #: The Cookie header of the last MCP POST.
         self.last_cookie = ""
 
@@ -338,6 +343,10 @@ class _Handler(BaseHTTPRequestHandler):
         if controls.take("redirect_next"):
             self._reply(307, b"moved", headers={"Location": self.path})
             return True
+        interval = controls.take("trickle_headers_next")
+        if interval:
+            self._trickle_headers(interval)
+            return True
         status = controls.take("fail_next")
         if status is None:
             return False
@@ -349,6 +358,18 @@ class _Handler(BaseHTTPRequestHandler):
             }
         self._reply(status, f"injected failure {status}".encode(), headers=headers)
         return True
+
+    def _trickle_headers(self, interval: float) -> None:
+        """A status line, then a header line every ``interval`` seconds until the client hangs up (at most 10 min)."""
+        self.close_connection = True
+        try:
+            self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+            for line in range(int(600 / interval)):
+                self.wfile.write(b"X-Trickle-%d: still coming\r\n" % line)
+                self.wfile.flush()
+                time.sleep(interval)
+        except OSError:  # the client gave up: what this fault is for
+            pass
 
     def _reset(self) -> None:
         """Close the connection without an answer, with RST (SO_LINGER 0) rather than FIN."""

@@ -314,7 +314,7 @@ def test_a_request_accepted_with_202_is_answered_on_the_get_stream(fake):
 
 def test_the_environment_is_read_once_when_the_session_is_made(monkeypatch):
     """Proxies and CA bundle from the environment still apply, without a lookup per request."""
-    from mcpsync._wire.http_client import new_session
+    from mcpsync._wire.http_session import new_session
 
     for name in ("NO_PROXY", "no_proxy", "HTTP_PROXY", "http_proxy", "CURL_CA_BUNDLE"):
         monkeypatch.delenv(name, raising=False)

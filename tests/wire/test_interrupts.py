@@ -1,0 +1,112 @@
+"""mcpsync._wire.interrupts: SIGINT held back over the main thread's locked work, delivered right after."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from mcpsync._wire.interrupts import Latch, acquire_deferred, deferred_interrupts, interrupted
+
+main_only = pytest.mark.skipif(
+    threading.current_thread() is not threading.main_thread(), reason="needs the main thread"
+)
+
+
+@main_only
+def test_a_sigint_in_a_deferred_section_is_raised_when_the_section_ends():
+    reached_the_end = False
+    with pytest.raises(KeyboardInterrupt):
+        with deferred_interrupts():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)  # the handler has run by now: it only noted the interrupt
+            assert interrupted()
+            reached_the_end = True
+    assert reached_the_end
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler, "the handler is restored"
+    assert not interrupted()
+
+
+@main_only
+def test_nested_sections_deliver_once_at_the_outermost_end_and_run_every_callback():
+    cut = []
+    with pytest.raises(KeyboardInterrupt):
+        with deferred_interrupts(lambda: cut.append("outer")):
+            with deferred_interrupts(lambda: cut.append("inner")):
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)
+            assert cut == ["outer", "inner"] or cut == ["inner", "outer"] or sorted(cut) == ["inner", "outer"]
+            # A callback registered after the interrupt arrived runs at once: its work is cut before it starts.
+            late = []
+            with deferred_interrupts(lambda: late.append("late")):
+                assert late == ["late"]
+
+
+@main_only
+def test_a_section_without_an_interrupt_changes_nothing():
+    before = signal.getsignal(signal.SIGINT)
+    with deferred_interrupts():
+        assert not interrupted()
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_other_threads_are_left_alone():
+    """Only the main thread receives SIGINT; elsewhere a section is a no-op (and may not touch signals)."""
+    seen = []
+
+    def work() -> None:
+        with deferred_interrupts(lambda: seen.append("cut")):
+            seen.append(interrupted())
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join(5)
+    assert seen == [False]
+
+
+@main_only
+def test_acquire_deferred_gives_up_early_on_a_sigint():
+    lock = threading.Lock()
+    lock.acquire()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with deferred_interrupts():
+                threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
+                started = time.monotonic()
+                assert acquire_deferred(lock.acquire, 10) is False
+                assert time.monotonic() - started < 2
+    finally:
+        lock.release()
+
+
+def test_acquire_deferred_without_a_section_is_a_plain_bounded_acquire():
+    lock = threading.Lock()
+    assert acquire_deferred(lock.acquire, 1)
+    assert not acquire_deferred(lock.acquire, 0.05)
+    lock.release()
+    assert acquire_deferred(lock.acquire, float("inf"))
+    lock.release()
+
+
+def test_a_latch_opens_once_and_its_wait_is_bounded():
+    latch = Latch()
+    assert latch.wait(0.05) is False and not latch.is_set()
+    threading.Timer(0.05, latch.set).start()
+    assert latch.wait(5) is True
+    latch.set()  # a second set does nothing
+    assert latch.wait(0) and latch.is_set()
+
+
+def test_concurrent_sets_of_a_latch_release_it_once():
+    """Two threads setting it together must not release its lock twice (which would fail a waiter)."""
+    for _ in range(200):
+        latch = Latch()
+        threads = [threading.Thread(target=latch.set) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        assert latch.wait(5)
+        for thread in threads:
+            thread.join(5)
