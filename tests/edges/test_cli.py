@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from mcpsync._edges import cli
+from mcpsync._edges import cli, cli_args
 from mcpsync.testing import server_command
 from mcpsync.testing.server import PIXEL_PNG
 from tests.http_server import running_http_server
@@ -354,9 +354,9 @@ def test_usage_errors_exit_2(argv: list[str], message: str, capsys: pytest.Captu
 )
 def test_tool_arguments(words: list[str], expected: dict[str, Any]) -> None:
     schema = {"type": "object", "properties": {"text": {"type": "string"}, "n": {"type": "integer"}}}
-    assert cli.tool_arguments(cli.split_tool_arguments(words), schema) == expected
+    assert cli_args.tool_arguments(cli_args.split_tool_arguments(words), schema) == expected
 
 
 def test_tool_argument_that_starts_like_json_but_is_not_is_an_error() -> None:
     with pytest.raises(cli.UsageError, match=r"argument 'tags=\[1,': not valid JSON"):
-        cli.tool_arguments(cli.split_tool_arguments(["tags=[1,"]), {"type": "object"})
+        cli_args.tool_arguments(cli_args.split_tool_arguments(["tags=[1,"]), {"type": "object"})

@@ -1,0 +1,336 @@
+"""The ``mcpsync`` command's arguments: the parser, which servers they name, and a tool call's arguments.
+
+Nothing here starts a server: what the words say is checked first, so that a
+typo fails at once (exit code 2) rather than after every server has started.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import difflib
+from collections.abc import Mapping, Sequence
+from typing import Any, Optional, Union
+
+from .._core import jsonrpc
+from .._core.errors import UnknownNameError
+from .._core.text import cut
+from .._manager.config_files import PROJECT_FILES, USER_FILE, LoadedConfig, ServerEntry, load_config
+from .._manager.paths import user_config_dir
+from .._version import __version__
+from .._wire.config import HTTPServerConfig, StdioServerConfig, server_config_from
+
+__all__ = [
+    "INLINE_NAME",
+    "UsageError",
+    "build_parser",
+    "load_servers",
+    "only_server",
+    "place_positionals",
+    "split_tool_arguments",
+    "tool_arguments",
+]
+
+#: The name of a server given with --stdio or --url (unless --name says otherwise).
+INLINE_NAME = "inline"
+#: ``source`` of an inline server in ``servers``.
+INLINE_SOURCE = "<command line>"
+#: The longest argument an error message quotes.
+_SHOW_LIMIT = 60
+
+#: The end of ``mcpsync --help`` (a ``str.format`` template: the files depend on the platform).
+EPILOG = """\
+servers:
+  --config PATH, else the first of $MCPSYNC_CONFIG, {project_files},
+  {user_file} that defines each name;
+  or one server inline: --stdio "command args" | --url URL (SERVER may then be left out).
+
+tool arguments:
+  one JSON object ('{{"a": 1, "b": 2}}'), or key=value pairs: a value is JSON if it
+  parses (n=3, flag=true, tags='["x"]'), else text (text=hello); a parameter of type
+  string always gets the text (text=42 sends "42").
+
+exit codes:
+  0  success
+  1  the tool returned isError; a server failed, went away, or did not answer in time
+     (without SERVER: any enabled server was unavailable; 'servers' always exits 0)
+  2  bad options or arguments, bad JSON, configuration error, unknown server or tool
+  130 interrupted
+
+examples:
+  mcpsync servers
+  mcpsync tools github
+  mcpsync call github search_issues query="is:open label:bug" limit=5
+  mcpsync --stdio "python -m mcpsync.testing" call add a=2 b=40
+  mcpsync --url https://example.com/mcp --header "Authorization: Bearer $TOKEN" tools
+"""
+
+
+class UsageError(Exception):
+    """The command line asks for something impossible (exit code 2)."""
+
+
+# -- the command line -------------------------------------------------------------------------
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0:  # also refuses NaN
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text!r}")
+    return value
+
+
+def _add_common_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
+    """The options every command takes, before or after the command's name.
+
+    Only the top-level parser sets defaults: a subcommand's parser would
+    otherwise reset what was given before the command's name.
+    """
+
+    def default(value: Any) -> Any:
+        return value if top else argparse.SUPPRESS
+
+    servers = parser.add_argument_group("which servers")
+    servers.add_argument("--config", metavar="PATH", default=default(None), help="the configuration file to read")
+    servers.add_argument(
+        "--stdio", metavar="COMMAND", default=default(None), help='an inline server: a command line ("prog args")'
+    )
+    servers.add_argument("--url", default=default(None), help="an inline server: its Streamable HTTP URL")
+    servers.add_argument("--sse", action="store_true", default=default(False), help="--url is an HTTP+SSE server")
+    servers.add_argument(
+        "--header", metavar="NAME:VALUE", action="append", default=default([]), help="with --url (repeatable)"
+    )
+    servers.add_argument(
+        "--env", metavar="KEY=VALUE", action="append", default=default([]), help="with --stdio (repeatable)"
+    )
+    servers.add_argument("--name", default=default(None), help=f"the inline server's name (default: {INLINE_NAME})")
+    output = parser.add_argument_group("output")
+    output.add_argument("--json", action="store_true", default=default(False), help="machine output (JSON on stdout)")
+    output.add_argument(
+        "--timeout",
+        metavar="SECONDS",
+        type=_seconds,
+        default=default(None),
+        help="per request, and for servers to start (default: the server's, else 30)",
+    )
+    output.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=default(False),
+        help="log to stderr: servers' stderr and every message sent and received",
+    )
+    output.add_argument("--debug", action="store_true", default=default(False), help="show tracebacks of errors")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``mcpsync``."""
+    parser = argparse.ArgumentParser(
+        prog="mcpsync",
+        description="Look at MCP servers and call their tools.",
+        epilog=EPILOG.format(
+            project_files=", ".join("./" + name for name in PROJECT_FILES), user_file=user_config_dir() / USER_FILE
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"mcpsync {__version__}")
+    _add_common_options(parser, top=True)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def command(name: str, help: str, *, usage: Optional[str] = None) -> argparse.ArgumentParser:
+        # A usage line of its own marks the commands whose SERVER may be left out (see _place_positionals).
+        epilog = "SERVER may be left out with an inline server (--stdio, --url)." if usage else None
+        sub = commands.add_parser(name, help=help, description=help, usage=usage, epilog=epilog)
+        _add_common_options(sub, top=False)
+        return sub
+
+    command("demo", "run the demo against the bundled test server")
+    command("servers", "each server's state, transport, tools, source and error")
+    for name, help in (
+        ("tools", "list the tools of SERVER, or of every server"),
+        ("resources", "list the resources of SERVER, or of every server"),
+        ("prompts", "list the prompts of SERVER, or of every server"),
+        ("ping", "round-trip time to SERVER, or to every server"),
+    ):
+        command(name, help).add_argument("server", nargs="?", metavar="SERVER")
+    call = command("call", "call a tool", usage="mcpsync call [options] [SERVER] TOOL [JSON | key=value ...]")
+    call.add_argument("server", metavar="SERVER")
+    call.add_argument("tool", nargs="?", metavar="TOOL")
+    call.add_argument("arguments", nargs="*", metavar="ARG", help="one JSON object, or key=value pairs")
+    read = command("read", "read a resource", usage="mcpsync read [options] [SERVER] URI")
+    read.add_argument("server", metavar="SERVER")
+    read.add_argument("uri", nargs="?", metavar="URI")
+    read.add_argument("-o", "--output", metavar="FILE", help="write the contents to FILE (bytes as they are)")
+    return parser
+
+
+# -- which servers -------------------------------------------------------------------------------
+
+
+def _inline_config(args: argparse.Namespace) -> Optional[LoadedConfig]:
+    """The server given with --stdio or --url, as a configuration of one; ``None`` without one."""
+    if args.stdio is not None and args.url is not None:
+        raise UsageError("give --stdio or --url, not both")
+    if args.config is not None and (args.stdio is not None or args.url is not None):
+        raise UsageError("give --config or an inline server (--stdio, --url), not both")
+    if args.header and args.url is None:
+        raise UsageError("--header goes with --url")
+    if args.sse and args.url is None:
+        raise UsageError("--sse goes with --url")
+    if args.env and args.stdio is None:
+        raise UsageError("--env goes with --stdio")
+    if args.name is not None and args.stdio is None and args.url is None:
+        raise UsageError("--name names an inline server (--stdio, --url)")
+    name = args.name or INLINE_NAME
+    config: Union[StdioServerConfig, HTTPServerConfig]
+    if args.stdio is not None:
+        stdio = server_config_from(args.stdio, name=name)
+        if not isinstance(stdio, StdioServerConfig):
+            raise UsageError(f"--stdio takes a command line, not a URL; use --url {args.stdio}")
+        env = dict(_split_pair(item, "=", "--env", "KEY=VALUE") for item in args.env)
+        config = dataclasses.replace(stdio, env=env) if env else stdio
+    elif args.url is not None:
+        pairs = (_split_pair(item, ":", "--header", "NAME:VALUE") for item in args.header)
+        headers = {key: value.strip() for key, value in pairs}  # "Name: value", as HTTP writes it
+        config = HTTPServerConfig(url=args.url, headers=headers or None, type="sse" if args.sse else "http", name=name)
+    else:
+        return None
+    return LoadedConfig({name: ServerEntry(name, config, True, INLINE_SOURCE, raw={})}, ())
+
+
+def _split_pair(item: str, separator: str, option: str, form: str) -> tuple[str, str]:
+    key, found, value = item.partition(separator)
+    if not found or not key.strip():
+        raise UsageError(f"{option} {item!r}: expected {form}")
+    return key.strip(), value
+
+
+def load_servers(args: argparse.Namespace) -> tuple[LoadedConfig, Optional[str]]:
+    """The configuration to use, and the inline server's name (``None`` when read from files)."""
+    inline = _inline_config(args)
+    if inline is not None:
+        return inline, next(iter(inline.servers))
+    config = load_config(args.config)
+    if not config.sources:
+        looked = ["$MCPSYNC_CONFIG", *("./" + f for f in PROJECT_FILES), str(user_config_dir() / USER_FILE)]
+        raise UsageError(
+            f"no configuration file found (looked for {', '.join(looked)}); "
+            "give one with --config PATH, or a server with --stdio or --url"
+        )
+    return config, None
+
+
+def _looks_like_argument(word: str) -> bool:
+    return "=" in word or word.lstrip().startswith("{")
+
+
+def place_positionals(args: argparse.Namespace, inline: Optional[str]) -> None:
+    """Decide which words are SERVER, TOOL / URI and the arguments, setting them on ``args``.
+
+    With an inline server SERVER may be left out: the first word is SERVER
+    only when it is the inline server's name (and, for ``call``, the next word
+    is a tool name rather than an argument).
+    """
+    if args.command not in ("call", "read"):
+        # ``servers`` has no SERVER: it reports them all.
+        server = getattr(args, "server", None)
+        args.server = inline if server is None and args.command != "servers" else server
+        return
+    words = [w for w in (args.server, args.tool if args.command == "call" else args.uri) if w is not None]
+    if args.command == "call":
+        words += args.arguments
+    what = "TOOL" if args.command == "call" else "URI"
+    if inline is None:
+        if len(words) < 2:
+            raise UsageError(f"{args.command} needs SERVER and {what}")
+        server, rest = words[0], words[1:]
+    elif len(words) >= 2 and words[0] == inline and not (args.command == "call" and _looks_like_argument(words[1])):
+        server, rest = words[0], words[1:]
+    else:
+        server, rest = inline, words
+    if not rest:
+        raise UsageError(f"{args.command} needs {what}")
+    args.server = server
+    if args.command == "call":
+        args.tool, args.arguments = rest[0], split_tool_arguments(rest[1:])
+    else:
+        if len(rest) > 1:
+            raise UsageError(f"read takes one URI; unexpected {rest[1]!r}")
+        args.uri = rest[0]
+
+
+def only_server(config: LoadedConfig, server: str, inline: Optional[str]) -> LoadedConfig:
+    """The configuration with just ``server`` in it."""
+    entry = config.servers.get(server)
+    if entry is None:
+        known = list(config.servers)
+        if inline is not None:
+            hint = f" (the inline server is {inline!r})"
+        else:
+            close = difflib.get_close_matches(server, known, n=3)
+            hint = f"; did you mean {', '.join(map(repr, close))}?" if close else f"; configured: {', '.join(known)}"
+            hint = f" in {', '.join(config.sources)}{hint if known else ' (no servers)'}"
+        raise UnknownNameError(f"no server named {server!r}{hint}")
+    return LoadedConfig({server: entry}, config.sources)
+
+
+# -- tool arguments ----------------------------------------------------------------------------
+
+
+def _show(word: str) -> str:
+    return repr(cut(word, _SHOW_LIMIT))
+
+
+def split_tool_arguments(words: Sequence[str]) -> Union[dict[str, Any], list[tuple[str, str]]]:
+    """Check the arguments' form before any server starts: one JSON object, or ``key=value`` pairs."""
+    if len(words) == 1 and words[0].lstrip().startswith("{"):
+        try:
+            value = jsonrpc.decode(words[0])
+        except ValueError as exc:
+            raise UsageError(f"argument {_show(words[0])}: not valid JSON: {exc}") from None
+        if not isinstance(value, dict):
+            raise UsageError(f"argument {_show(words[0])}: must be a JSON object")
+        return value
+    pairs: list[tuple[str, str]] = []
+    for word in words:
+        key, found, text = word.partition("=")
+        if not found or not key:
+            raise UsageError(f"argument {_show(word)}: expected key=value, or one JSON object as the only argument")
+        if any(key == seen for seen, _ in pairs):
+            raise UsageError(f"argument {_show(word)}: {key!r} is given twice")
+        pairs.append((key, text))
+    return pairs
+
+
+def _is_string(schema: Any) -> bool:
+    kind = schema.get("type") if isinstance(schema, Mapping) else None
+    return kind == "string" or (isinstance(kind, list) and set(kind) == {"string"})
+
+
+def tool_arguments(
+    split: Union[dict[str, Any], list[tuple[str, str]]], input_schema: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The arguments of a call from what ``split_tool_arguments`` found, typed by the tool's input schema.
+
+    Raises:
+        UsageError: a value starts like JSON (``{`` or ``[``) but is not valid JSON.
+    """
+    if isinstance(split, dict):
+        return split
+    properties = input_schema.get("properties")
+    properties = properties if isinstance(properties, Mapping) else {}
+    arguments: dict[str, Any] = {}
+    for key, text in split:
+        if _is_string(properties.get(key)):
+            arguments[key] = text
+            continue
+        try:
+            arguments[key] = jsonrpc.decode(text)
+        except ValueError as exc:
+            if text.lstrip().startswith(("{", "[")):
+                raise UsageError(f"argument {_show(f'{key}={text}')}: not valid JSON: {exc}") from None
+            arguments[key] = text
+    return arguments
