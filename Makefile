@@ -42,10 +42,11 @@ demo: $(RUNTIME_STAMP)
 test: $(TEST_STAMP)
 	$(VENV_PYTHON) -m pytest $(PYTEST_ARGS)
 
-## lint: ruff (rules and formatting)
+## lint: ruff (rules and formatting), and the layer check (no lower layer imports a higher one)
 lint: $(DEV_STAMP)
 	$(VENV_PYTHON) -m ruff check mcpsync tests benchmarks
 	$(VENV_PYTHON) -m ruff format --check mcpsync tests benchmarks
+	$(VENV_PYTHON) -m pytest -q -p no:cacheprovider tests/test_layers.py
 
 ## typecheck: mypy (strict) on the package
 typecheck: $(DEV_STAMP)

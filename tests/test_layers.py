@@ -1,0 +1,117 @@
+"""The layers of docs/architecture.md, checked on the import graph: a lower layer never imports a higher one.
+
+Run by ``make test`` and by ``make lint``. Every ``import`` and ``from ...
+import`` in the package counts, lazy ones inside functions too: a lower layer
+must not reach up even to dodge a cycle.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "mcpsync"
+
+#: Bottom up. A module may import its own layer and the ones below.
+LAYERS = {
+    "_version": 0,
+    "_core": 1,
+    "_wire": 2,
+    "_auth": 3,
+    "_session": 4,
+    "_manager": 5,
+    "_edges": 6,
+    "testing": 6,
+    "__init__": 7,
+    "__main__": 7,
+}
+#: What the protocol core never touches: it does no I/O and starts no thread.
+CORE_FORBIDDEN = {"socket", "select", "subprocess", "signal", "requests", "urllib3", "http", "selectors", "asyncio"}
+
+
+def modules() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def layer_of(dotted: str) -> int:
+    """The layer of ``mcpsync.<part>...``."""
+    parts = dotted.split(".")
+    assert parts[0] == "mcpsync", dotted
+    top = parts[1] if len(parts) > 1 else "__init__"
+    return LAYERS[top]
+
+
+def dotted_name(path: Path) -> str:
+    relative = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(relative.parts)
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def imports_of(path: Path) -> list[tuple[str, int]]:
+    """(imported module, line) for every import of ``path``, relative ones resolved."""
+    package = dotted_name(path) if path.name == "__init__.py" else dotted_name(path).rsplit(".", 1)[0]
+    return imports_in(path.read_text("utf-8"), package)
+
+
+def imports_in(source: str, package: str) -> list[tuple[str, int]]:
+    """(imported module, line) for every import in ``source``, a module of ``package``."""
+    tree = ast.parse(source)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.extend((alias.name, node.lineno) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if node.module is None:  # from . import x: each name is a module
+                found.extend((f"{target}.{alias.name}", node.lineno) for alias in node.names)
+            else:
+                found.append((target, node.lineno))
+    return found
+
+
+def own_layer(path: Path) -> int:
+    dotted = dotted_name(path)
+    return LAYERS["__init__"] if dotted == "mcpsync" else layer_of(dotted)
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_module_imports_a_higher_layer(path: Path) -> None:
+    mine = own_layer(path)
+    upward = [
+        f"line {line}: {target}"
+        for target, line in imports_of(path)
+        if target.startswith("mcpsync") and target != "mcpsync" and layer_of(target) > mine
+    ]
+    assert not upward, f"{path.relative_to(PACKAGE)} (layer {mine}) imports a higher layer: {upward}"
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "_core").glob("*.py")), ids=lambda p: p.name)
+def test_the_protocol_core_does_no_io_and_starts_no_thread(path: Path) -> None:
+    source = path.read_text("utf-8")
+    touched = {target.split(".")[0] for target, _ in imports_of(path)} & CORE_FORBIDDEN
+    assert not touched, f"_core/{path.name} imports {sorted(touched)}"
+    assert "Thread(" not in source, f"_core/{path.name} starts a thread"
+
+
+def test_every_package_directory_is_a_known_layer() -> None:
+    """A new folder must say where it stands."""
+    for entry in PACKAGE.iterdir():
+        if entry.is_dir() and not entry.name.startswith("__"):
+            assert entry.name in LAYERS, f"mcpsync/{entry.name} is in no layer of tests/test_layers.py"
+
+
+def test_the_checker_sees_an_upward_import() -> None:
+    """The check itself: an upward import, relative and inside a function, is found and resolved."""
+    source = "import json\n\ndef f():\n    from .._session.client import Client\n    from . import text\n"
+    found = imports_in(source, "mcpsync._core")
+    assert found == [("json", 1), ("mcpsync._session.client", 4), ("mcpsync._core.text", 5)]
+    assert layer_of("mcpsync._session.client") > layer_of("mcpsync._core.jsonrpc")
