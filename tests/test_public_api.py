@@ -58,7 +58,7 @@ def test_exception_tree():
 
 
 def test_import_has_no_side_effects_and_loads_no_heavy_modules():
-    code = "import sys, mcpsync; print(sorted(m for m in ('jsonschema', 'requests', 'sseclient') if m in sys.modules))"
+    code = "import sys, mcpsync; print(sorted(m for m in ('jsonschema', 'requests', 'urllib3') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
     assert out.stderr == ""

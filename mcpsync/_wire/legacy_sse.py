@@ -122,7 +122,7 @@ class SSETransport(HTTPTransportBase):
                     for event in events(exchange.chunks(response), self.max_message_size):
                         if event.oversized is not None:
                             self._oversized_event(event.oversized)
-                        elif event.event == "endpoint" and self.endpoint_url is None:
+                        elif event.event == "endpoint" and event.data and self.endpoint_url is None:
                             self._accept_endpoint(event.data)
                             self._http.rewatch(exchange, math.inf)  # from now on only silence ends it
                             self._endpoint_ready.set()

@@ -369,48 +369,6 @@ def test_a_json_body_without_content_length_is_refused_once_it_passes_the_limit(
     transport.close()
 
 
-# -- the SSE parser ------------------------------------------------------------------------------------
-
-
-def pieces(data: bytes, size: int = 7) -> list[bytes]:
-    return [data[i : i + size] for i in range(0, len(data), size)]
-
-
-def test_events_follow_the_sse_rules_whatever_the_chunking():
-    body = (
-        b"retry: 50\nid: a:0\ndata:\n\n"  # a priming event: an id, empty data
-        b': a comment\r\nevent: message\r\nid: a:1\r\ndata: {"x": 1}\r\n\r\n'
-        b"data: one\ndata:two\n\n"
-        b"event: endpoint\ndata: /messages\n\n"
-        b"id: a:2\ndata: cut off by the end of the stream"
-    )
-    for size in (1, 7, len(body)):
-        got = [(e.event, e.data, e.id, e.retry) for e in events(pieces(body, size))]
-        assert got == [
-            ("message", "", "a:0", 50),
-            ("message", '{"x": 1}', "a:1", None),
-            ("message", "one\ntwo", None, None),
-            ("endpoint", "/messages", None, None),
-        ], "the last event has no blank line after it: neither it nor its id counts"
-
-
-def test_a_whole_body_keeps_its_last_event_without_a_blank_line():
-    assert [e.data for e in parse_sse_text("event: message\ndata: {}\n")] == ["{}"]
-
-
-def test_an_event_over_the_limit_is_reported_when_it_begins_and_when_it_ends():
-    data = b'{"result":{"t":"' + b"x" * 5000 + b'"},"jsonrpc":"2.0","id":7}'
-    body = b"id: big\ndata: " + data + b"\nretry: 9\n\ndata: after\n\n"
-    got = list(events(pieces(body, 512), max_size=1000))
-    assert [e.data for e in got] == ["", "", "after"]
-    began, ended = got[0].oversized, got[1].oversized
-    assert isinstance(began, OversizedEvent) and isinstance(ended, OversizedEvent)
-    assert not began.complete and began.head.startswith(b'{"result":{"t":"xxx')
-    assert ended.complete and ended.size == len(body) - len(b"\ndata: after\n\n")  # its lines, newlines included
-    assert ended.tail.endswith(b'"jsonrpc":"2.0","id":7}'), "fields after the data are cut off"
-    assert Endpoint._oversized_owner(ended.head, ended.tail, None) == 7
-
-
 def test_closing_closes_pooled_connections_even_while_something_still_holds_their_pool(server):
     """urllib3 2.x leaves the pools it drops to the garbage collector: a response kept in a traceback
     (or a log record) kept their idle connections, and sockets, open after close()."""
