@@ -37,8 +37,6 @@ from mcpsync import (
     TransportClosed,
     TransportError,
 )
-from mcpsync._core.endpoint import Endpoint
-from mcpsync._core.sse import OversizedEvent, events, parse_sse_text
 from mcpsync._wire import SSETransport, StreamableHTTPTransport, Transport
 from tests.helpers import cancelled_on_server, wait_for
 from tests.http_server import running_http_server
