@@ -24,6 +24,7 @@ __all__ = [
     "encode",
     "error_object",
     "error_response",
+    "nesting_depth",
     "notification",
     "request",
     "response_key",
@@ -130,12 +131,35 @@ def decode(data: Union[bytes, str]) -> Any:
     """Decode one JSON text (bytes must be UTF-8). Returns whatever JSON it holds.
 
     Raises:
-        ValueError: not UTF-8, not JSON, or holding NaN/Infinity
-        (``json.JSONDecodeError`` and ``UnicodeDecodeError`` are both ``ValueError``).
+        ValueError: not UTF-8, not JSON, holding NaN/Infinity, or nested so
+        deeply that the decoder ran out of stack (``json.JSONDecodeError`` and
+        ``UnicodeDecodeError`` are both ``ValueError``).
     """
     if isinstance(data, bytes):
         data = data.decode("utf-8")
-    return _decoder.decode(data)
+    try:
+        return _decoder.decode(data)
+    except RecursionError:
+        raise ValueError("nested too deeply to read") from None
+
+
+def nesting_depth(value: Any, limit: int) -> int:
+    """How deeply ``value`` nests arrays and objects, counted up to ``limit + 1`` (no recursion).
+
+    For values that later code walks recursively (a configuration, a cache):
+    refuse those deeper than ``limit`` before anything recurses into them.
+    """
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth > deepest:
+                deepest = depth
+                if deepest > limit:
+                    return deepest
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
 def response_key(raw_id: Any) -> Any:

@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from .._core import jsonrpc
 from .._core.errors import ConfigurationError
 from .._core.text import cut
 from .._wire.config import ServerConfig, server_config_from_dict
@@ -109,6 +110,8 @@ _EXPECTED = {
 }
 #: The longest value an error message quotes.
 _SHOW_LIMIT = 60
+#: Levels of nesting a configuration may have; deeper is not a configuration (and would exhaust the stack).
+MAX_DEPTH = 64
 
 _REFERENCE = re.compile(r"\$\{([^}]*)\}")
 _VARIABLE = re.compile(r"(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?", re.DOTALL)
@@ -174,6 +177,8 @@ def parse_config(
     Raises:
         ConfigurationError: the message names the source, the server and the field.
     """
+    if jsonrpc.nesting_depth(data, MAX_DEPTH) > MAX_DEPTH:
+        raise ConfigurationError(f"{source}: nested deeper than {MAX_DEPTH} levels; not a server configuration")
     if isinstance(data, Mapping) and _is_bare(data):
         data = {"mcpServers": data}
     servers = _read_servers(data, source, os.environ if environ is None else environ, taken=())
@@ -268,11 +273,16 @@ def _read_json(path: Path) -> Any:
     except UnicodeDecodeError as exc:
         raise ConfigurationError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     try:
-        return json.loads(text)
+        data = jsonrpc.decode(text)
     except json.JSONDecodeError as exc:
         raise ConfigurationError(
             f"{path}: not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
         ) from None
+    except ValueError as exc:  # nested too deeply, NaN
+        raise ConfigurationError(f"{path}: not valid JSON: {exc}") from None
+    if jsonrpc.nesting_depth(data, MAX_DEPTH) > MAX_DEPTH:
+        raise ConfigurationError(f"{path}: nested deeper than {MAX_DEPTH} levels; not a server configuration")
+    return data
 
 
 def _is_bare(data: Mapping[str, Any]) -> bool:

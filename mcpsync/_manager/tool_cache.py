@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from .._core import jsonrpc
 from .._wire.config import ServerConfig
 from .paths import user_cache_dir
 
@@ -36,6 +37,8 @@ logger = logging.getLogger("mcpsync.manager")
 #: Seconds a cached tool list stays usable: a week.
 DEFAULT_MAX_AGE = 7 * 24 * 3600.0
 _FORMAT_VERSION = 1
+#: Levels of nesting the file may have (tool schemas nest, but not without end).
+MAX_DEPTH = 200
 
 
 def config_key(config: ServerConfig) -> str:
@@ -61,11 +64,14 @@ class ToolCache:
 
     def _read(self) -> dict[str, Any]:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = jsonrpc.decode(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return {}
         except (OSError, ValueError) as exc:
             logger.warning("tool cache %s unreadable, ignored: %s", self.path, exc)
+            return {}
+        if jsonrpc.nesting_depth(data, MAX_DEPTH) > MAX_DEPTH:
+            logger.warning("tool cache %s nested deeper than %d levels, ignored", self.path, MAX_DEPTH)
             return {}
         if not isinstance(data, dict) or data.get("version") != _FORMAT_VERSION:
             return {}

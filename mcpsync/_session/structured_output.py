@@ -2,7 +2,9 @@
 
 The schemas come from ``tools/list``; each is compiled once (with the
 ``jsonschema`` validator its ``$schema`` asks for, Draft 2020-12 by default)
-and kept until the tool list changes.
+and kept until the tool list changes. References resolve only inside the
+schema and to the standard meta-schemas: a server's schema never makes the
+client fetch anything.
 """
 
 from __future__ import annotations
@@ -54,14 +56,18 @@ class OutputSchemas:
         validator = None
         if schema is not None:
             from jsonschema import SchemaError
-            from jsonschema.validators import validator_for
+            from jsonschema.validators import SPECIFICATIONS, validator_for
 
-            cls = validator_for(schema)
+            cls = validator_for(schema)  # by its $schema; JSON Schema 2020-12 when it names none
             try:
                 cls.check_schema(schema)
-                validator = cls(schema)
+                # The registry knows the standard meta-schemas and retrieves nothing: a $ref outside
+                # the schema is an error, never a request the server made us send.
+                validator = cls(schema, registry=SPECIFICATIONS)
             except SchemaError as exc:
                 logger.warning("tool %r declares an invalid outputSchema (not checked): %s", name, exc.message)
+            except RecursionError:
+                logger.warning("tool %r declares an outputSchema nested too deeply (not checked)", name)
         with self._lock:
             self._validators[name] = validator
         return validator
@@ -78,6 +84,17 @@ class OutputSchemas:
             return
         if result.structured_content is None:
             raise OutputSchemaError(result.tool_name, "it declares one, but sent no structuredContent", result)
-        error = next(iter(validator.iter_errors(result.structured_content)), None)
+        from referencing.exceptions import Unresolvable
+
+        try:
+            error = next(iter(validator.iter_errors(result.structured_content)), None)
+        except Unresolvable as exc:
+            reason = f"its outputSchema refers to {exc.ref!r}, outside the schema, which is not fetched"
+            raise OutputSchemaError(result.tool_name, reason, result) from None
+        except RecursionError:
+            # jsonschema walks the value recursively: a server's value may nest deeper than the stack.
+            raise OutputSchemaError(
+                result.tool_name, "structuredContent is nested too deeply to check", result
+            ) from None
         if error is not None:
             raise OutputSchemaError(result.tool_name, f"{error.message} (at {error.json_path})", result)

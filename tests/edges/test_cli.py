@@ -360,3 +360,12 @@ def test_tool_arguments(words: list[str], expected: dict[str, Any]) -> None:
 def test_tool_argument_that_starts_like_json_but_is_not_is_an_error() -> None:
     with pytest.raises(cli.UsageError, match=r"argument 'tags=\[1,': not valid JSON"):
         cli_args.tool_arguments(cli_args.split_tool_arguments(["tags=[1,"]), {"type": "object"})
+
+
+def test_a_config_file_nested_without_end_exits_2_naming_the_file(home: Path) -> None:
+    """A configuration error, not an internal RecursionError (which would exit 1 with a traceback)."""
+    (home / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    done = run(home, "--config", "deep.json", "servers")
+    assert done.returncode == 2, done.stderr
+    assert "deep.json: not valid JSON: nested too deeply" in done.stderr
+    assert "Traceback" not in done.stderr

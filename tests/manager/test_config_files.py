@@ -567,3 +567,23 @@ def test_max_message_size_is_read_and_checked(tmp_path):
     bad = {"mcpServers": {"s": {"command": "srv", "maxMessageSize": "big"}}}
     with pytest.raises(ConfigurationError, match="'maxMessageSize' must be a positive whole number of bytes"):
         parse_config(bad)
+
+
+def test_a_file_nested_without_end_is_a_configuration_error(tmp_path):
+    """Not a RecursionError (the command line then exits 2, with the file named)."""
+    for text in ("[" * 100_000 + "]" * 100_000, '{"mcpServers": ' + '{"a": ' * 80 + "{}" + "}" * 80 + "}"):
+        path = tmp_path / "deep.json"
+        path.write_text(text)
+        with pytest.raises(
+            ConfigurationError,
+            match=r"deep\.json: (not valid JSON: nested too deeply|nested deeper than 64 levels)",
+        ):
+            load_config(path)
+
+
+def test_a_dict_nested_without_end_is_a_configuration_error():
+    deep: dict = {}
+    for _ in range(100):
+        deep = {"a": deep}
+    with pytest.raises(ConfigurationError, match="nested deeper than 64 levels"):
+        parse_config({"mcpServers": deep})

@@ -61,3 +61,31 @@ def test_an_unwritable_cache_is_logged_not_raised(tmp_path, caplog):
     cache.put("s", StdioServerConfig("python", name="s"), TOOLS)
     assert "not written" in caplog.text
     assert list(tmp_path.iterdir()) == [blocker]  # no temporary file left behind
+
+
+def test_a_cache_nested_without_end_is_logged_and_ignored(tmp_path, caplog):
+    """100,000 levels: json gives RecursionError, which must not escape a Manager's constructor."""
+    path = tmp_path / "tools.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    config = StdioServerConfig("python", name="s")
+    assert ToolCache(path).get("s", config) is None
+    assert "unreadable, ignored: nested too deeply" in caplog.text
+    path.write_text(
+        json.dumps({"version": 1, "servers": {"s": {"tools": [[[[[[[[]]]]]]]] * 1}}}).replace(
+            "[]", "[" * 300 + "]" * 300
+        )
+    )
+    assert ToolCache(path).get("s", config) is None
+    assert "nested deeper than 200 levels, ignored" in caplog.text
+
+
+def test_a_manager_starts_despite_a_cache_nested_without_end(tmp_path, caplog):
+    import mcpsync
+    from mcpsync.testing import server_config
+
+    path = tmp_path / "tools.json"
+    path.write_text("{" * 100_000)
+    entry = {"command": server_config().command, "args": list(server_config().args)}
+    with mcpsync.Manager({"srv": entry}, tool_cache=path, startup_timeout=20) as manager:
+        assert manager.call_tool("srv__echo", {"text": "ok"}, timeout=20).text == "ok"
+    assert "unreadable, ignored" in caplog.text

@@ -315,3 +315,23 @@ def test_a_1_gb_line_under_the_default_limit_is_refused_without_exhausting_memor
     assert refusal.startswith("test-server: the answer to request 2 (999999999 bytes) is over max_message_size")
     assert after == "after"
     assert int(peak_mb) < 400, f"peak RSS {peak_mb} MB"
+
+
+def test_a_line_nested_without_end_is_counted_as_malformed_and_the_reader_reads_on(caplog):
+    """A line of 100,000 '[': json runs out of stack. It is one malformed line (counted, logged as a
+    skipped message, no traceback), and the next answer is read."""
+    code = (
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    message = json.loads(line)\n"
+        "    if 'id' not in message: continue\n"
+        "    sys.stdout.write('[' * 100000 + '\\n')\n"
+        "    sys.stdout.write(json.dumps({'jsonrpc': '2.0', 'id': message['id'], 'result': {}}) + '\\n')\n"
+        "    sys.stdout.flush()\n"
+    )
+    with caplog.at_level(logging.WARNING, logger="mcpsync.transport"):
+        with Wired(StdioTransport(sys.executable, ["-c", code], name="deep", exit_timeout=0.5)) as transport:
+            assert transport.request("ping", timeout=T) == {}
+            assert transport.stats.malformed == 1
+    assert "nested too deeply to read" in caplog.text
+    assert "Traceback" not in caplog.text and "failed to handle a message" not in caplog.text
