@@ -18,10 +18,11 @@ from __future__ import annotations
 import enum
 import logging
 import threading
+import time
 from collections.abc import Mapping
 from typing import Any, Callable, Optional, TypeVar, Union
 
-from .._core.errors import ProtocolError, UnsupportedProtocolVersion
+from .._core.errors import ProtocolError, RequestTimeout, UnsupportedProtocolVersion
 from .._core.jsonrpc import LOG_LEVELS
 from .._core.pending import RequestFuture
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
@@ -62,6 +63,10 @@ SUPPORTED_PROTOCOL_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "202
 LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0]
 #: Seconds a call with ``on_progress`` waits, after its answer, for the progress callbacks queued before it.
 PROGRESS_DRAIN_WAIT = 1.0
+#: Pages one listing may take: a server that hands out a fresh cursor for ever is stopped there.
+MAX_PAGES = 1000
+#: Items one listing may hold, over all its pages.
+MAX_LIST_ITEMS = 100_000
 
 _Item = TypeVar("_Item")
 
@@ -423,7 +428,7 @@ class Client:
         self.request("ping", timeout=timeout)
 
     def list_tools(self, *, timeout: Timeout = USE_DEFAULT) -> list[Tool]:
-        """All the server's tools, across every page (``timeout`` applies per page).
+        """All the server's tools, across every page (``timeout`` bounds the whole listing).
 
         Raises:
             ProtocolError: the server repeated a cursor (it would page forever)
@@ -460,13 +465,32 @@ class Client:
         return items
 
     def _pages(self, method: str, key: str, timeout: Timeout) -> Any:
+        """The pages of a listing; ``timeout`` bounds the whole of it, ``MAX_PAGES`` and ``MAX_LIST_ITEMS`` its size.
+
+        Raises:
+            RequestTimeout: the listing took longer than ``timeout``.
+            ProtocolError: a malformed page, a repeated cursor, or more pages or items than allowed.
+        """
+        seconds = resolve_timeout(timeout, self.transport.default_timeout)
+        deadline = None if seconds is None else time.monotonic() + seconds
         cursor: Optional[str] = None
         seen: set[str] = set()
-        while True:
-            result = self.request(method, {"cursor": cursor} if cursor is not None else None, timeout=timeout)
+        count = 0
+        for _ in range(MAX_PAGES):
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise RequestTimeout(method, seconds or 0.0)
+            params = {"cursor": cursor} if cursor is not None else None
+            try:
+                result = self.request(method, params, timeout=left)
+            except RequestTimeout:
+                raise RequestTimeout(method, seconds or 0.0) from None  # the listing's timeout, not what was left
             items = result.get(key, [])
             if not isinstance(items, list):
                 raise ProtocolError(f"{method} result: '{key}' must be a list, got {items!r}")
+            count += len(items)
+            if count > MAX_LIST_ITEMS:
+                raise ProtocolError(f"{method}: the server listed more than {MAX_LIST_ITEMS} items; stopped")
             yield items
             cursor = result.get("nextCursor")
             if cursor is None:
@@ -474,6 +498,7 @@ class Client:
             if not isinstance(cursor, str) or cursor in seen:
                 raise ProtocolError(f"{method} result: bad or repeated nextCursor {cursor!r}")
             seen.add(cursor)
+        raise ProtocolError(f"{method}: the server sent {MAX_PAGES} pages and a cursor for more; stopped")
 
     def call_tool(
         self,
@@ -533,7 +558,7 @@ class Client:
         return typed
 
     def list_resources(self, *, timeout: Timeout = USE_DEFAULT) -> list[Resource]:
-        """All the server's resources, across every page (``timeout`` applies per page)."""
+        """All the server's resources, across every page (``timeout`` bounds the whole listing)."""
         resources = self._list("resources/list", "resources", Resource.from_dict, timeout)
         self._lists.put("resources", resources)
         return resources

@@ -1,6 +1,7 @@
 """mcpsync.client: the handshake, typed methods, and what the server asks of us."""
 
 import json
+import sys
 import threading
 import time
 
@@ -287,3 +288,41 @@ def test_close_from_a_handler_while_another_thread_closes():
     assert closed_in_handler.wait(T)
     client.close()
     assert client.state is mcpsync.ClientState.CLOSED
+
+
+ENDLESS_PAGES = """
+import json, sys, time
+delay = float(sys.argv[1])
+for n, line in enumerate(sys.stdin):
+    message = json.loads(line)
+    if 'id' not in message:
+        continue
+    if message['method'] == 'initialize':
+        result = {'protocolVersion': '2025-11-25', 'capabilities': {'tools': {}}, 'serverInfo': {'name': 'pager', 'version': '1'}}
+    elif message['method'] == 'ping':
+        result = {}
+    else:
+        time.sleep(delay)
+        result = {'tools': [{'name': 't%d' % n, 'inputSchema': {'type': 'object'}}], 'nextCursor': 'c%d' % n}
+    sys.stdout.write(json.dumps({'jsonrpc': '2.0', 'id': message['id'], 'result': result}) + '\\n')
+    sys.stdout.flush()
+"""
+
+
+def test_a_server_that_pages_for_ever_is_stopped_at_the_page_cap():
+    """A fresh cursor on every page: a clear ProtocolError after MAX_PAGES, not a listing without end."""
+    from mcpsync._session.client import MAX_PAGES
+
+    with mcpsync.connect([sys.executable, "-c", ENDLESS_PAGES, "0"], timeout=60) as client:
+        with pytest.raises(mcpsync.ProtocolError, match=f"sent {MAX_PAGES} pages and a cursor for more"):
+            client.list_tools(timeout=60)
+        client.ping(timeout=5)
+
+
+def test_a_listing_ends_at_its_timeout_however_many_pages_it_takes():
+    """The timeout bounds the whole listing (it used to bound each page): 0.05 s a page, 1 s in all."""
+    with mcpsync.connect([sys.executable, "-c", ENDLESS_PAGES, "0.05"], timeout=60) as client:
+        started = time.monotonic()
+        with pytest.raises(mcpsync.RequestTimeout, match=r"after 1s \(tools/list\)"):
+            client.list_tools(timeout=1)
+        assert time.monotonic() - started < 2.5
