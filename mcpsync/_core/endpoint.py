@@ -70,6 +70,8 @@ class TransportStats:
         cancelled: requests we gave up on and told the server about.
         oversized: messages over ``max_message_size``, discarded unread (failing
             their request when it could be told which).
+        dropped: callbacks for notifications left out because they came faster
+            than the client's dispatch thread took them (its queue was full).
     """
 
     sent: int = 0
@@ -80,6 +82,7 @@ class TransportStats:
     late_responses: int = 0
     cancelled: int = 0
     oversized: int = 0
+    dropped: int = 0
 
     def as_dict(self) -> dict[str, int]:
         """The counters as a plain dict."""

@@ -166,7 +166,7 @@ class Client:
         self._state = ClientState.UNOPENED
         self._initializing = False
         self._lock = threading.Lock()
-        self._dispatcher = Dispatcher(transport.name)
+        self._dispatcher = Dispatcher(transport.name, on_drop=self._dropped)
         try:
             self._server_requests = ServerRequests(
                 self._channel,
@@ -648,6 +648,10 @@ class Client:
         self._server_requests.set_roots(roots)
         if self.is_connected:
             self.notify("notifications/roots/list_changed")
+
+    def _dropped(self) -> None:
+        # Reader thread: the dispatch queue was full and a notification's callback was left out.
+        self.transport.stats.dropped += 1
 
     # -- what the server says changed -------------------------------------------------
 

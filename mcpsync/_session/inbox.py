@@ -121,7 +121,11 @@ class Inbox:
         method = message["method"]
         params = message.get("params") or {}
         callbacks = self._callbacks
-        submit = self._dispatcher.submit
+
+        def submit(fn: Callable[..., Any], *args: Any) -> None:
+            # Notifications may be dropped when they flood in; the reader never waits for room.
+            self._dispatcher.submit(fn, *args, droppable=True)
+
         if method == "notifications/progress":
             progressed = self._progress.notified(params)
             if progressed is not None:
@@ -148,7 +152,7 @@ class Inbox:
         """A message the server sent was skipped or refused (logged already): tell ``on_error``."""
         on_error = self._callbacks.on_error
         if on_error is not None:
-            self._dispatcher.submit(on_error, error)
+            self._dispatcher.submit(on_error, error, droppable=True)
 
     def closed(self, error: Optional[BaseException]) -> None:
         """The connection ended (once)."""

@@ -56,7 +56,8 @@ class OutputSchemas:
         validator = None
         if schema is not None:
             from jsonschema import SchemaError
-            from jsonschema.validators import SPECIFICATIONS, validator_for
+            from jsonschema.validators import validator_for
+            from jsonschema_specifications import REGISTRY as SPECIFICATIONS  # what jsonschema itself knows
 
             cls = validator_for(schema)  # by its $schema; JSON Schema 2020-12 when it names none
             try:

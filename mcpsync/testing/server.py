@@ -33,7 +33,9 @@ Tools:
                                 answer twice), "result_and_error" (an answer with both);
                                 ``size`` bytes (default 50 MB) on one line: "huge" (a valid answer,
                                 its text that long; "huge_id_last" with the id written last, as
-                                TypeScript servers do), "huge_notification", "huge_garbage" (not JSON)
+                                TypeScript servers do), "huge_notification", "huge_garbage" (not JSON);
+                                "flood": ``size`` log notifications (default 50 MB of them: pass one)
+                                as fast as the pipe takes them, then the answer
 
 Resources: ``text://greeting`` (text), ``binary://pixel`` (a PNG, as a blob) and the
 template ``echo://{text}``; a prompt ``greet(name, style?)``; completion for the
@@ -80,6 +82,7 @@ MISBEHAVIOURS = (
     "huge_id_last",
     "huge_notification",
     "huge_garbage",
+    "flood",
 )
 #: Bytes of the line the "huge" kinds of ``misbehave`` write, unless told otherwise.
 HUGE_SIZE = 50_000_000
@@ -664,6 +667,14 @@ class TestServer:
         self.send_raw(b"not json ", *_filler(size - 10), b"\n")
         return self._text("sent huge_garbage")
 
+    def _flood(self, call: ToolCall, size: int) -> dict[str, Any]:
+        line = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"flood"}}\n'
+        batch = line * 1000
+        for _ in range(size // 1000):
+            self.send_raw(batch)
+        self.send_raw(line * (size % 1000))
+        return self._text(f"sent {size} notifications")
+
 
 def _filler(size: int, piece: int = 1 << 20) -> list[bytes]:
     """``size`` bytes of "x" in pieces of at most ``piece`` bytes, all the same object: cheap in memory."""
@@ -684,6 +695,7 @@ _CHAOS: dict[str, Callable[[TestServer, ToolCall, int], Optional[dict[str, Any]]
     "huge_id_last": TestServer._huge_id_last,
     "huge_notification": TestServer._huge_notification,
     "huge_garbage": TestServer._huge_garbage,
+    "flood": TestServer._flood,
 }
 
 

@@ -1,6 +1,9 @@
-"""mcpsync.dispatch: one thread runs queued callbacks in order, survives their failures, stops bounded."""
+"""mcpsync._session.dispatch: one thread runs queued callbacks in order, survives their failures, stops bounded."""
 
 import threading
+import time
+
+import pytest
 
 from mcpsync._session.dispatch import Dispatcher
 
@@ -27,8 +30,10 @@ def test_runs_in_order_on_its_own_thread_and_survives_failures(caplog):
 
 def test_close_waits_bounded_and_later_work_is_dropped():
     dispatcher = Dispatcher("slow")
-    release = threading.Event()
-    dispatcher.submit(release.wait, 10)
+    started, release = threading.Event(), threading.Event()
+    dispatcher.submit(lambda: (started.set(), release.wait(10)))
+    dispatcher.submit(lambda: pytest.fail("queued behind the running callback: dropped by close"))
+    assert started.wait(10)
     dispatcher.close(timeout=0.1)  # the callback is still running: close returns anyway
     assert dispatcher.thread.is_alive()
     ran = []
@@ -60,3 +65,32 @@ def test_drain_waits_for_what_was_queued_and_is_bounded():
     assert dispatcher.drain(10) is True and inside == [True]
     dispatcher.close()
     assert dispatcher.drain(10) is True
+
+
+def test_a_flood_of_notifications_is_dropped_beyond_the_bound_and_answers_keep_flowing(caplog):
+    """200,000 log messages against a 1 ms on_log: the queue stays bounded, the surplus is counted and
+    warned about, the call's answer still arrives, and close() ends the dispatch thread in time."""
+    import mcpsync
+    from mcpsync.testing import server_config
+
+    seen = []
+
+    def slow_log(level, logger, data):  # type: ignore[no-untyped-def]
+        seen.append(data)
+        time.sleep(0.001)
+
+    client = mcpsync.connect(server_config(timeout=60), on_log=slow_log)
+    dispatch = client._dispatcher
+    try:
+        result = client.call_tool("misbehave", {"kind": "flood", "size": 200_000}, timeout=60)
+        assert result.text == "sent 200000 notifications"
+        assert dispatch._queue.qsize() <= dispatch._max_queued + 10
+        assert client.stats.dropped > 100_000 and client.stats.dropped == dispatch.dropped
+        assert "notifications come faster than the callbacks take them" in caplog.text
+        assert client.call_tool("echo", {"text": "still answering"}, timeout=10).text == "still answering"
+    finally:
+        started = time.monotonic()
+        client.close()
+    assert time.monotonic() - started < 6
+    assert not dispatch.thread.is_alive(), "the dispatch thread outlived close()"
+    assert 0 < len(seen) < 200_000
