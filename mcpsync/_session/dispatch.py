@@ -9,7 +9,8 @@ notifications faster than the callbacks take them (2 M log messages against a
 1 ms ``on_log`` grew the queue to 1.2 GB) has the surplus dropped, counted
 and warned about; the reader never waits for room, so answers keep flowing.
 What cannot be dropped (the server's requests, which want an answer) is
-always queued. ``close`` drops what is still queued and ends the thread.
+always queued. ``close`` lets what is queued run for ``CLOSE_DRAIN`` seconds
+at most, drops the rest, and ends the thread.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ logger = logging.getLogger("mcpsync.client")
 DEFAULT_MAX_QUEUED = 10_000
 #: Seconds between two warnings about dropped calls.
 DROP_WARNING_INTERVAL = 5.0
+#: Seconds ``close`` lets the calls already queued run; what is left then is dropped.
+CLOSE_DRAIN = 1.0
 
 _STOP = object()
 
@@ -54,6 +57,7 @@ class Dispatcher:
         self._max_queued = max_queued
         self._on_drop = on_drop
         self._closed = False
+        self._drain_until = 0.0  # once closed: queued calls run until then, the rest are dropped
         self._dropped = 0
         self._warned_at = -DROP_WARNING_INTERVAL
         self._thread = threading.Thread(target=self._run, name=f"mcpsync-dispatch-{name}", daemon=True)
@@ -113,10 +117,10 @@ class Dispatcher:
     def _run(self) -> None:
         while True:
             item = self._queue.get()
-            if item is _STOP or self._closed:
-                if item is _STOP:
-                    return
-                continue  # closed: what is still queued is dropped, up to the stop
+            if item is _STOP:
+                return
+            if self._closed and time.monotonic() > self._drain_until:
+                continue  # closed, and its time for the queue is up: dropped, up to the stop
             fn, args = item
             try:
                 fn(*args)
@@ -124,8 +128,12 @@ class Dispatcher:
                 logger.exception("callback %r failed", fn)
 
     def close(self, timeout: Optional[float] = 5.0) -> None:
-        """Drop what is still queued, and wait for the running call (at most ``timeout`` seconds) and the thread."""
+        """Let what is queued run for ``CLOSE_DRAIN`` seconds, drop the rest, and join the thread.
+
+        Waits ``timeout`` seconds at most (a callback may be slow to return).
+        """
         if not self._closed:
+            self._drain_until = time.monotonic() + CLOSE_DRAIN
             self._closed = True
             self._queue.put(_STOP)
         if self._thread is not threading.current_thread():

@@ -90,16 +90,31 @@ def content_type(response: requests.Response) -> str:
 def origin(url: str) -> tuple[str, str, Optional[int]]:
     """Scheme, host and port as browsers compare them (case-insensitive host, default ports filled in).
 
+    Only for a URL that every reader sees the same: one with user info, a
+    backslash, white space or a control character is refused, and so is one
+    that the standard library and urllib3 (which connects) read differently.
+    ``http://127.0.0.2:9\\@127.0.0.1:80/`` is such a URL: ``urlsplit`` sees
+    127.0.0.1, urllib3 connects to 127.0.0.2.
+
     Raises:
-        ValueError: the URL cannot be read (a bad port, say).
+        ValueError: the URL is refused, or cannot be read.
     """
+    if "\\" in url or any(ord(ch) <= 0x20 or ord(ch) == 0x7F for ch in url):
+        raise ValueError(f"{url!r} holds a backslash, white space or a control character")
     parts = urlsplit(url)
+    if "@" in parts.netloc:
+        raise ValueError(f"{url!r} holds user information")
     scheme = parts.scheme.lower()
-    return scheme, (parts.hostname or "").lower(), parts.port or _DEFAULT_PORTS.get(scheme)
+    ours = (scheme, (parts.hostname or "").lower(), parts.port or _DEFAULT_PORTS.get(scheme))
+    theirs = urllib3.util.parse_url(url)
+    host = (theirs.host or "").lower().strip("[]")
+    if (str(theirs.scheme).lower(), host, theirs.port or _DEFAULT_PORTS.get(scheme)) != ours:
+        raise ValueError(f"{url!r} is read differently by the HTTP library")
+    return ours
 
 
 def same_origin(url: str, other: str) -> bool:
-    """Whether two URLs share scheme, host and port; unreadable URLs share nothing."""
+    """Whether two URLs share scheme, host and port; a URL ``origin`` refuses shares nothing."""
     try:
         return origin(url) == origin(other)
     except ValueError:
@@ -209,7 +224,7 @@ class Exchange:
                 return response
             _release(response)
             target = urljoin(url, location)
-            if not same_origin(url, target):
+            if not same_origin(url, target):  # a trick URL (user info, a backslash) counts as elsewhere
                 raise TransportError(
                     f"{client.name}: {method} {url} was redirected to {target}, on another origin; not followed"
                 )

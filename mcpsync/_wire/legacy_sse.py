@@ -28,7 +28,7 @@ from .._core.sse import events
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .base import NOTICE_TIMEOUT, logger
 from .http_base import HTTPTransportBase
-from .http_client import EVENT_STREAM, JSON, Exchange, finished, same_origin
+from .http_client import EVENT_STREAM, JSON, Exchange, finished, origin
 from .interrupts import Latch, deferred_interrupts
 from .workers import Workers
 
@@ -99,11 +99,15 @@ class SSETransport(HTTPTransportBase):
             raise ConnectError(f"{self.name}: no 'endpoint' event on {self.address} within {self.connect_timeout:g}s")
 
     def _accept_endpoint(self, data: str) -> None:
+        """Take the ``endpoint`` event: a URL on the stream's own origin, which every reader sees the same."""
         endpoint = urljoin(self.url, data.strip())
-        if not same_origin(endpoint, self.url):
+        try:
+            if origin(endpoint) != origin(self.url):
+                raise ValueError("it is on another origin")
+        except ValueError as exc:
             raise ProtocolError(
-                f"{self.name}: the server's endpoint {endpoint!r} is on another origin than {self.url!r}"
-            )
+                f"{self.name}: the server's endpoint {endpoint!r} is refused: {exc} (the stream is {self.url!r})"
+            ) from None
         self.endpoint_url = endpoint
 
     def _read(self) -> None:

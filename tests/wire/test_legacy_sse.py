@@ -89,3 +89,37 @@ def test_same_origin_is_compared_as_browsers_do(stream_url, endpoint, same):
     else:
         with pytest.raises(mcpsync.ProtocolError, match="another origin"):
             transport._accept_endpoint(endpoint)
+
+
+@pytest.mark.parametrize(
+    "endpoint, why",
+    [
+        ("http://127.0.0.2:9001\\@mcp.test/messages", "backslash"),  # urlsplit: mcp.test; urllib3: 127.0.0.2
+        ("http://user:secret@mcp.test/messages", "user information"),
+        ("http://mcp.test@127.0.0.2/messages", "user information"),
+        ("http://mcp.test/mes sages", "white space"),
+    ],
+)
+def test_an_endpoint_that_readers_could_see_differently_is_refused(endpoint, why):
+    transport = SSETransport(URL)
+    with pytest.raises(mcpsync.ProtocolError, match=why):
+        transport._accept_endpoint(endpoint)
+    assert transport.endpoint_url is None
+
+
+@responses.activate
+def test_the_issues_endpoint_never_receives_our_headers():
+    """The exact string of the issue: urlsplit sees 127.0.0.1, urllib3 would connect to 127.0.0.2 and hand
+    it the Authorization and X-Api-Key headers. It is refused before any POST."""
+    base = "http://127.0.0.1:9000"
+    responses.add(
+        responses.GET,
+        f"{base}/sse",
+        body=stream("event: endpoint\ndata: http://127.0.0.2:9001\\@127.0.0.1:9000/messages"),
+        content_type="text/event-stream",
+    )
+    transport = Wired(SSETransport(f"{base}/sse", headers={"Authorization": "Bearer t", "X-Api-Key": "k"}))
+    with pytest.raises(mcpsync.ProtocolError, match="backslash"):
+        transport.start()
+    transport.close()
+    assert [call.request.method for call in responses.calls] == ["GET"]

@@ -460,3 +460,13 @@ def test_a_header_given_in_another_case_replaces_the_sessions_own():
     names = [k for k in prepared.headers if k.lower() in ("user-agent", "accept-encoding")]
     assert sorted(n.lower() for n in names) == ["accept-encoding", "user-agent"]
     assert prepared.headers["User-Agent"] == "mine/1" and prepared.headers["Accept-Encoding"] == "identity"
+
+
+def test_a_redirect_to_a_trick_url_counts_as_another_origin(fake):
+    """A Location that urlsplit and urllib3 read differently is not followed, whatever it looks like."""
+    old = "http://mcp.test/old-mcp"
+    fake.mock.add(responses.POST, old, status=307, headers={"Location": "http://127.0.0.2:80\\@mcp.test/mcp"})
+    client = mcpsync.Client(StreamableHTTPTransport(old, headers={"X-Api-Key": "secret"}))
+    with pytest.raises(mcpsync.TransportError, match="on another origin; not followed"):
+        client.initialize(timeout=T)
+    assert fake.seen == []
