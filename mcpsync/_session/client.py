@@ -356,7 +356,7 @@ class Client:
         timeout: Timeout = USE_DEFAULT,
         on_progress: Optional[ProgressCallback] = None,
         max_total_timeout: Optional[float] = None,
-        progress_resets_timeout: bool = True,
+        progress_resets_timeout: Optional[bool] = None,
     ) -> dict[str, Any]:
         """Send any request and block for its ``result`` dict.
 
@@ -370,7 +370,9 @@ class Client:
                 this returns (unless one takes longer than a second).
             max_total_timeout: a hard cap in seconds that progress never extends.
             progress_resets_timeout: whether each progress notification starts
-                ``timeout`` afresh (only with ``on_progress`` or ``max_total_timeout``).
+                ``timeout`` afresh. Default (``None``): yes when you pass
+                ``on_progress`` or ``max_total_timeout``, else no. Whoever is
+                watching (a progress bar) never changes it.
 
         Raises:
             RequestTimeout: no answer in time (the server is told with ``notifications/cancelled``).
@@ -382,6 +384,8 @@ class Client:
         seconds = resolve_timeout(timeout, self.transport.default_timeout)
         if on_progress is None and max_total_timeout is None:
             return self._channel.request(method, params, timeout=seconds)
+        if progress_resets_timeout is None:
+            progress_resets_timeout = True  # the caller asked for progress, or for a cap on it
         with deferred_interrupts():
             token, watch = self._progress.open(on_progress)
         try:
@@ -509,7 +513,7 @@ class Client:
         meta: Optional[Mapping[str, Any]] = None,
         on_progress: Optional[ProgressCallback] = None,
         max_total_timeout: Optional[float] = None,
-        progress_resets_timeout: bool = True,
+        progress_resets_timeout: Optional[bool] = None,
         progress_bar: Optional[bool] = None,
     ) -> CallToolResult:
         """Call a tool and block for its result.
@@ -525,7 +529,9 @@ class Client:
             on_progress, max_total_timeout, progress_resets_timeout: as for ``request``.
             progress_bar: show the server's progress as a bar (tqdm): ``True``,
                 ``False``, or ``None`` for the global setting, which by default
-                shows bars only when someone watches (see ``mcpsync.interactive``).
+                shows bars only when someone watches (``mcpsync.set_progress_bars``).
+                A bar never changes the timeout: the same call times out the
+                same way in a terminal, a notebook, and under cron.
 
         Raises:
             OutputSchemaError: the tool declared an ``outputSchema`` that its
@@ -537,6 +543,9 @@ class Client:
         params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
         if meta is not None:
             params["_meta"] = dict(meta)
+        if progress_resets_timeout is None:
+            # Decided by the caller's own arguments, before a bar (there only when someone watches) joins in.
+            progress_resets_timeout = on_progress is not None or max_total_timeout is not None
         bar = progress_bar_for(progress_bar, name, on_progress)
         try:
             result = self.request(

@@ -113,3 +113,28 @@ def test_a_script_that_forgets_to_close_leaves_no_server_behind(make):
     assert done.returncode == 0, done.stderr
     pid = int(done.stdout.strip())
     assert wait_for(lambda: process_state(pid) in (None, "Z"), timeout=5), f"server {pid} still running"
+
+
+@pytest.mark.parametrize("bar", [True, False], ids=["with a bar", "without a bar"])
+def test_a_bar_does_not_change_the_timeout_rule(client, bar):
+    """timeout=1.5 on a 4 s tool that reports progress: the same RequestTimeout with or without a bar
+    (a terminal showed one and passed, the same script under cron failed)."""
+    with pytest.raises(mcpsync.RequestTimeout, match=r"after 1.5s"):
+        client.call_tool("progress", {"steps": 8, "delay": 0.5}, timeout=1.5, progress_bar=bar)
+
+
+def test_progress_the_caller_asked_for_keeps_the_call_alive(client):
+    """With the caller's own on_progress, each notification starts the timeout afresh."""
+    seen = []
+    result = client.call_tool(
+        "progress", {"steps": 8, "delay": 0.5}, timeout=1.5, on_progress=lambda *a: seen.append(a)
+    )
+    assert result.text == "done" and len(seen) == 8
+    with pytest.raises(mcpsync.RequestTimeout):
+        client.call_tool(
+            "progress",
+            {"steps": 8, "delay": 0.5},
+            timeout=1.5,
+            on_progress=lambda *a: None,
+            progress_resets_timeout=False,
+        )
