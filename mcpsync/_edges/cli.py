@@ -71,6 +71,7 @@ from .._core.errors import ConfigurationError, MCPError, UnknownNameError
 from .._core.text import first_line
 from .._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout
 from .._manager.manager import Manager, ServerState, ServerStatus
+from .._manager.trust import TrustStore
 from .._session.client import Client
 from .._session.models import parameters_signature
 from .cli_args import (
@@ -89,6 +90,7 @@ from .cli_format import (
     write_json,
     write_tool_result,
 )
+from .cli_trust import check_project_trust
 
 __all__ = ["main"]
 
@@ -364,15 +366,30 @@ def _log_verbosely() -> None:
     logging.getLogger("mcpsync.traffic").setLevel(logging.DEBUG)
 
 
+def _ask_on_terminal(err: TextIO) -> Optional[Callable[[str], str]]:
+    """A way to ask the person at the terminal, or ``None`` when nobody is there (a pipe, cron, CI)."""
+    if not (_isatty(sys.stdin) and _isatty(err)):
+        return None
+
+    def ask(question: str) -> str:
+        err.write(question)
+        err.flush()
+        return sys.stdin.readline()
+
+    return ask
+
+
 def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     config, inline = load_servers(args)
     place_positionals(args, inline)
     if args.server is not None:
         config = only_server(config, args.server, inline)
+    if inline is None and args.config is None:  # found by discovery: a project file may not be the user's
+        check_project_trust(config, trust_given=args.trust, store=TrustStore(), ask=_ask_on_terminal(err), err=err)
     manager = Manager(
         config,
         startup_timeout=0,  # each command waits for the servers it needs, and no others
-        connect_timeout=args.timeout,
+        connect_timeout=args.timeout if args.timeout is not None else USE_DEFAULT,
         tool_cache=inline is None,  # an inline server is a one-off: keep it out of the user's cache
         reconnect=False,  # a command is short: a server that fails is reported, not retried
     )

@@ -107,6 +107,12 @@ def _add_common_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
         "--env", metavar="KEY=VALUE", action="append", default=default([]), help="with --stdio (repeatable)"
     )
     servers.add_argument("--name", default=default(None), help=f"the inline server's name (default: {INLINE_NAME})")
+    servers.add_argument(
+        "--trust",
+        action="store_true",
+        default=default(False),
+        help="trust the project configuration found in this directory (remembered until the file changes)",
+    )
     output = parser.add_argument_group("output")
     output.add_argument("--json", action="store_true", default=default(False), help="machine output (JSON on stdout)")
     output.add_argument(

@@ -13,6 +13,7 @@ import os
 import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +38,23 @@ def home(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def run(home: Path, *args: str, text: bool = True) -> subprocess.CompletedProcess:  # type: ignore[type-arg]
-    """``python -m mcpsync ARGS`` in ``home``, isolated from the user's files."""
+def run(
+    home: Path, *args: str, text: bool = True, trust: bool = True, stdin: Any = None
+) -> subprocess.CompletedProcess:  # type: ignore[type-arg]
+    """``python -m mcpsync ARGS`` in ``home``, isolated from the user's files.
+
+    ``trust``: pass ``--trust``, so that a project file written by the test starts its servers.
+    """
     env = {k: v for k, v in os.environ.items() if k != "MCPSYNC_CONFIG"}
-    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / "config"), XDG_CACHE_HOME=str(home / "cache"))
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / "config"),
+        XDG_CACHE_HOME=str(home / "cache"),
+        XDG_DATA_HOME=str(home / "data"),
+    )
     return subprocess.run(
-        [sys.executable, "-m", "mcpsync", *args],
+        [sys.executable, "-m", "mcpsync", *(["--trust"] if trust else []), *args],
+        stdin=stdin if stdin is not None else subprocess.DEVNULL,
         cwd=home,
         env=env,
         capture_output=True,
@@ -369,3 +381,87 @@ def test_a_config_file_nested_without_end_exits_2_naming_the_file(home: Path) ->
     assert done.returncode == 2, done.stderr
     assert "deep.json: not valid JSON: nested too deeply" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# -- project configurations must be trusted ------------------------------------------------------
+
+
+def write_project(home: Path, marker: Path) -> Path:
+    """A cloned repository's .mcp.json whose server leaves a marker when it runs."""
+    code = f"import pathlib, runpy, sys; pathlib.Path({str(marker)!r}).touch(); sys.argv = ['x']; runpy.run_module('mcpsync.testing', run_name='__main__')"
+    servers = {"repo": {"command": sys.executable, "args": ["-c", code]}}
+    path = home / ".mcp.json"
+    path.write_text(json.dumps({"mcpServers": servers}))
+    return path
+
+
+def test_an_untrusted_project_file_starts_nothing_without_a_terminal(home: Path) -> None:
+    marker = home / "it-ran"
+    write_project(home, marker)
+    done = run(home, "tools", trust=False)
+    assert done.returncode == 2, done.stderr
+    assert (
+        ".mcp.json is a project configuration (found in the working directory) that you have not trusted" in done.stderr
+    )
+    assert f"repo: {sys.executable} -c" in done.stderr, "it says what would start"
+    assert "--trust" in done.stderr
+    assert not marker.exists(), "the project's command ran"
+
+
+def test_trust_is_remembered_until_the_file_changes(home: Path) -> None:
+    marker = home / "it-ran"
+    path = write_project(home, marker)
+    assert run(home, "tools", trust=True).returncode == 0
+    assert marker.exists()
+    marker.unlink()
+    assert run(home, "tools", trust=False).returncode == 0, "remembered"
+    assert marker.exists()
+    marker.unlink()
+    path.write_text(path.read_text().replace('"repo"', '"repo2"'))
+    assert run(home, "tools", trust=False).returncode == 2, "an edited file is asked about again"
+    assert not marker.exists()
+    stored = json.loads((home / "data" / "mcpsync" / "trusted-projects.json").read_text())
+    assert list(stored["files"]) == [str(path.resolve())]
+    assert oct((home / "data" / "mcpsync" / "trusted-projects.json").stat().st_mode & 0o777) == "0o600"
+
+
+def test_a_file_named_with_config_needs_no_trust(home: Path) -> None:
+    """--config (and $MCPSYNC_CONFIG) name a file the user chose."""
+    marker = home / "it-ran"
+    write_project(home, marker)
+    assert run(home, "--config", ".mcp.json", "tools", trust=False).returncode == 0
+    assert marker.exists()
+
+
+def test_on_a_terminal_the_user_is_asked_once(home: Path) -> None:
+    """A pseudo-terminal on stdin and stderr: the question shows what would start; 'y' starts it."""
+    import pty
+    import select
+
+    marker = home / "it-ran"
+    write_project(home, marker)
+    main, side = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "MCPSYNC_CONFIG"}
+    env.update(HOME=str(home), XDG_DATA_HOME=str(home / "data"), XDG_CACHE_HOME=str(home / "cache"))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mcpsync", "tools"], cwd=home, env=env, stdin=side, stderr=side, stdout=subprocess.PIPE
+    )
+    os.close(side)
+    seen = b""
+    try:
+        deadline = time.monotonic() + COMMAND_TIMEOUT
+        while b"[y/N]" not in seen and time.monotonic() < deadline:
+            if select.select([main], [], [], 1)[0]:
+                seen += os.read(main, 4096)
+        assert b"It would start:" in seen and b"repo:" in seen
+        os.write(main, b"y\n")
+        process.wait(COMMAND_TIMEOUT)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(10)
+        process.stdout.close()  # type: ignore[union-attr]
+        os.close(main)
+    assert process.returncode == 0 and marker.exists()
+    marker.unlink()
+    assert run(home, "tools", trust=False).returncode == 0, "the answer was remembered"

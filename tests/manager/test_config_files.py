@@ -534,23 +534,21 @@ def test_errors_in_discovered_files_name_that_file(tmp_path, environ):
             "/Users/u/Library/Application Support/mcpsync",
             "/Users/u/Library/Caches/mcpsync",
         ),
-        (
-            "win32",
-            {"APPDATA": "/roaming", "LOCALAPPDATA": "/local", "XDG_CONFIG_HOME": "/cfg"},
-            "/roaming/mcpsync",
-            "/local/mcpsync/Cache",
-        ),
-        (
-            "win32",
-            {"USERPROFILE": "/users/u", "HOME": "/elsewhere"},
-            "/users/u/AppData/Roaming/mcpsync",
-            "/users/u/AppData/Local/mcpsync/Cache",
-        ),
     ],
 )
 def test_user_directories_on_each_platform(platform, environ, config_dir, cache_dir):
     assert user_config_dir(environ=environ, platform=platform) == Path(config_dir)
     assert user_cache_dir(environ=environ, platform=platform) == Path(cache_dir)
+
+
+def test_the_data_directory_follows_xdg_and_macos():
+    from mcpsync._manager.paths import user_data_dir
+
+    assert user_data_dir(environ={"HOME": "/home/u"}, platform="linux") == Path("/home/u/.local/share/mcpsync")
+    assert user_data_dir(environ={"HOME": "/h", "XDG_DATA_HOME": "/d"}, platform="linux") == Path("/d/mcpsync")
+    assert user_data_dir(environ={"HOME": "/Users/u"}, platform="darwin") == Path(
+        "/Users/u/Library/Application Support/mcpsync"
+    )
 
 
 def test_user_directories_default_to_this_process(monkeypatch, tmp_path):

@@ -1,0 +1,95 @@
+"""The command line's duty before it starts a project's servers: has the user trusted that file?
+
+``mcpsync tools`` in a cloned repository whose ``.mcp.json`` names
+``sh -c '...'`` used to run that command without asking. Now a project
+configuration found by discovery (``./.mcp.json``, ``./mcp.json``; not a file
+named with ``--config`` or ``$MCPSYNC_CONFIG``, nor the user's own file) must
+be trusted first, as coding agents do: on a terminal the user is asked once
+(shown what would start); the answer is remembered for the file's path and
+content (``mcpsync._manager.trust``); with nobody to ask, the command stops
+with the flag to use, ``--trust``. The ``Manager`` itself runs what it is
+given: a program chooses its own configuration.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Callable, Optional, TextIO
+
+from .._manager.config_files import CONFIG_ENV_VAR, PROJECT_FILES, LoadedConfig, ServerEntry
+from .._manager.trust import TrustStore
+from .._wire.config import HTTPServerConfig, StdioServerConfig
+from .cli_args import UsageError
+
+__all__ = ["check_project_trust", "project_files"]
+
+
+def project_files(config: LoadedConfig, cwd: Optional[Path] = None) -> list[Path]:
+    """The files of ``config`` that discovery took from the working directory (not ``$MCPSYNC_CONFIG``'s)."""
+    base = (cwd or Path.cwd()).resolve()
+    named = os.environ.get(CONFIG_ENV_VAR)
+    chosen = (base / named).resolve() if named else None
+    found = []
+    for source in config.sources:
+        path = Path(source)
+        if path.name in PROJECT_FILES and path.resolve().parent == base and path.resolve() != chosen:
+            found.append(path)
+    return found
+
+
+def _what_starts(entries: Sequence[ServerEntry]) -> list[str]:
+    lines = []
+    for entry in entries:
+        config = entry.config
+        if isinstance(config, StdioServerConfig):
+            lines.append(f"  {entry.name}: {shlex.join([config.command, *config.args])}")
+        elif isinstance(config, HTTPServerConfig):
+            lines.append(f"  {entry.name}: {config.type} {config.url}")
+    return lines
+
+
+def check_project_trust(
+    config: LoadedConfig,
+    *,
+    trust_given: bool,
+    store: TrustStore,
+    ask: Optional[Callable[[str], str]],
+    err: TextIO,
+) -> None:
+    """Refuse to go on unless every project file whose servers would start is trusted.
+
+    Args:
+        trust_given: ``--trust``: trust them now (and remember).
+        store: where trust is remembered.
+        ask: shows a question and returns the answer; ``None`` when nobody can answer.
+        err: where the question's explanation goes.
+
+    Raises:
+        UsageError: a project file is not trusted (and could not be asked about, or was refused).
+    """
+    for file in project_files(config):
+        entries = [e for e in config.servers.values() if e.source == str(file) and e.enabled]
+        if not entries:
+            continue
+        content = file.read_bytes()
+        if store.is_trusted(file, content):
+            continue
+        starts = "\n".join(_what_starts(entries))
+        if trust_given:
+            store.trust(file, content)
+            continue
+        if ask is None:
+            raise UsageError(
+                f"{file} is a project configuration (found in the working directory) that you have not trusted; "
+                f"it would start:\n{starts}\n"
+                "Run again with --trust to trust it (remembered until the file changes), or on a terminal to be asked."
+            )
+        err.write(f"mcpsync: {file} is a project configuration found in the working directory. It would start:\n")
+        err.write(starts + "\n")
+        err.flush()
+        if ask("Trust this file and start its servers? [y/N] ").strip().lower() not in ("y", "yes"):
+            raise UsageError(f"{file} is not trusted: nothing was started")
+        store.trust(file, content)
