@@ -30,6 +30,7 @@ from .._core.jsonrpc import Kind, Message
 from .._core.pending import RequestFuture
 from .._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout, check_timeout, resolve_timeout
 from .config import MessageSize, check_max_message_size
+from .interrupts import Latch
 
 __all__ = ["Receiver", "Transport", "TransportState", "TransportStats"]
 
@@ -132,8 +133,9 @@ class Transport:
         self._close_notified = False
         # close() must still reap and join after the connection was lost on its own.
         self._shutdown_started = False
-        # Set when the connection was lost: the error that says why.
+        # Set when the connection was lost: the error that says why (and the latch, once it is known).
         self._lost_error: Optional[TransportClosed] = None
+        self._lost = Latch()
         self._closed_event = threading.Event()
 
     # -- what the owner sees ----------------------------------------------------------
@@ -289,6 +291,7 @@ class Transport:
                 return  # close() is at work and reports the closing itself, or it was reported
             self._state = TransportState.CLOSED
             self._lost_error = error
+        self._lost.set()
         logger.warning("server %r: connection lost: %s", self.name, error)
         self.endpoint.fail_all(error.copy)
         self._notify_closed(error)

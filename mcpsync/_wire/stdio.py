@@ -28,7 +28,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, Any, Optional
 
 from .._core.endpoint import ID_SCAN_BYTES
@@ -59,10 +59,10 @@ DEFAULT_INHERITED_ENV_VARS = (
 
 #: Lines of the server's stderr kept for error messages.
 STDERR_TAIL_LINES = 20
-#: stderr is read in pieces of at most this many bytes, so an endless line costs no memory.
-STDERR_CHUNK = 64 * 1024
-#: The rest of a line over ``max_message_size`` is read (and dropped) in pieces of this many bytes.
-DISCARD_CHUNK = 64 * 1024
+#: Bytes asked of a pipe at a time; a stderr line longer than this is logged in pieces of it.
+READ_SIZE = 64 * 1024
+#: Seconds close() waits for the readers after the server is gone, before it stops them itself.
+READER_JOIN = 1.0
 #: How long the reader waits for the exit code and last stderr lines after stdout closes.
 EXIT_GRACE = 0.5
 
@@ -130,6 +130,9 @@ class StdioTransport(Transport):
         self._stderr_reader: Optional[threading.Thread] = None
         # Set when close() runs on the reader thread itself: the reader closes stdout on its way out.
         self._reader_closes_stdout = False
+        # close() writes to this pipe to stop readers whose pipes somebody else still holds open.
+        self._wake_read: Optional[int] = None
+        self._wake_write: Optional[int] = None
 
     @classmethod
     def from_config(cls, config: StdioServerConfig, **kwargs: Any) -> StdioTransport:
@@ -192,6 +195,7 @@ class StdioTransport(Transport):
         self._stdin_fd = self._process.stdin.fileno()
         # Writes wait for room with select() and a deadline instead of blocking forever.
         os.set_blocking(self._stdin_fd, False)
+        self._wake_read, self._wake_write = os.pipe()
         self._reader = threading.Thread(target=self._read_stdout, name=f"mcpsync-reader-{self.name}", daemon=True)
         self._stderr_reader = threading.Thread(
             target=self._read_stderr, name=f"mcpsync-stderr-{self.name}", daemon=True
@@ -230,7 +234,7 @@ class StdioTransport(Transport):
             except BlockingIOError:
                 pass
             except OSError as exc:  # broken pipe: the server is gone
-                raise self._closed_error(f"cannot write to the server: {exc.strerror or exc}") from exc
+                raise self._gone(f"cannot write to the server: {exc.strerror or exc}") from exc
             if written >= total:
                 break
             # The pipe is full: the server is not reading. Wait for room, bounded.
@@ -294,64 +298,113 @@ class StdioTransport(Transport):
             except OSError:
                 pass
 
+    def _chunks(self, stream: IO[bytes]) -> Iterator[bytes]:
+        """What the child writes on ``stream``, as it comes; ends at end-of-file, or when ``close()`` says so."""
+        fd, wake = stream.fileno(), self._wake_read
+        assert wake is not None
+        while True:
+            ready, _, _ = select.select([fd, wake], [], [])
+            if wake in ready:
+                return
+            chunk = os.read(fd, READ_SIZE)
+            if not chunk:
+                return
+            yield chunk
+
     def _read_stdout(self) -> None:
         process = self._process
         assert process is not None and process.stdout is not None
         stdout = process.stdout
-        limit = self.max_message_size
-        # A message and its newline: a line this long without the newline is too long.
-        readline_size = -1 if limit is None else limit + 1
         try:
-            while True:
-                line = stdout.readline(readline_size)
-                if not line:
-                    break
-                if len(line) == readline_size and line[-1:] != b"\n":
-                    self._discard_line(stdout, line)
-                elif line.strip():
-                    try:
-                        self._feed(line)
-                    except Exception:  # never let one message end the reader
-                        logger.exception("server %r: failed to handle a message", self.name)
+            self._read_lines(self._chunks(stdout))
         except (OSError, ValueError) as exc:
             logger.debug("server %r: stdout read ended: %s", self.name, exc)
         finally:
             if not self._is_lost():
                 self._connection_lost(self._describe_exit())
-            if self._reader_closes_stdout:
+            if self._reader_closes_stdout:  # close() ran on this thread, and left these to it
                 stdout.close()
+                self._close_wake_pipe()
 
-    def _discard_line(self, stdout: IO[bytes], start: bytes) -> None:
-        """Drop a line over ``max_message_size`` (``start`` is what was read of it) without holding it whole.
+    def _read_lines(self, chunks: Iterator[bytes]) -> None:
+        """Feed each line to the endpoint; a line over ``max_message_size`` is dropped as it streams by.
 
-        The request it answers fails as soon as its start shows which (else
-        once its end does); later lines are read as usual.
+        The request an oversized line answers fails as soon as its start
+        shows which (else once its end does); later lines are read as usual.
         """
-        head = start[:ID_SCAN_BYTES]
-        failed = self._oversized(head)
-        size = len(start)
-        tail = start[-ID_SCAN_BYTES:]
-        while not tail.endswith(b"\n"):
-            piece = stdout.readline(DISCARD_CHUNK)
-            if not piece:
-                return  # the server went away mid-line: the reader reports that
-            size += len(piece)
-            tail = (tail + piece)[-ID_SCAN_BYTES:]
-        self._oversized(head, tail=tail, size=size - 1, complete=True, failed=failed)
+        limit = self.max_message_size
+        buffer = bytearray()
+        discarding: Optional[list[Any]] = None  # [head, size, tail, failed] while an oversized line goes by
+        for chunk in chunks:
+            if discarding is not None:
+                end = chunk.find(b"\n")
+                if end < 0:
+                    discarding[1] += len(chunk)
+                    discarding[2] = (discarding[2] + chunk)[-ID_SCAN_BYTES:]
+                    continue
+                head, size, tail, failed = discarding
+                self._oversized(
+                    head, tail=(tail + chunk[:end])[-ID_SCAN_BYTES:], size=size + end, complete=True, failed=failed
+                )
+                discarding, chunk = None, chunk[end + 1 :]
+            if not buffer and chunk.find(b"\n") == len(chunk) - 1 and (limit is None or len(chunk) <= limit + 1):
+                self._take_line(chunk)  # one whole line in one chunk: the usual case, without copies
+                continue
+            scan = len(buffer)
+            buffer += chunk
+            start = 0
+            end = buffer.find(b"\n", scan)
+            while end >= 0:
+                if limit is not None and end - start > limit:
+                    head = bytes(buffer[start : start + ID_SCAN_BYTES])
+                    failed = self._oversized(head)
+                    tail = bytes(buffer[max(start, end - ID_SCAN_BYTES) : end])
+                    self._oversized(head, tail=tail, size=end - start, complete=True, failed=failed)
+                else:
+                    self._take_line(bytes(buffer[start : end + 1]))
+                start = end + 1
+                end = buffer.find(b"\n", start)
+            del buffer[:start]
+            if limit is not None and len(buffer) > limit:  # no line end in sight: drop it as it comes
+                head = bytes(buffer[:ID_SCAN_BYTES])
+                discarding = [head, len(buffer), bytes(buffer[-ID_SCAN_BYTES:]), self._oversized(head)]
+                buffer.clear()
+
+    def _take_line(self, line: bytes) -> None:
+        if line.strip():
+            try:
+                self._feed(line)
+            except Exception:  # never let one message end the reader
+                logger.exception("server %r: failed to handle a message", self.name)
 
     def _read_stderr(self) -> None:
         process = self._process
         assert process is not None and process.stderr is not None
-        stderr: IO[bytes] = process.stderr
         server_logger = self.server_logger
+        partial = b""
         try:
-            for chunk in iter(lambda: stderr.readline(STDERR_CHUNK), b""):
-                line = chunk.decode("utf-8", "replace").rstrip("\r\n")
-                self._stderr_tail.append(line)
-                if server_logger.isEnabledFor(logging.INFO):
-                    server_logger.info("%s", line)
+            for chunk in self._chunks(process.stderr):
+                lines = (partial + chunk).split(b"\n")
+                partial = lines.pop()
+                if len(partial) > READ_SIZE:  # an endless line costs no memory: it is logged in pieces
+                    lines.append(partial)
+                    partial = b""
+                for piece in lines:
+                    line = piece.decode("utf-8", "replace").rstrip("\r")
+                    self._stderr_tail.append(line)
+                    if server_logger.isEnabledFor(logging.INFO):
+                        server_logger.info("%s", line)
+            if partial:
+                self._stderr_tail.append(partial.decode("utf-8", "replace").rstrip("\r"))
         except (OSError, ValueError) as exc:
             logger.debug("server %r: stderr read ended: %s", self.name, exc)
+
+    def _gone(self, detail: str) -> TransportClosed:
+        """The error for a server found gone while writing: what its reader learns (the exit code, its
+        last stderr lines), if it learns it soon; a broken pipe alone says too little."""
+        if self._lost.wait(EXIT_GRACE * 3) and self._lost_error is not None:
+            return self._lost_error.copy()
+        return self._closed_error(detail)
 
     def _closed_error(self, detail: str) -> TransportClosed:
         return TransportClosed(
@@ -427,11 +480,12 @@ class StdioTransport(Transport):
                 self._write_lock.release()
 
     def _join_readers(self, process: subprocess.Popen[bytes]) -> None:
-        """Join the reader threads and close their pipes.
+        """Join the reader threads and close their pipes, whoever still holds the other ends.
 
-        The readers end when the pipes reach end-of-file, which needs every
-        process holding them to be gone: a child of the server that ignored
-        SIGTERM still holds them, so it gets signal.SIGKILL too.
+        The readers end at end-of-file, which needs every process holding the
+        pipes to be gone: a child of the server that ignored SIGTERM gets
+        SIGKILL; one that left the server's process group (``setsid``) cannot
+        be reached, so the readers are told to stop through the wake-up pipe.
         """
         current = threading.current_thread()
         pairs = [
@@ -439,14 +493,24 @@ class StdioTransport(Transport):
             for t, stream in ((self._reader, process.stdout), (self._stderr_reader, process.stderr))
             if t is not None and stream is not None
         ]
-        for attempt in range(2):
+
+        def join_all(timeout: float) -> bool:
+            deadline = time.monotonic() + timeout
             for thread, _ in pairs:
                 if thread is not current:
-                    thread.join(self.terminate_timeout)
-            if not any(t.is_alive() and t is not current for t, _ in pairs) or attempt:
-                break
-            logger.warning("server %r: its children still hold its pipes; sending signal.SIGKILL", self.name)
+                    thread.join(max(0.0, deadline - time.monotonic()))
+            return not any(t.is_alive() and t is not current for t, _ in pairs)
+
+        if not join_all(READER_JOIN):
+            logger.warning("server %r: its children still hold its pipes; sending SIGKILL", self.name)
             self._signal_group(signal.SIGKILL)
+            if not join_all(READER_JOIN):
+                logger.warning(
+                    "server %r: a process outside its group holds its pipes; stopping the readers", self.name
+                )
+                if self._wake_write is not None:
+                    os.write(self._wake_write, b"x")
+                join_all(READER_JOIN)
         for thread, stream in pairs:
             if thread is current:
                 self._reader_closes_stdout = True
@@ -455,3 +519,11 @@ class StdioTransport(Transport):
                 logger.error("server %r: thread %s did not stop; leaving it", self.name, thread.name)
             else:
                 stream.close()
+        if not any(t.is_alive() for t, _ in pairs):
+            self._close_wake_pipe()
+
+    def _close_wake_pipe(self) -> None:
+        for fd in (self._wake_read, self._wake_write):
+            if fd is not None:
+                os.close(fd)
+        self._wake_read = self._wake_write = None

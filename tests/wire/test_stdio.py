@@ -401,3 +401,47 @@ def test_a_second_close_waits_for_the_first():
     for t in threads:
         t.join(20)
     assert len(seen) == 3 and None not in seen, "every close() returns only when the server is reaped"
+
+
+SETSID_HELPER = """
+import os, runpy, subprocess, sys
+# A helper that leaves the server's process group (setsid) and keeps its stdout and stderr open.
+helper = subprocess.Popen(["sleep", "60"], start_new_session=True, stdout=sys.stdout, stderr=sys.stderr)
+open(sys.argv[1], "w").write(str(helper.pid))
+sys.argv = ["mcpsync.testing"]
+runpy.run_module("mcpsync.testing", run_name="__main__")
+"""
+
+
+def test_close_returns_in_time_though_a_setsid_helper_holds_the_pipes(tmp_path):
+    """The helper is out of reach of the process-group signals: close() must still end the readers
+    and close every descriptor of ours, within its bound (it took 8 s and left both threads)."""
+    pid_file = tmp_path / "helper.pid"
+    transport = Wired(StdioTransport(sys.executable, ["-c", SETSID_HELPER, str(pid_file)], name="holder"))
+    transport.start()
+    try:
+        transport.request("ping", timeout=CALL_TIMEOUT)
+        helper = int(pid_file.read_text())
+        started = time.monotonic()
+        transport.close()
+        assert time.monotonic() - started < 6
+        assert not any(t.name.endswith("-holder") for t in threading.enumerate() if t.is_alive())
+    finally:
+        transport.close()
+        if pid_file.exists():
+            try:
+                os.kill(int(pid_file.read_text()), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    assert helper > 0
+
+
+def test_a_server_that_exits_at_once_is_reported_with_its_exit_code_and_stderr_every_time():
+    """Exit code 3 before reading anything: the handshake's write may meet a broken pipe, and the
+    error must still say why (in 7 of 20 connects it said only 'Broken pipe')."""
+    code = "import sys; sys.stderr.write('config missing\\n'); sys.exit(3)"
+    for _ in range(20):
+        with pytest.raises(TransportClosed) as info:
+            mcpsync.connect([sys.executable, "-c", code], timeout=CALL_TIMEOUT)
+        assert info.value.exit_code == 3, str(info.value)
+        assert "config missing" in info.value.stderr_tail
