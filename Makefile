@@ -52,9 +52,9 @@ lint: $(DEV_STAMP)
 typecheck: $(DEV_STAMP)
 	$(VENV_PYTHON) -m mypy
 
-## bench: every benchmark in one run (mcpsync vs the official SDK vs a raw client), summary and targets
+## bench: mcpsync beside the official SDK and a raw client, in one run, with the targets (benchmarks/README.md)
 bench: $(TEST_STAMP)
-	$(VENV_PYTHON) benchmarks/bench_all.py $(BENCH_ARGS)
+	$(VENV_PYTHON) benchmarks/run.py $(BENCH_ARGS)
 
 ## soak: mixed traffic with reconnects and cancellations; memory, threads and descriptors must stay flat
 soak: $(TEST_STAMP)

@@ -1,77 +1,81 @@
-"""Minimal MCP server over stdio, used as the common target of the benchmarks.
+"""The benchmark's stdio server: newline-delimited JSON-RPC on stdin/stdout, one tool, ``echo``.
 
-Standard library only, single-threaded, newline-delimited JSON-RPC 2.0 on
-stdin/stdout. It does as little work per message as possible so that the
-benchmarks measure the clients, not the server.
+    python benchmarks/minimal_server.py
 
-Requests are answered by ``minimal_mcp.answer`` (shared with
-``minimal_http_server.py``):
+Standard library only, single-threaded, and as little work per message as
+possible, so that the benchmark measures the clients, not the server. It
+exits when stdin reaches EOF. ``answer()`` is shared with
+``minimal_http_server.py``:
 
-  initialize        -> echoes the client's protocolVersion if it is one of
-                       SUPPORTED_VERSIONS, otherwise LATEST_VERSION
-  notifications     -> ignored (any message with a method and no id)
-  ping              -> {}
-  tools/list        -> one tool, ``echo`` (string argument ``text``)
-  tools/call echo   -> {"content": [{"type": "text", "text": text}], "isError": false}
-  anything else     -> JSON-RPC error -32601 (method not found)
-
-``server/discover`` (which newer official-SDK clients send first, in their
-default ``mode="auto"``) is just another unknown method: the -32601 answer
-makes those clients fall back to the ``initialize`` handshake.
-
-Exits when stdin reaches EOF.
-
-Run: ``python benchmarks/minimal_server.py``
+  initialize       -> the client's protocolVersion if we support it, else our latest
+  ping             -> {}
+  tools/list       -> the one tool, ``echo`` (the official SDK asks before its first call)
+  tools/call echo  -> {"content": [{"type": "text", "text": <text>}], "isError": false}
+  anything else    -> -32601, ``server/discover`` included: the official SDK probes it
+                      first and falls back to ``initialize`` on this answer
 """
 
 import json
 import sys
 
-from minimal_mcp import INVALID_REQUEST, PARSE_ERROR, answer, error_response
+VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+ECHO_TOOL = {
+    "name": "echo",
+    "description": "Returns its text argument unchanged.",
+    "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+}
+dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
-SERVER_NAME = "minimal"
+
+def error(request_id, code, text):
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": text}}
 
 
-def handle_line(line):
-    """Return the response object for one input line, or None if no answer is due."""
+def result(message):
+    """The result of a known request, or None for a method we do not implement."""
+    method, params = message["method"], message.get("params") or {}
+    if method == "tools/call" and params.get("name") == "echo":
+        return {"content": [{"type": "text", "text": params["arguments"]["text"]}], "isError": False}
+    if method == "initialize":
+        asked = params.get("protocolVersion")
+        return {
+            "protocolVersion": asked if asked in VERSIONS else VERSIONS[-1],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "minimal", "version": "1.0"},
+        }
+    if method == "tools/list":
+        return {"tools": [ECHO_TOOL]}
+    if method == "ping":
+        return {}
+    return None
+
+
+def answer(message):
+    """The response to one request (a dict with an id and a method)."""
     try:
-        message = json.loads(line)
-    except ValueError:
-        return error_response(None, PARSE_ERROR, "Parse error")
-    if not isinstance(message, dict):
-        # Batches (JSON arrays) are not part of current MCP revisions.
-        return error_response(None, INVALID_REQUEST, "Invalid Request")
-    if "id" not in message:
-        return None  # a notification (or malformed): nothing to answer
-    if not isinstance(message.get("method"), str):
-        if "result" in message or "error" in message:
-            return None  # a response to a server->client request; we never send any
-        return error_response(message["id"], INVALID_REQUEST, "Invalid Request")
-    return answer(message, SERVER_NAME)
+        found = result(message)
+    except (KeyError, TypeError, AttributeError):
+        return error(message["id"], -32602, "Invalid params")
+    if found is None:
+        return error(message["id"], -32601, "Method not found: %s" % message["method"])
+    return {"jsonrpc": "2.0", "id": message["id"], "result": found}
 
 
 def main():
-    stdin = sys.stdin.buffer
-    stdout = sys.stdout.buffer
-    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-    while True:
-        line = stdin.readline()
-        if not line:
-            break  # EOF: the client closed our stdin
-        line = line.strip()
-        if not line:
-            continue
-        response = handle_line(line)
-        if response is not None:
-            try:
-                stdout.write(dumps(response).encode("utf-8") + b"\n")
-                stdout.flush()
-            except (BrokenPipeError, OSError):
-                break  # the client went away
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    for line in stdin:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue  # a blank line, or garbage: nothing to answer
+        if not isinstance(message, dict) or "id" not in message or "method" not in message:
+            continue  # notifications, and answers to requests we never send
+        try:
+            stdout.write(dumps(answer(message)).encode() + b"\n")
+            stdout.flush()
+        except OSError:
+            break  # the client went away
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except KeyboardInterrupt:
-        pass
+    main()
