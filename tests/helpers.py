@@ -63,6 +63,7 @@ def ctrl_c_after(seconds: float) -> Iterator[None]:
         with pytest.raises(KeyboardInterrupt):
             yield
     finally:
+        timer.cancel()  # the block ended first: no stray SIGINT later, in pytest's own code
         timer.join(TIMER_JOIN)
 
 

@@ -191,7 +191,6 @@ class Endpoint:
             pass
         if future.method == "initialize":
             return True, None
-        self.stats.cancelled += 1
         notice = jsonrpc.notification("notifications/cancelled", {"requestId": future.request_id, "reason": reason})
         return True, jsonrpc.encode(notice)
 

@@ -40,6 +40,7 @@ class RequestFuture(Future):  # type: ignore[type-arg]
         self._on_cancel = on_cancel
         # (True, result), (False, exception) once settled; written before the gate opens.
         self._outcome: Optional[tuple[bool, Any]] = None
+        self._unsettled = [True]  # popped by the one _settle that settles (list.pop is atomic)
         self._gate = threading.Lock()
         self._gate.acquire()
 
@@ -62,9 +63,12 @@ class RequestFuture(Future):  # type: ignore[type-arg]
         return cancelled
 
     def _settle(self, outcome: tuple[bool, Any]) -> None:
-        if self._outcome is None:
-            self._outcome = outcome
-            self._gate.release()
+        try:
+            self._unsettled.pop()  # two cancel() at once both succeed: only one may open the gate
+        except IndexError:
+            return
+        self._outcome = outcome
+        self._gate.release()
 
     @property
     def settled(self) -> bool:

@@ -24,6 +24,7 @@ main thread's section lives in this module.
 
 from __future__ import annotations
 
+import _signal  # type: ignore[import-not-found]  # the C module behind signal
 import math
 import signal
 import threading
@@ -36,34 +37,83 @@ __all__ = ["Latch", "acquire_deferred", "deferred_interrupts", "interrupted"]
 POLL = 0.05
 
 
-class _MainThread:
-    """What the main thread's deferred sections share: nesting depth, saved handler, callbacks."""
+class _Handler:
+    """Our SIGINT handler, in front of the one it replaced (``original``).
 
-    def __init__(self) -> None:
-        self.depth = 0
-        self.saved: Any = None
-        self.interrupted = False
-        self.callbacks: list[Callable[[], None]] = []
+    One is made each time ours has to be put in front again, and each keeps
+    the handler it replaced: code that saves the current handler, installs
+    its own and later restores the saved one (ipykernel does, around each
+    cell) restores a handler of ours that still knows what stood behind it.
+    """
 
-    def record(self, signum: int, frame: Any) -> None:
-        """The SIGINT handler while a section runs. It runs between two bytecodes of the main
-        thread: it takes no lock, and neither may the callbacks."""
-        self.interrupted = True
-        for callback in list(self.callbacks):
+    __slots__ = ("original",)
+
+    def __init__(self, original: Callable[[int, Any], Any]) -> None:
+        self.original = original
+
+    def __call__(self, signum: int, frame: Any) -> None:
+        """In a section, only note the interrupt and run the callbacks: this runs between two bytecodes
+        of the main thread, so it takes no lock, and neither may they. Elsewhere: the replaced handler."""
+        state = _main
+        if state.depth == 0:
+            self.original(signum, frame)
+            return
+        state.interrupted = True
+        for callback in list(state.callbacks):
             try:
                 callback()
             except Exception:  # a cut that fails leaves the wait to its own bound
                 pass
 
 
+class _MainThread:
+    """What the main thread's deferred sections share: nesting depth, the interrupt noted, callbacks.
+
+    Our handler stays installed after the first section: entering and
+    leaving one costs a look at the current handler (a C call of a few
+    nanoseconds), not two ``sigaction`` calls; outside a section it hands
+    the signal to the handler it replaced, so Ctrl-C behaves as before.
+    """
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.interrupted = False
+        self.callbacks: list[Callable[[], None]] = []
+        self.handler: Optional[_Handler] = None  # the one in effect for the current section
+
+    def install(self) -> bool:
+        """Make sure a handler of ours stands in front of SIGINT's; ``False`` if there is none to defer."""
+        current = _getsignal(signal.SIGINT)
+        if isinstance(current, _Handler):
+            self.handler = current
+            return True
+        if not callable(current):  # SIG_IGN: nothing to defer; SIG_DFL or a C handler: not ours to wrap
+            return False
+        handler = _Handler(current)
+        try:
+            signal.signal(signal.SIGINT, handler)
+        except (ValueError, TypeError):  # not the main interpreter
+            return False
+        self.handler = handler
+        return True
+
+    def deliver(self) -> None:
+        """The section is over: the interrupt it held back happens now, as the replaced handler has it."""
+        self.interrupted = False
+        assert self.handler is not None
+        self.handler.original(signal.SIGINT, None)
+
+
 _main = _MainThread()
+# The C function itself: signal.getsignal wraps it in Python and costs a hundred times as much.
+_getsignal: Callable[[int], Any] = getattr(_signal, "getsignal", signal.getsignal)
 
 
 def _on_main_thread() -> bool:
     return threading.get_ident() == threading.main_thread().ident
 
 
-class deferred_interrupts:
+class deferred_interrupts:  # used like a function: ``with deferred_interrupts():``
     """Hold SIGINT back on the main thread for the ``with`` block; deliver it at the end.
 
     Args:
@@ -83,9 +133,7 @@ class deferred_interrupts:
             return self
         state = _main
         if state.depth == 0:
-            try:
-                state.saved = signal.signal(signal.SIGINT, state.record)
-            except (ValueError, TypeError):  # not the main interpreter, or no handler to restore
+            if not state.install():
                 return self
             state.interrupted = False
         state.depth += 1
@@ -93,7 +141,7 @@ class deferred_interrupts:
         if self._callback is not None:
             state.callbacks.append(self._callback)
             if state.interrupted:
-                state.record(signal.SIGINT, None)
+                self._callback()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -104,15 +152,8 @@ class deferred_interrupts:
         if self._callback is not None:
             state.callbacks.remove(self._callback)
         state.depth -= 1
-        if state.depth:
-            return
-        saved, state.saved = state.saved, None
-        signal.signal(signal.SIGINT, saved if saved is not None else signal.default_int_handler)
-        if state.interrupted:
-            state.interrupted = False
-            if saved is signal.default_int_handler or saved is None:
-                raise KeyboardInterrupt
-            signal.raise_signal(signal.SIGINT)  # whatever handler was there decides
+        if state.depth == 0 and state.interrupted:
+            state.deliver()
 
 
 def interrupted() -> bool:
@@ -170,9 +211,12 @@ class Latch:
         return self._set
 
     def wait(self, timeout: Optional[float] = None) -> bool:
-        """Block until the latch is open, at most ``timeout`` seconds; returns whether it is."""
+        """Block until the latch is open, at most ``timeout`` seconds; returns whether it is.
+
+        In a deferred section of the main thread, a SIGINT ends the wait too.
+        """
         end = None if timeout is None else time.monotonic() + timeout
-        while not self._set:
+        while not self._set and not interrupted():
             # In slices: should an interrupt ever strand the lock with a waiter, the flag still frees the rest.
             step = POLL * 10 if end is None else min(POLL * 10, end - time.monotonic())
             if step <= 0:

@@ -32,11 +32,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, Any, Optional
 
 from .._core.endpoint import ID_SCAN_BYTES
-from .._core.errors import ConnectError, TransportClosed, WriteTimeout
+from .._core.errors import ConnectError, MCPError, TransportClosed, WriteTimeout
 from .._core.timeouts import USE_DEFAULT, Timeout
-from .base import READER_WRITE_TIMEOUT, Transport
+from .base import CLOSE_NOTICE_BUDGET, NOTICE_TIMEOUT, READER_WRITE_TIMEOUT, Transport
 from .config import StdioServerConfig
 from .interrupts import POLL, acquire_deferred, interrupted
+from .workers import Workers
 
 __all__ = ["DEFAULT_INHERITED_ENV_VARS", "StdioTransport", "default_environment"]
 
@@ -124,6 +125,7 @@ class StdioTransport(Transport):
         self.terminate_timeout = terminate_timeout
         self._process: Optional[subprocess.Popen[bytes]] = None
         self._write_lock = threading.Lock()
+        self._notices = Workers(f"mcpsync-notice-{self.name}", 1)
         self._stdin_fd: Optional[int] = None
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self._reader: Optional[threading.Thread] = None
@@ -250,30 +252,45 @@ class StdioTransport(Transport):
         self.stats.sent += 1
 
     def _send_notice(self, data: bytes) -> None:
-        """One try, never a wait: a notice shorter than the pipe's atomic size goes in whole or not at all."""
-        if not self._write_lock.acquire(timeout=POLL):
-            logger.debug("server %r: a notice was not sent: other writes held the server's input", self.name)
-            return
-        try:
-            fd = self._stdin_fd
-            if fd is None:
-                return
+        """A cancellation: written at once when the pipe is free (a short message goes in whole or not at
+        all), else handed to a thread of its own that writes it within ``NOTICE_TIMEOUT``; the caller never
+        waits. ``stats.cancelled`` counts it once it is written."""
+        if self._write_lock.acquire(blocking=False):
             try:
+                fd = self._stdin_fd
+                if fd is None:
+                    return
                 written = os.write(fd, data)
             except BlockingIOError:
-                logger.debug("server %r: a notice was not sent: the server is not reading its input", self.name)
-                return
+                written = 0  # the pipe is full: the background thread waits for room
             except OSError as exc:
                 logger.debug("server %r: a notice was not sent: %s", self.name, exc)
                 return
-            if written < len(data):  # longer than the pipe takes at once: finish it, bounded
-                self._write_locked(data[written:], READER_WRITE_TIMEOUT)
-            else:
+            finally:
+                self._write_lock.release()
+            if written == len(data):
                 self.stats.sent += 1
-        except (WriteTimeout, TransportClosed) as exc:
-            logger.debug("server %r: a notice was cut short: %s", self.name, exc)
-        finally:
-            self._write_lock.release()
+                self.stats.cancelled += 1
+                return
+            if written:  # cannot happen for a message under the pipe's atomic size; keep framing sound anyway
+                self._later(data[written:], count=False)
+                return
+        self._later(data)
+
+    def _later(self, data: bytes, count: bool = True) -> None:
+        def write() -> None:
+            try:
+                self._write(data, NOTICE_TIMEOUT)
+            except MCPError as exc:
+                logger.debug("server %r: a notice was not sent: %s", self.name, exc)
+            else:
+                if count:
+                    self.stats.cancelled += 1
+
+        try:
+            self._notices.submit(write)
+        except MCPError:
+            pass  # closing: the notice no longer matters
 
     def _write_timeout_error(self, timeout: float) -> WriteTimeout:
         return WriteTimeout(f"{self.name}: could not write within {timeout:g}s: the server is not reading its input")
@@ -331,47 +348,52 @@ class StdioTransport(Transport):
 
         The request an oversized line answers fails as soon as its start
         shows which (else once its end does); later lines are read as usual.
+        A chunk is split in one go (C speed); only a line that spans chunks
+        is put together from its parts.
         """
         limit = self.max_message_size
-        buffer = bytearray()
+        parts: list[bytes] = []  # the line so far, when it spans chunks
+        held = 0  # its bytes
         discarding: Optional[list[Any]] = None  # [head, size, tail, failed] while an oversized line goes by
         for chunk in chunks:
-            if discarding is not None:
-                end = chunk.find(b"\n")
-                if end < 0:
-                    discarding[1] += len(chunk)
-                    discarding[2] = (discarding[2] + chunk)[-ID_SCAN_BYTES:]
-                    continue
-                head, size, tail, failed = discarding
-                self._oversized(
-                    head, tail=(tail + chunk[:end])[-ID_SCAN_BYTES:], size=size + end, complete=True, failed=failed
-                )
-                discarding, chunk = None, chunk[end + 1 :]
-            if not buffer and chunk.find(b"\n") == len(chunk) - 1 and (limit is None or len(chunk) <= limit + 1):
-                self._take_line(chunk)  # one whole line in one chunk: the usual case, without copies
+            lines = chunk.split(b"\n")
+            rest = lines.pop()  # after the last line end: the start of the next line (often empty)
+            if lines:
+                first = lines[0]
+                if discarding is not None:
+                    head, size, tail, failed = discarding
+                    size += len(first)
+                    tail = (tail + first)[-ID_SCAN_BYTES:]
+                    self._oversized(head, tail=tail, size=size, complete=True, failed=failed)
+                    discarding = None
+                    lines[0] = b""
+                elif parts:
+                    parts.append(first)
+                    lines[0] = b"".join(parts)
+                    parts, held = [], 0
+                for line in lines:
+                    if limit is not None and len(line) > limit:
+                        head = line[:ID_SCAN_BYTES]
+                        failed = self._oversized(head)
+                        self._oversized(head, tail=line[-ID_SCAN_BYTES:], size=len(line), complete=True, failed=failed)
+                    elif line:
+                        self._take_line(line)
+            if not rest:
                 continue
-            scan = len(buffer)
-            buffer += chunk
-            start = 0
-            end = buffer.find(b"\n", scan)
-            while end >= 0:
-                if limit is not None and end - start > limit:
-                    head = bytes(buffer[start : start + ID_SCAN_BYTES])
-                    failed = self._oversized(head)
-                    tail = bytes(buffer[max(start, end - ID_SCAN_BYTES) : end])
-                    self._oversized(head, tail=tail, size=end - start, complete=True, failed=failed)
-                else:
-                    self._take_line(bytes(buffer[start : end + 1]))
-                start = end + 1
-                end = buffer.find(b"\n", start)
-            del buffer[:start]
-            if limit is not None and len(buffer) > limit:  # no line end in sight: drop it as it comes
-                head = bytes(buffer[:ID_SCAN_BYTES])
-                discarding = [head, len(buffer), bytes(buffer[-ID_SCAN_BYTES:]), self._oversized(head)]
-                buffer.clear()
+            if discarding is not None:
+                discarding[1] += len(rest)
+                discarding[2] = (discarding[2] + rest)[-ID_SCAN_BYTES:]
+                continue
+            parts.append(rest)
+            held += len(rest)
+            if limit is not None and held > limit:  # no line end in sight: drop it as it comes
+                whole = b"".join(parts)
+                head = whole[:ID_SCAN_BYTES]
+                discarding = [head, held, whole[-ID_SCAN_BYTES:], self._oversized(head)]
+                parts, held = [], 0
 
     def _take_line(self, line: bytes) -> None:
-        if line.strip():
+        if line.strip():  # blank lines are no messages
             try:
                 self._feed(line)
             except Exception:  # never let one message end the reader
@@ -444,10 +466,11 @@ class StdioTransport(Transport):
             pass
 
     def _threads(self) -> tuple[Optional[threading.Thread], ...]:
-        return (self._reader, self._stderr_reader)
+        return (self._reader, self._stderr_reader, *self._notices.threads)
 
     def _shutdown(self) -> None:
         process = self._process
+        self._notices.close(CLOSE_NOTICE_BUDGET, drain=True)  # the cancellations still on their way go first
         if process is None:
             return
         # Writes are bounded, so the lock comes free; should it not, go straight to signals.

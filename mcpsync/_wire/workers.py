@@ -3,8 +3,8 @@
 The HTTP transports run here what no caller waits for on its own thread:
 ``send_request`` exchanges, GET streams handed over, notices (cancellations)
 sent in the background. The threads are ``mcpsync-<role>-<server>-<n>``;
-``close`` stops taking work, lets running jobs end (bounded), and returns the
-jobs never started, so that their owner can fail them.
+``close`` stops taking work, lets running jobs (and, asked to drain, queued
+ones) end, bounded, and returns the jobs never started (a transport's owner has failed their requests already).
 """
 
 from __future__ import annotations
@@ -78,12 +78,16 @@ class Workers:
             except Exception:
                 logger.exception("%s: a job failed", self._name)
 
-    def close(self, timeout: float) -> list[Job]:
-        """Stop taking work and join the threads, waiting ``timeout`` seconds in all; returns the jobs never started."""
+    def close(self, timeout: float, *, drain: bool = False) -> list[Job]:
+        """Stop taking work and join the threads, waiting ``timeout`` seconds in all; returns the jobs never started.
+
+        ``drain``: the jobs already queued still run, as far as ``timeout`` allows.
+        """
         with self._lock:
             self._closed = True
-            left = list(self._queue)
-            self._queue.clear()
+            left = [] if drain else list(self._queue)
+            if not drain:
+                self._queue.clear()
             self._lock.notify_all()
         deadline = time.monotonic() + timeout
         for thread in self._threads:
@@ -91,4 +95,8 @@ class Workers:
                 thread.join(max(0.0, deadline - time.monotonic()))
                 if thread.is_alive():
                     logger.warning("thread %s did not stop within %ss", thread.name, timeout)
+        if drain:
+            with self._lock:
+                left = list(self._queue)
+                self._queue.clear()
         return left

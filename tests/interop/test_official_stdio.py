@@ -439,7 +439,7 @@ def test_timeout_cancels_on_the_server(client: mcpsync.Client) -> None:
         client.call_tool("slow", {"seconds": 5.0}, timeout=0.2)
     assert time.monotonic() - started < 4.0  # well before the tool would have answered
     assert info.value.method == "tools/call"
-    assert client.transport.stats.cancelled == 1
+    assert wait_for(lambda: client.transport.stats.cancelled == 1)  # counted once the notice is out
     time.sleep(1.5)  # past the tool's end: a server ignoring the cancellation would have answered by now
     assert client.call_tool("echo", {"text": "after"}, timeout=TIMEOUT).text == "after"
     stats = client.transport.stats
@@ -453,7 +453,7 @@ def test_future_cancel(client: mcpsync.Client) -> None:
     assert wait_for(lambda: "slow-a" in stdio_of(client).stderr_tail)
     assert future.cancel() is True
     assert future.cancelled()
-    assert client.transport.stats.cancelled == 1
+    assert wait_for(lambda: client.transport.stats.cancelled == 1)  # counted once the notice is out
     time.sleep(1.0)
     client.ping(timeout=TIMEOUT)
     assert client.transport.stats.late_responses == 0

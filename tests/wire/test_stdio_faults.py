@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -170,7 +171,7 @@ def test_a_50_mb_line_of_garbage_is_skipped_under_the_default_limit(caplog):
         with caplog.at_level(logging.WARNING, logger="mcpsync.transport"), within(PROMPTLY):
             assert misbehave(client, "huge_garbage").text == "sent huge_garbage"
         assert client.transport.stats.malformed == 1
-        assert "(50000000 bytes in all)" in caplog.text
+        assert "(49999999 bytes in all)" in caplog.text  # the line without its newline
         assert len(caplog.text) < 5000, "the log shows a piece of the line, not all of it"
 
 
@@ -335,3 +336,58 @@ def test_a_line_nested_without_end_is_counted_as_malformed_and_the_reader_reads_
             assert transport.stats.malformed == 1
     assert "nested too deeply to read" in caplog.text
     assert "Traceback" not in caplog.text and "failed to handle a message" not in caplog.text
+
+
+# -- cancellations ---------------------------------------------------------------------------
+
+
+def test_cancellations_reach_the_server_while_other_threads_write_large_requests():
+    """A cancellation waits its turn behind writes of megabytes (on a thread of its own), not dropped."""
+    with chaos_client() as client:
+        big = "x" * (5 * 1024 * 1024)
+        stop = threading.Event()
+
+        def write_big() -> None:
+            while not stop.is_set():
+                assert client.call_tool("echo", {"text": big}, timeout=T).text == big
+
+        writers = [threading.Thread(target=write_big) for _ in range(3)]
+        for writer in writers:
+            writer.start()
+        try:
+            time.sleep(0.3)  # the writers are busy
+            for _ in range(10):
+                with pytest.raises(RequestTimeout):
+                    client.call_tool("sleep", {"seconds": 2.0}, timeout=0.3)
+        finally:
+            stop.set()
+            for writer in writers:
+                writer.join(T)
+        cancelled = cancelled_on_server(client, 10, timeout=T)
+        assert len(cancelled) == 10
+        assert wait_for(lambda: client.transport.stats.cancelled == 10)
+
+
+def test_many_threads_cancelling_at_once():
+    with chaos_client() as client:
+        futures = [
+            client.send_request("tools/call", {"name": "sleep", "arguments": {"seconds": 10}}) for _ in range(20)
+        ]
+        start = threading.Barrier(20)
+        problems: list[BaseException] = []
+
+        def cancel(future) -> None:
+            start.wait(T)
+            try:
+                assert future.cancel()
+            except BaseException as exc:
+                problems.append(exc)
+
+        threads = [threading.Thread(target=cancel, args=(future,)) for future in futures]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(T)
+        assert problems == []
+        assert sorted(cancelled_on_server(client, 20, timeout=T)) == sorted(f.request_id for f in futures)
+        assert_usable(client)
