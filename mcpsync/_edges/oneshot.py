@@ -9,6 +9,7 @@ server answered with JSON or with an event stream. For anything more, use
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any, Optional
 
@@ -86,7 +87,7 @@ def call_mcp(
     from .._wire.http_client import ACCEPT, JSON, HTTPClient, finished
     from .._wire.interrupts import deferred_interrupts
 
-    seconds = 300.0 if timeout is None else timeout
+    seconds = math.inf if timeout is None else timeout
     http = HTTPClient(
         url,
         url,
@@ -98,8 +99,10 @@ def call_mcp(
         read_timeout=seconds,
     )
     body = jsonrpc.encode(jsonrpc.request(request_id, method, params))
-    try:
-        with http.exchange(deadline(timeout)) as exchange, deferred_interrupts(lambda: exchange.cut("interrupted")):
+    end = deadline(timeout)
+
+    def exchange() -> bytes:
+        with http.exchange(end) as exchange, deferred_interrupts(lambda: exchange.cut("interrupted")):
             response = exchange.send("POST", url, {"Accept": ACCEPT, "Content-Type": JSON}, body)
             with finished(response):
                 if not response.ok:
@@ -109,6 +112,10 @@ def call_mcp(
                     data += chunk
                     if max_message_size is not None and len(data) > max_message_size:
                         raise MessageTooLarge(f"{url}: the answer to {method}", None, max_message_size)
+                return bytes(data)
+
+    try:
+        data = exchange() if http.can_cut else http.run_bounded(exchange, end)  # a session of yours cannot be cut
     finally:
         http.close()  # our session's pooled connections too; a session of yours stays open
     text = data.decode("utf-8", "replace")

@@ -1,6 +1,6 @@
 """Requests over one transport: send, wait for the answer within the timeout, give up and tell the server.
 
-This is where DESIGN.md's thread rules for a caller hold:
+This is where the thread rules of docs/architecture.md hold for a caller:
 
 - every wait is bounded; a timeout, ``Future.cancel()`` or a
   ``KeyboardInterrupt`` in the waiting thread forgets the request and sends

@@ -95,7 +95,7 @@ class Transport:
         timeout: the default timeout of this server's requests, in seconds
             (``None``: no limit; ``USE_DEFAULT``: 30 s); read by the client.
         write_timeout: seconds a write may wait for a server that does not read
-            its input; then ``WriteTimeout`` (default 10 s).
+            its input; then ``WriteTimeout`` (default 10 s; ``None``: no limit).
         max_message_size: bytes one message from the server may have (a stdio
             line, an SSE event, an HTTP JSON body; ``USE_DEFAULT``: 64 MiB;
             ``None``: no limit). A larger one is discarded without being held
@@ -110,13 +110,15 @@ class Transport:
         *,
         name: str,
         timeout: Timeout = USE_DEFAULT,
-        write_timeout: float = DEFAULT_WRITE_TIMEOUT,
+        write_timeout: Timeout = DEFAULT_WRITE_TIMEOUT,
         max_message_size: MessageSize = USE_DEFAULT,
     ) -> None:
         check_max_message_size(max_message_size, name)
         timeout = check_timeout(timeout, name)
+        writes = resolve_timeout(write_timeout, DEFAULT_WRITE_TIMEOUT)
         self.name = name
-        self.write_timeout = write_timeout
+        #: Seconds a write may wait for a server that does not read (``math.inf``: no limit).
+        self.write_timeout = math.inf if writes is None else writes
         #: The server's requests' default timeout in seconds (``None``: no limit).
         self.default_timeout: Optional[float] = DEFAULT_TIMEOUT if timeout is USE_DEFAULT else timeout
         size = DEFAULT_MAX_MESSAGE_SIZE if max_message_size is USE_DEFAULT else max_message_size
@@ -432,11 +434,14 @@ class Transport:
         raise NotImplementedError
 
     def _send_notice(self, data: bytes) -> None:
-        """Send a small message without making the caller wait (best effort, bounded by ``NOTICE_TIMEOUT``)."""
+        """Send a cancellation without making the caller wait (best effort, bounded by ``NOTICE_TIMEOUT``);
+        ``stats.cancelled`` counts it once it is out."""
         try:
             self._write(data, NOTICE_TIMEOUT)
         except MCPError as exc:
             logger.debug("server %r: could not send a notice: %s", self.name, exc)
+        else:
+            self.stats.cancelled += 1
 
     def _stop_working_for(self, future: RequestFuture) -> None:
         """Hook: a request was given up on (HTTP transports cut its exchange)."""

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Mapping
-from typing import Any, Optional
+from typing import Any, Callable, Optional, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import requests
@@ -16,12 +15,15 @@ from .._core.sse import events
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .base import Transport, logger
 from .config import HTTPServerConfig
-from .http_client import Exchange, HTTPClient, reason
+from .http_client import HELPERS_JOIN, Exchange, HTTPClient, reason
 
 __all__ = ["ANSWER_STREAM_GRACE", "HTTPTransportBase", "StreamPosition", "public_url"]
 
-#: Seconds a stream may run on after the answer it carries, for the server to end it (as it should).
-ANSWER_STREAM_GRACE = 1.0
+_T = TypeVar("_T")
+
+#: Seconds a stream may run on after the answer it carries, for the server to end it (as it should);
+#: then it is cut. Servers end it at once; one that does not costs its caller this much per call.
+ANSWER_STREAM_GRACE = 0.2
 
 
 class StreamPosition:
@@ -95,6 +97,19 @@ class HTTPTransportBase(Transport):
         )
         return self._http
 
+    def _bounded(self, work: Callable[[], _T], deadline: float) -> _T:
+        """Run ``work`` (an exchange) here when it can be cut; else on a helper thread, waiting until ``deadline``."""
+        http = self._http
+        if http is None or http.can_cut:
+            return work()
+        return http.run_bounded(work, deadline)
+
+    def _join_budget(self, seconds: float) -> float:
+        """How long close waits for a thread whose exchange it cut: ``seconds``; hardly at all when
+        exchanges cannot be cut (a session of yours, a SOCKS proxy), for they end only on their own."""
+        http = self._http
+        return seconds if http is None or http.can_cut else HELPERS_JOIN
+
     def _close_http(self) -> None:
         if self._http is not None:
             self._http.close()
@@ -165,10 +180,6 @@ class HTTPTransportBase(Transport):
                     graced = True
                     exchange.shorten(time.monotonic() + ANSWER_STREAM_GRACE)
         return position
-
-    @staticmethod
-    def _finite(deadline: float) -> Optional[float]:
-        return None if deadline == math.inf else deadline
 
     def _log_broken(self, what: str, exc: BaseException) -> None:
         logger.info("server %r: %s broke: %s", self.name, what, reason(exc))

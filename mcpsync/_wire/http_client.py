@@ -25,31 +25,35 @@ Three rules of ours on top:
   transport closes, or Ctrl-C arrives on the main thread (``interrupts``).
 
 Cutting needs to know which socket an exchange is using: the connections of
-our own sessions (``http_session.new_session``) record the exchange that uses
-them while it does, and forget it before the pool hands them to another. With
-a session of the user's, mcpsync leaves the adapters alone and cannot cut; the
-transports then run requests on their worker threads, so that a caller's wait
-stays bounded even so.
+our own sessions (``http_session.new_session``), direct or through an HTTP(S)
+proxy, record the exchange that uses them while it does (from before their
+connect), and forget it before the pool hands them to another. With a session
+of the user's (or a SOCKS proxy), mcpsync leaves the adapters alone and cannot
+shut a socket down: the exchange then runs on a helper thread
+(``run_bounded``), so that the caller's wait stays bounded, and a cut ends it
+with the next bytes that arrive.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
+import math
 import socket
 import threading
 import time
 from collections.abc import Iterator, Mapping
-from typing import Any, Optional
+from typing import Any, Callable, Optional, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 import requests
 import urllib3
 from requests.structures import CaseInsensitiveDict
 
-from .._core.errors import ConnectError, HTTPStatusError, TransportClosed, TransportError, WriteTimeout
-from .http_session import close_session, current, new_session
+from .._core.errors import ConnectError, HTTPStatusError, MCPError, TransportClosed, TransportError, WriteTimeout
+from .http_session import can_cut, close_session, current, new_session
+from .interrupts import Latch, interrupted
 from .watchdog import Watchdog
+from .workers import Workers
 
 __all__ = [
     "ACCEPT",
@@ -64,6 +68,8 @@ __all__ = [
 
 logger = logging.getLogger("mcpsync.transport")
 
+_T = TypeVar("_T")
+
 JSON = "application/json"
 EVENT_STREAM = "text/event-stream"
 ACCEPT = f"{JSON}, {EVENT_STREAM}"
@@ -76,6 +82,9 @@ READ_SIZE = 65536
 BODY_EXCERPT = 2048
 #: Redirects followed for one request, at most.
 MAX_REDIRECTS = 5
+#: Seconds ``close`` waits for the helper threads of ``run_bounded``: their work cannot be cut, and
+#: ends on its own (its socket timeouts), so close does not wait for it.
+HELPERS_JOIN = 0.5
 _REDIRECTS = frozenset((301, 302, 303, 307, 308))
 #: Redirects that keep the method and body (the others turn a POST into a GET, which MCP has no use for).
 _BODY_KEEPING = frozenset((307, 308))
@@ -90,9 +99,9 @@ def content_type(response: requests.Response) -> str:
 def origin(url: str) -> tuple[str, str, Optional[int]]:
     """Scheme, host and port as browsers compare them (case-insensitive host, default ports filled in).
 
-    Only for a URL that every reader sees the same: one with user info, a
-    backslash, white space or a control character is refused, and so is one
-    that the standard library and urllib3 (which connects) read differently.
+    Only for a URL that every reader sees the same: one with a backslash,
+    white space or a control character is refused, and so is one that the
+    standard library and urllib3 (which connects) read differently.
     ``http://127.0.0.2:9\\@127.0.0.1:80/`` is such a URL: ``urlsplit`` sees
     127.0.0.1, urllib3 connects to 127.0.0.2.
 
@@ -100,16 +109,14 @@ def origin(url: str) -> tuple[str, str, Optional[int]]:
         ValueError: the URL is refused, or cannot be read.
     """
     if "\\" in url or any(ord(ch) <= 0x20 or ord(ch) == 0x7F for ch in url):
-        raise ValueError(f"{url!r} holds a backslash, white space or a control character")
+        raise ValueError("it holds a backslash, white space or a control character")
     parts = urlsplit(url)
-    if "@" in parts.netloc:
-        raise ValueError(f"{url!r} holds user information")
     scheme = parts.scheme.lower()
     ours = (scheme, (parts.hostname or "").lower(), parts.port or _DEFAULT_PORTS.get(scheme))
     theirs = urllib3.util.parse_url(url)
     host = (theirs.host or "").lower().strip("[]")
     if (str(theirs.scheme).lower(), host, theirs.port or _DEFAULT_PORTS.get(scheme)) != ours:
-        raise ValueError(f"{url!r} is read differently by the HTTP library")
+        raise ValueError("the HTTP library reads its host differently")
     return ours
 
 
@@ -128,7 +135,7 @@ class Exchange:
     thread (and from the SIGINT handler: it takes only a re-entrant lock).
     """
 
-    __slots__ = ("_client", "_connection", "_socket", "_token", "cut_reason", "deadline")
+    __slots__ = ("_client", "_connection", "_outer", "_socket", "_token", "cut_reason", "deadline")
 
     def __init__(self, client: HTTPClient, deadline: float) -> None:
         self._client = client
@@ -139,6 +146,27 @@ class Exchange:
         self._connection: Any = None
         self._socket: Any = None
         self._token: Optional[int] = None
+        self._outer: Optional[Exchange] = None
+
+    def __enter__(self) -> Exchange:
+        client = self._client
+        self._token = client._watchdog.watch(self.deadline, self._deadline_passed)
+        with client._running_lock:
+            client._running.add(self)
+        self._outer = getattr(current, "exchange", None)
+        current.exchange = self
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        client = self._client
+        current.exchange = self._outer
+        client._watchdog.unwatch(self._token)
+        with client._running_lock:
+            client._running.discard(self)
+        self._detach()
+
+    def _deadline_passed(self) -> None:
+        self.cut("deadline")
 
     def shorten(self, deadline: float) -> None:
         """End the exchange by ``deadline`` instead, if that is earlier."""
@@ -146,10 +174,7 @@ class Exchange:
             self._client.rewatch(self, deadline)
 
     def cut(self, reason: str = "given up") -> None:
-        """End the exchange now: shut its socket down, so that a blocked read or write fails at once.
-
-        Before it has a socket (it is connecting), the cut waits for the connection and happens then.
-        """
+        """End the exchange now: shut its socket down, so that a blocked connect, read or write fails at once."""
         with self._client.owners:
             if self.cut_reason is None:
                 self.cut_reason = reason
@@ -163,10 +188,19 @@ class Exchange:
         with self._client.owners:
             connection.mcpsync_exchange = self
             self._connection = connection
-            if connection.sock is not None:
-                self._socket = connection.sock
+            # Always: a socket held from an earlier request of this exchange may serve another one now.
+            self._socket = connection.sock
             if self.cut_reason is not None:
                 _shut_down(self._socket)
+
+    def _connecting(self, connection: Any, sock: Any) -> None:
+        """A connection of ours is about to connect ``sock`` for this exchange: a cut shuts it down."""
+        with self._client.owners:
+            connection.mcpsync_exchange = self
+            self._connection = connection
+            self._socket = sock
+            if self.cut_reason is not None:
+                _shut_down(sock)
 
     def _detach(self) -> None:
         with self._client.owners:
@@ -174,13 +208,15 @@ class Exchange:
             if connection is not None and getattr(connection, "mcpsync_exchange", None) is self:
                 connection.mcpsync_exchange = None
 
-    def timeouts(self) -> tuple[float, float]:
+    def timeouts(self) -> tuple[Optional[float], Optional[float]]:
         """Connect and read timeouts for the socket: the client's, within what is left of the deadline."""
         client = self._client
         left = self.deadline - time.monotonic()
         if left <= 0:
             raise self._past_deadline()
-        return min(client.connect_timeout, left), min(client.read_timeout, left)
+        connect, read = min(client.connect_timeout, left), min(client.read_timeout, left)
+        # urllib3 takes None for no limit, not infinity.
+        return (None if connect == math.inf else connect, None if read == math.inf else read)
 
     def _past_deadline(self) -> WriteTimeout:
         return WriteTimeout(f"{self._client.name}: no answer within the time given to it")
@@ -208,7 +244,14 @@ class Exchange:
         for _ in range(MAX_REDIRECTS + 1):
             if self.cut_reason is not None:
                 raise self._cut_error()
-            prepared = client.prepare(method, url, headers, body)
+            try:
+                prepared = client.prepare(method, url, headers, body)  # the auth object runs here: it may fail
+            except Exception as exc:
+                if isinstance(exc, MCPError):
+                    raise
+                raise TransportError(
+                    f"{client.name}: {method} {url} could not be prepared, and was not sent: {reason(exc)}"
+                ) from exc
             try:
                 response = client.adapter_send(prepared, self.timeouts())
             except Exception as exc:
@@ -254,9 +297,11 @@ class Exchange:
                 data = raw.read1(READ_SIZE, decode_content=True)
             except Exception as exc:
                 raise self._translate(exc, "reading", response.url) from exc
+            if self.cut_reason is not None:
+                # The end of a body we cut is no end; and where the socket could not be shut
+                # down (a session of yours), the cut takes effect with the next bytes.
+                raise self._cut_error()
             if not data:
-                if self.cut_reason is not None:  # the end of a body we cut is no end
-                    raise self._cut_error()
                 return
             yield data
 
@@ -369,46 +414,40 @@ class HTTPClient:
         self.read_timeout = read_timeout
         self.own_session = session is None
         self.session = new_session(url, max_connections) if session is None else session
-        #: Whether an exchange can be cut (only with our own session's connections).
-        self.can_cut = self.own_session
+        #: Whether an exchange can be cut: only on our own session's connections (see ``can_cut``).
+        self.can_cut = self.own_session and can_cut(self.session, url)
         #: Set when the client closes: exchanges cut from then on end as ``TransportClosed``.
         self.closing = threading.Event()
+        # Set when its transport begins to close: no new exchange but the transport's last words.
+        self._refusing = threading.Event()
         #: Guards which exchange each connection works for; re-entrant, for the SIGINT handler.
         self.owners = threading.RLock()
         self._watchdog = Watchdog(name)
-        self._urls: dict[str, str] = {}  # as given -> as requests prepares it
+        self._base_headers: Optional[dict[str, Any]] = self._merge_base() if self.own_session else None
+        # as given -> as requests prepares it, and the user:password it holds
+        self._urls: dict[str, tuple[str, Optional[tuple[str, str]]]] = {}
         self._running: set[Exchange] = set()
         self._running_lock = threading.Lock()
+        self._helpers: Optional[Workers] = None  # for run_bounded, started on demand
+        self._helpers_lock = threading.Lock()
 
-    @contextlib.contextmanager
-    def exchange(self, deadline: float) -> Iterator[Exchange]:
-        """An exchange that ends by ``deadline`` (a ``time.monotonic()``; ``math.inf``: no limit), on this thread.
+    def exchange(self, deadline: float, *, closing: bool = False) -> Exchange:
+        """An exchange (use it with ``with``) that ends by ``deadline`` (a ``time.monotonic()``;
+        ``math.inf``: no limit), on the thread that runs it.
 
         Raises:
-            TransportClosed: the client is closing.
+            TransportClosed: the client takes no new exchanges (it is closing); ``closing=True`` is
+                for the last words of a transport that closes (a DELETE of its session).
         """
-        if self.closing.is_set():
+        if self._refusing.is_set() and not (closing and not self.closing.is_set()):
             raise TransportClosed(f"{self.name}: closed by the client")
-        exchange = Exchange(self, deadline)
-        exchange._token = self._watchdog.watch(deadline, lambda: exchange.cut("deadline"))
-        with self._running_lock:
-            self._running.add(exchange)
-        outer = getattr(current, "exchange", None)
-        current.exchange = exchange
-        try:
-            yield exchange
-        finally:
-            current.exchange = outer
-            self._watchdog.unwatch(exchange._token)
-            with self._running_lock:
-                self._running.discard(exchange)
-            exchange._detach()
+        return Exchange(self, deadline)
 
     def rewatch(self, exchange: Exchange, deadline: float) -> None:
-        """Move an exchange's deadline earlier."""
+        """Give an exchange another deadline (``Exchange.shorten`` moves it earlier only)."""
         self._watchdog.unwatch(exchange._token)
         exchange.deadline = deadline
-        exchange._token = self._watchdog.watch(deadline, lambda: exchange.cut("deadline"))
+        exchange._token = self._watchdog.watch(deadline, exchange._deadline_passed)
 
     def prepare(
         self, method: str, url: str, headers: Optional[Mapping[str, str]], body: Optional[bytes]
@@ -417,9 +456,10 @@ class HTTPClient:
         session = self.session
         prepared = requests.PreparedRequest()
         prepared.method = method
-        prepared.url = self._urls.get(url) or self._prepare_url(url)
-        merged: CaseInsensitiveDict[Any] = CaseInsensitiveDict(session.headers)
-        merged.update(self.headers)
+        prepared.url, url_auth = self._urls.get(url) or self._prepare_url(url)
+        # A session of ours has fixed headers; a user's may change between calls.
+        base = self._base_headers if self._base_headers is not None else self._merge_base()
+        merged: CaseInsensitiveDict[Any] = CaseInsensitiveDict(base)
         if headers:
             merged.update(headers)
         prepared.headers = merged
@@ -428,42 +468,93 @@ class HTTPClient:
             merged["Content-Length"] = str(len(body))
         elif method in ("POST", "PUT", "PATCH"):
             merged["Content-Length"] = "0"
-        prepared._cookies = None  # type: ignore[attr-defined]
         prepared._body_position = None  # type: ignore[attr-defined]
         prepared.hooks = {"response": list(session.hooks.get("response", []))}
+        # The session's jar, as Session.send has it (an auth hook such as digest's reads it).
+        prepared._cookies = session.cookies  # type: ignore[attr-defined]
         if session.cookies:
             prepared.prepare_cookies(session.cookies)
         auth = self.auth if self.auth is not None else session.auth
+        if auth is None:
+            auth = url_auth  # user:password in the URL, as requests reads it
         if auth is not None:
             prepared.prepare_auth(auth)
         return prepared
 
-    def _prepare_url(self, url: str) -> str:
+    def _merge_base(self) -> dict[str, Any]:
+        """The session's headers with ours on top, names compared without case."""
+        merged: CaseInsensitiveDict[Any] = CaseInsensitiveDict(self.session.headers)
+        merged.update(self.headers)
+        return dict(merged.items())
+
+    def _prepare_url(self, url: str) -> tuple[str, Optional[tuple[str, str]]]:
         prepared = requests.Request("GET", url).prepare().url
         assert prepared is not None
+        credentials = requests.utils.get_auth_from_url(prepared)
+        found = (prepared, credentials if any(credentials) else None)
         if len(self._urls) < 64:
-            self._urls[url] = prepared
-        return prepared
+            self._urls[url] = found
+        return found
 
-    def adapter_send(self, prepared: requests.PreparedRequest, timeouts: tuple[float, float]) -> requests.Response:
+    def adapter_send(
+        self, prepared: requests.PreparedRequest, timeouts: tuple[Optional[float], Optional[float]]
+    ) -> requests.Response:
         """Send through the session's adapter, then apply cookies and hooks as ``Session.send`` does."""
         session = self.session
         assert prepared.url is not None
         adapter = session.get_adapter(prepared.url)
-        response = adapter.send(
-            prepared,
-            stream=True,
-            timeout=timeouts,
-            verify=True if session.verify is None else session.verify,
-            cert=session.cert,
-            proxies=session.proxies,
-        )
+        options: dict[str, Any] = {
+            "stream": True,
+            "timeout": timeouts,
+            "verify": True if session.verify is None else session.verify,
+            "cert": session.cert,
+            "proxies": session.proxies,
+        }
+        response = adapter.send(prepared, **options)
         if "Set-Cookie" in response.headers:
             requests.cookies.extract_cookies_to_jar(session.cookies, prepared, response.raw)  # type: ignore[no-untyped-call]
         if prepared.hooks["response"]:
-            hooked: requests.Response = requests.hooks.dispatch_hook("response", prepared.hooks, response)  # type: ignore[no-untyped-call]
+            # With the options Session.send gives: a hook that sends again (digest auth) needs them.
+            hooked: requests.Response = requests.hooks.dispatch_hook("response", prepared.hooks, response, **options)  # type: ignore[no-untyped-call]
             return hooked
         return response
+
+    def run_bounded(self, work: Callable[[], _T], deadline: float) -> _T:
+        """Run ``work`` on a helper thread and wait for it until ``deadline``: for exchanges that cannot be cut.
+
+        Ctrl-C on the main thread, and the deadline, end the wait; the work
+        then ends on its own (by its socket timeouts), on its thread.
+
+        Raises:
+            WriteTimeout: the deadline passed first; and whatever ``work`` raises.
+        """
+        outcome: list[Any] = []
+        done = Latch()
+
+        def run() -> None:
+            try:
+                outcome.append((True, work()))
+            except BaseException as exc:  # handed to the waiting caller
+                outcome.append((False, exc))
+            finally:
+                done.set()
+
+        with self._helpers_lock:
+            if self._helpers is None:
+                self._helpers = Workers(f"mcpsync-exchange-{self.name}", 4)
+        self._helpers.submit(run)
+        if not done.wait(None if deadline == math.inf else max(0.0, deadline - time.monotonic())) or not outcome:
+            if interrupted():
+                raise TransportError(f"{self.name}: interrupted; the exchange ends on its own")
+            raise WriteTimeout(f"{self.name}: no answer within the time given to it (a session of yours cannot be cut)")
+        ok, value = outcome[0]
+        if ok:
+            return value  # type: ignore[no-any-return]
+        raise value
+
+    def refuse_new(self) -> None:
+        """Take no new exchange from now on, but ``exchange(..., closing=True)``."""
+        self._refusing.set()
 
     def cut_all(self, reason: str) -> None:
         """Cut every exchange running now."""
@@ -474,9 +565,12 @@ class HTTPClient:
 
     def close(self) -> None:
         """Cut what runs, stop the watchdog, and close our session with every pooled connection."""
+        self._refusing.set()
         self.closing.set()
         self.cut_all("the client is closing")
         self._watchdog.close()
+        if self._helpers is not None:
+            self._helpers.close(HELPERS_JOIN)
         if self.own_session:
             close_session(self.session)
 
@@ -495,13 +589,19 @@ def _release(response: requests.Response) -> None:
         logger.debug("closing a response: %s", exc)
 
 
-@contextlib.contextmanager
-def finished(response: requests.Response) -> Iterator[requests.Response]:
+class finished:
     """Use a response, then let go of everything it holds (see ``_release``)."""
-    try:
-        yield response
-    finally:
-        _release(response)
+
+    __slots__ = ("_response",)
+
+    def __init__(self, response: requests.Response) -> None:
+        self._response = response
+
+    def __enter__(self) -> requests.Response:
+        return self._response
+
+    def __exit__(self, *exc_info: object) -> None:
+        _release(self._response)
 
 
 def _shut_down(sock: Any) -> None:

@@ -22,17 +22,20 @@ from urllib.parse import urljoin
 
 import requests
 
-from .._core.errors import ConnectError, MCPError, ProtocolError, TransportClosed
+from .._core.errors import ConnectError, MCPError, ProtocolError, TransportClosed, WriteTimeout
 from .._core.pending import RequestFuture
 from .._core.sse import events
 from .._core.timeouts import USE_DEFAULT, Timeout
-from .base import NOTICE_TIMEOUT, logger
-from .http_base import HTTPTransportBase
-from .http_client import EVENT_STREAM, JSON, Exchange, finished, origin
-from .interrupts import Latch, deferred_interrupts
+from .base import CLOSE_NOTICE_BUDGET, NOTICE_TIMEOUT, logger
+from .http_base import HTTPTransportBase, public_url
+from .http_client import EVENT_STREAM, JSON, finished, origin
+from .interrupts import Latch, acquire_deferred, deferred_interrupts
 from .workers import Workers
 
 __all__ = ["SSETransport"]
+
+#: POSTs at once (each takes a connection of the pool).
+POSTING = 4
 
 
 class SSETransport(HTTPTransportBase):
@@ -80,14 +83,14 @@ class SSETransport(HTTPTransportBase):
         #: Where our messages are POSTed (from the ``endpoint`` event).
         self.endpoint_url: Optional[str] = None
         self._endpoint_ready = Latch()
-        self._stream: Optional[Exchange] = None
+        self._posting = threading.BoundedSemaphore(POSTING)
         self._reader: Optional[threading.Thread] = None
         self._problem_at_start: Optional[MCPError] = None
         self._notices = Workers(f"mcpsync-notice-{self.name}", 1)
         self._closing = threading.Event()
 
     def _open(self) -> None:
-        self._open_http(4)
+        self._open_http(POSTING + 1)  # + the event stream
         self._reader = threading.Thread(target=self._read, name=f"mcpsync-reader-{self.name}", daemon=True)
         self._reader.start()
         ready = self._endpoint_ready.wait(self.connect_timeout)
@@ -105,8 +108,9 @@ class SSETransport(HTTPTransportBase):
             if origin(endpoint) != origin(self.url):
                 raise ValueError("it is on another origin")
         except ValueError as exc:
+            shown = public_url(endpoint) if "\\" not in endpoint else repr(endpoint)
             raise ProtocolError(
-                f"{self.name}: the server's endpoint {endpoint!r} is refused: {exc} (the stream is {self.url!r})"
+                f"{self.name}: the server's endpoint {shown} is refused: {exc} (the stream is {self.address})"
             ) from None
         self.endpoint_url = endpoint
 
@@ -117,7 +121,6 @@ class SSETransport(HTTPTransportBase):
         try:
             # Until the endpoint arrives, connect_timeout bounds it all; after that, only the silence.
             with self._http.exchange(time.monotonic() + self.connect_timeout) as exchange:
-                self._stream = exchange
                 response = exchange.send("GET", self.url, {"Accept": EVENT_STREAM})
                 with finished(response):
                     if not response.ok:
@@ -142,7 +145,6 @@ class SSETransport(HTTPTransportBase):
                 self._problem_at_start = exc
             why = f"the event stream broke: {exc}"
         finally:
-            self._stream = None
             self._endpoint_ready.set()
             if not self._closing.is_set() and self.endpoint_url is not None:
                 self._connection_lost(TransportClosed(f"{self.name}: {why}"))
@@ -161,27 +163,36 @@ class SSETransport(HTTPTransportBase):
 
     def _write_request(self, future: RequestFuture, data: bytes, deadline: float, wait: bool) -> None:
         # The POST is acknowledged at once; the answer comes on the stream.
-        self._post(data, min(deadline, time.monotonic() + self.write_timeout))
+        self._write(data, max(0.0, min(deadline - time.monotonic(), self.write_timeout)))
 
     def _write(self, data: bytes, timeout: float) -> None:
-        self._post(data, time.monotonic() + timeout)
+        deadline = time.monotonic() + timeout
+        self._bounded(lambda: self._post(data, deadline), deadline)
 
     def _post(self, data: bytes, deadline: float) -> None:
         if self.endpoint_url is None or self._http is None:
             raise self.closed_error()
-        with self._http.exchange(deadline) as exchange, deferred_interrupts(lambda: exchange.cut("interrupted")):
-            response = exchange.send("POST", self.endpoint_url, {"Content-Type": JSON}, data)
-            with finished(response):
-                if not response.ok:
-                    raise exchange.status_error(response)
+        # As many POSTs at once as the pool keeps connections for, lest urllib3 open and drop more.
+        if not acquire_deferred(self._posting.acquire, deadline - time.monotonic()):
+            raise WriteTimeout(f"{self.name}: no connection was free to send a message in time")
+        try:
+            with self._http.exchange(deadline) as exchange, deferred_interrupts(lambda: exchange.cut("interrupted")):
+                response = exchange.send("POST", self.endpoint_url, {"Content-Type": JSON}, data)
+                with finished(response):
+                    if not response.ok:
+                        raise exchange.status_error(response)
+        finally:
+            self._posting.release()
         self.stats.sent += 1
 
     def _send_notice(self, data: bytes) -> None:
         def post() -> None:
             try:
-                self._post(data, time.monotonic() + NOTICE_TIMEOUT)
+                self._write(data, NOTICE_TIMEOUT)
             except MCPError as exc:
                 logger.debug("server %r: could not send a notice: %s", self.name, exc)
+            else:
+                self.stats.cancelled += 1
 
         try:
             self._notices.submit(post)
@@ -195,11 +206,12 @@ class SSETransport(HTTPTransportBase):
 
     def _shutdown(self) -> None:
         self._closing.set()
+        # The cancellations still on their way go out first (bounded), while the session lives.
+        self._notices.close(CLOSE_NOTICE_BUDGET, drain=True)
         if self._http is not None:
             self._http.cut_all("the client is closing")
         if self._reader is not None and self._reader is not threading.current_thread():
-            self._reader.join(self.connect_timeout)
+            self._reader.join(self._join_budget(self.connect_timeout))
             if self._reader.is_alive():
                 logger.warning("server %r: reader did not stop", self.name)
-        self._notices.close(NOTICE_TIMEOUT + 1)
         self._close_http()

@@ -42,7 +42,7 @@ from .._core.errors import MCPError, MessageTooLarge, NoResponseError, ProtocolE
 from .._core.pending import RequestFuture
 from .._core.sse import events
 from .._core.timeouts import USE_DEFAULT, Timeout
-from .base import NOTICE_TIMEOUT, logger
+from .base import CLOSE_NOTICE_BUDGET, NOTICE_TIMEOUT, logger
 from .http_base import HTTPTransportBase, StreamPosition
 from .http_client import ACCEPT, EVENT_STREAM, JSON, Exchange, content_type, finished
 from .interrupts import Latch, acquire_deferred, deferred_interrupts, interrupted
@@ -197,7 +197,9 @@ class StreamableHTTPTransport(HTTPTransportBase):
             self._initialize_body = data  # kept, to open a new session when this one expires
         self.stats.sent += 1
         assert self._http is not None
-        if wait and self._http.can_cut:
+        # The handshake goes to a worker, as what cannot be cut does: its connect is the one most likely
+        # to hang (a host that drops packets), and only a worker's wait is cut short by Ctrl-C or close().
+        if wait and self._http.can_cut and future.method != "initialize":
             self._run_exchange(future, data, deadline)
         else:
             self._workers.submit(lambda: self._run_exchange(future, data, deadline))
@@ -214,6 +216,8 @@ class StreamableHTTPTransport(HTTPTransportBase):
             return
         assert self._http is not None
         try:
+            if future.settled or self._closing.is_set():
+                return  # given up on, or closed, while it waited for a connection: never send it
             with self._http.exchange(deadline) as exchange, deferred_interrupts(lambda: exchange.cut("interrupted")):
                 with self._exchanges_lock:
                     self._exchanges[future.request_id] = exchange
@@ -229,9 +233,12 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 )
             if outcome is _Outcome.READ and not future.settled and not self._closing.is_set():
                 raise NoResponseError(future.request_id)
-        except MCPError as exc:
+        except Exception as exc:
             if interrupted() or time.monotonic() >= deadline or future.settled:
                 return  # the caller gives it up (and tells the server), or it is settled already
+            if not isinstance(exc, MCPError):  # a bug, or a user's auth object that failed: the caller hears
+                logger.exception("server %r: unexpected failure of request %s", self.name, future.request_id)
+                exc = TransportError(f"{self.name}: the request failed unexpectedly: {exc!r}")
             self.endpoint.fail(future, exc)
         finally:
             self._slots.release()
@@ -303,8 +310,8 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 position.last_id,
                 delay,
             )
-            if future.wait_settled(delay) or self._closing.is_set():
-                return  # answered (on the GET stream), given up, or closed meanwhile
+            if self._wait_to_resume(future, exchange, delay):
+                return  # answered (on the GET stream), given up, cut, interrupted, or closed meanwhile
             before = position.last_id
             resumed = exchange.send("GET", self.url, self._get_headers(before))
             with finished(resumed):
@@ -314,6 +321,17 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 self._read_stream_once(exchange, resumed, future, position)
             if position.last_id != before:
                 attempt = 0  # it made progress: servers may answer by polling, one event per GET
+
+    def _wait_to_resume(self, future: RequestFuture, exchange: Exchange, delay: float) -> bool:
+        """Wait the server's ``retry`` before resuming; ``True`` if there is no need to resume any more."""
+        end = time.monotonic() + delay
+        while True:
+            if future.settled or self._closing.is_set() or exchange.cut_reason is not None or interrupted():
+                return True
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            future.wait_settled(min(left, SLOT_POLL))
 
     def _read_stream_once(
         self, exchange: Exchange, response: requests.Response, future: RequestFuture, position: StreamPosition
@@ -336,6 +354,13 @@ class StreamableHTTPTransport(HTTPTransportBase):
         if exchange is not None:
             exchange.cut("given up")
 
+    def _listen_again(self) -> None:
+        """A new session: a GET listener that gave up on the old one (a run of refusals) starts again."""
+        listener = self._listener
+        if self.listen and listener is not None and not listener.is_alive() and not self._closing.is_set():
+            self._listener = None
+            self.handshake_complete()
+
     def _listening(self) -> bool:
         return self._listener is not None and self._listener.is_alive() and not self._closing.is_set()
 
@@ -347,7 +372,8 @@ class StreamableHTTPTransport(HTTPTransportBase):
 
     def _write(self, data: bytes, timeout: float) -> None:
         """POST a notification or an answer; the server acknowledges it with 202 at once."""
-        self._post_message(data, time.monotonic() + timeout)
+        deadline = time.monotonic() + timeout
+        self._bounded(lambda: self._post_message(data, deadline), deadline)
 
     def _post_message(self, data: bytes, deadline: float, retried: bool = False) -> None:
         assert self._http is not None
@@ -380,6 +406,8 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 self._post_message(data, time.monotonic() + NOTICE_TIMEOUT)
             except MCPError as exc:
                 logger.debug("server %r: could not send a notice: %s", self.name, exc)
+            else:
+                self.stats.cancelled += 1
 
         try:
             self._notices.submit(post)
@@ -408,7 +436,6 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 if not response.ok:
                     error = exchange.status_error(response)
                     raise SessionExpired(f"{self.name}: session expired, and renewing it failed: {error}")
-                self._take_session_id(response)
                 answer = self._find_answer(exchange, response, request_id)
             if "error" in answer:
                 raise SessionExpired(f"{self.name}: session expired, and renewing it failed: {answer['error']}")
@@ -417,6 +444,9 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 raise SessionExpired(
                     f"{self.name}: the new session speaks protocol {version!r}, not {self.protocol_version!r}"
                 )
+            # Only now: other threads take a changed id for a renewed session.
+            self._take_session_id(response)
+            self._listen_again()
             initialized = jsonrpc.encode(jsonrpc.notification("notifications/initialized"))
             response = exchange.send("POST", self.url, self._request_headers(), initialized)
             with finished(response):
@@ -495,13 +525,21 @@ class StreamableHTTPTransport(HTTPTransportBase):
         http = self._http
         if http is None:
             return
+        # The cancellations still on their way go out first (bounded): a script that timed out and closes
+        # must still tell the server. Then no exchange starts but the DELETE.
+        self._notices.close(CLOSE_NOTICE_BUDGET, drain=True)
+        http.refuse_new()
         http.cut_all("the client is closing")
         if self._listener is not None and self._listener is not threading.current_thread():
-            self._listener.join(self.connect_timeout)
-        self._workers.close(self.connect_timeout + 2)
-        self._notices.close(NOTICE_TIMEOUT + 1)
+            self._listener.join(self._join_budget(self.connect_timeout))
+        # What never started: its request was failed by close().
+        self._workers.close(self._join_budget(self.connect_timeout + 2))
         if self.session_id is not None:
-            self._delete_session()
+            deadline = time.monotonic() + DELETE_TIMEOUT
+            try:
+                self._bounded(self._delete_session, deadline)
+            except MCPError as exc:
+                logger.debug("server %r: DELETE of the session failed: %s", self.name, exc)
         self._close_http()
 
     def _delete_session(self) -> None:
@@ -510,7 +548,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
         headers = self._request_headers()
         del headers["Content-Type"]
         try:
-            with self._http.exchange(time.monotonic() + DELETE_TIMEOUT) as exchange:
+            with self._http.exchange(time.monotonic() + DELETE_TIMEOUT, closing=True) as exchange:
                 with deferred_interrupts(lambda: exchange.cut("interrupted")):
                     with finished(exchange.send("DELETE", self.url, headers)) as response:
                         if response.status_code not in (200, 202, 204, 404, 405):

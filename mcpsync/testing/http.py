@@ -36,6 +36,13 @@ POST" is the next one to ``/mcp`` or ``/messages``:
                                   one byte every S seconds
     /control/trickle-headers-next?interval=S  the next MCP POST gets a status line, then one
                                   header line every S seconds, and never the end of its headers
+    /control/trickle-delete-next?interval=S  the same for the next DELETE (a session's end)
+    /control/linger-next          the next SSE answer keeps its stream open after the answer
+                                  (a server that does not end it, as it SHOULD)
+    /control/retry-next?ms=N      the next SSE answer announces ``retry: N`` (ms) to resume after
+    /control/end-trickles         every trickle running now ends (closes its connection)
+    /control/seen                 answers with the JSON list of the methods (or "answer") of every
+                                  MCP message posted so far, in order
 """
 
 from __future__ import annotations
@@ -174,6 +181,9 @@ _SWITCHES: dict[str, tuple[str, Optional[str], Callable[[str], Any], str]] = {
     "keepalive-next": ("keepalive_next", "interval", float, "0.1"),
     "trickle-next": ("trickle_next", "interval", float, "0.05"),
     "trickle-headers-next": ("trickle_headers_next", "interval", float, "0.5"),
+    "trickle-delete-next": ("trickle_delete_next", "interval", float, "0.5"),
+    "linger-next": ("linger_next", None, str, ""),
+    "retry-next": ("retry_next", "ms", int, str(RETRY_MS)),
 }
 
 
@@ -192,23 +202,21 @@ class _Controls:
         "keepalive_next": 0.0,
         "trickle_next": 0.0,
         "trickle_headers_next": 0.0,
+        "trickle_delete_next": 0.0,
+        "linger_next": False,
+        "retry_next": None,
     }
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.cut_next = False
-        self.cut_mid_event = False
-        self.fail_next: Optional[int] = None
-        self.reset_next = False
-        self.delay_next = 0.0
-        self.cookie_next: Optional[str] = None
-        self.redirect_next = False
-        self.gzip_next = False
-        self.keepalive_next = 0.0
-        self.trickle_next = 0.0
-        self.trickle_headers_next = 0.0
+        for name, value in self.OFF.items():
+            setattr(self, name, value)
         #: The Cookie header of the last MCP POST.
         self.last_cookie = ""
+        #: The method (or "answer") of every MCP message posted, in order (``/control/seen``).
+        self.seen: list[str] = []
+        #: Counts ``/control/end-trickles``: a trickle ends when it changes.
+        self.trickles_ended = 0
 
     def take(self, name: str) -> Any:
         """A switch's value, switching it off."""
@@ -279,6 +287,7 @@ class _Handler(BaseHTTPRequestHandler):
         controls = self.server.controls
         with controls.lock:
             controls.last_cookie = self.headers.get("Cookie", "")
+            controls.seen.append(_method_of(body))
         self._set_cookie = controls.take("cookie_next")
         self._gzip = controls.take("gzip_next")
         self._trickle = controls.take("trickle_next")
@@ -329,6 +338,8 @@ class _Handler(BaseHTTPRequestHandler):
             cut_after_first=cut,
             cut_mid_event=controls.take("cut_mid_event"),
             keepalive=controls.take("keepalive_next"),
+            linger=controls.take("linger_next"),
+            retry_ms=controls.take("retry_next") or RETRY_MS,
         )
 
     def _injected_fault(self) -> bool:
@@ -362,13 +373,26 @@ class _Handler(BaseHTTPRequestHandler):
     def _trickle_headers(self, interval: float) -> None:
         """A status line, then a header line every ``interval`` seconds until the client hangs up (at most 10 min)."""
         self.close_connection = True
+        generation = self.server.controls.trickles_ended
         try:
             self.wfile.write(b"HTTP/1.1 200 OK\r\n")
             for line in range(int(600 / interval)):
+                if self.server.controls.trickles_ended != generation:
+                    return
                 self.wfile.write(b"X-Trickle-%d: still coming\r\n" % line)
                 self.wfile.flush()
                 time.sleep(interval)
         except OSError:  # the client gave up: what this fault is for
+            pass
+
+    def _hold_open(self, write: Callable[[bytes], None]) -> None:
+        """Keep a finished stream open, a comment a second, until the client hangs up (at most ANSWER_WAIT)."""
+        until = time.monotonic() + ANSWER_WAIT
+        try:
+            while time.monotonic() < until:
+                time.sleep(KEEPALIVE / 10)
+                write(b": still here\n\n")  # fails once the client has gone
+        except OSError:
             pass
 
     def _reset(self) -> None:
@@ -411,6 +435,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._stream_events(stream, {}, start=int(number))
 
     def do_DELETE(self) -> None:
+        interval = self.server.controls.take("trickle_delete_next")
+        if interval:
+            self._trickle_headers(interval)
+            return
         session = self._session()
         if session is None:
             self._reply(404, b"unknown session")
@@ -474,11 +502,18 @@ class _Handler(BaseHTTPRequestHandler):
                 cookie = controls.last_cookie
             self._reply(200, cookie.encode())
             return
+        if path == "/control/seen":
+            with controls.lock:
+                seen = json.dumps(controls.seen).encode()
+            self._reply(200, seen, "application/json")
+            return
         name = path[len("/control/") :]
         with controls.lock:
             if name == "expire-sessions":
                 with self.server.lock:
                     self.server.sessions.clear()
+            elif name == "end-trickles":
+                controls.trickles_ended += 1
             elif name in _SWITCHES:
                 attribute, parameter, kind, default = _SWITCHES[name]
                 value = True if parameter is None else kind(query.get(parameter, [default])[0])
@@ -508,6 +543,8 @@ class _Handler(BaseHTTPRequestHandler):
         cut_after_first: bool = False,
         cut_mid_event: bool = False,
         keepalive: float = 0.0,
+        linger: bool = False,
+        retry_ms: int = RETRY_MS,
     ) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -525,7 +562,7 @@ class _Handler(BaseHTTPRequestHandler):
 
         try:
             # The priming event: an id and no data, so the client can resume from the start.
-            write(f"retry: {RETRY_MS}\nid: {stream.stream_id}:{start}\ndata:\n\n".encode())
+            write(f"retry: {retry_ms}\nid: {stream.stream_id}:{start}\ndata:\n\n".encode())
             if cut_after_first:
                 return  # the connection closes here; the answer waits for a resumption
             sent = start
@@ -539,6 +576,8 @@ class _Handler(BaseHTTPRequestHandler):
                         return
                     write(event)
                 if stream.done and sent >= len(stream.events):
+                    if linger:  # linger-next: the stream stays open until the client hangs up
+                        self._hold_open(write)
                     return
                 waited_until = time.monotonic() + ANSWER_WAIT
                 while True:
@@ -552,6 +591,17 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             if packer is not None:
                 self.wfile.write(packer.flush())
+
+
+def _method_of(body: bytes) -> str:
+    """What an MCP message posted is, for ``/control/seen``: its method, "answer", or "not JSON"."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return "not JSON"
+    if not isinstance(message, dict):
+        return "not an object"
+    return str(message.get("method", "answer"))
 
 
 class _HTTPServer(ThreadingHTTPServer):

@@ -475,7 +475,7 @@ def test_timeout(server: Server, client: mcpsync.Client) -> None:
         client.call_tool("slow", {"seconds": 5, "key": key}, timeout=0.5)
     assert time.monotonic() - started < 4.0  # well before the tool would have answered
     assert info.value.method == "tools/call"
-    assert client.transport.stats.cancelled == 1
+    assert wait_for(lambda: client.transport.stats.cancelled == 1)  # counted once the notice is out
     # SDK: stateless, notifications/cancelled reaches no running request (it is a POST of its
     # own); the tool stops because mcpsync also drops the call's connection.
     assert wait_for(lambda: slow_state(client, key) == "cancelled")
@@ -492,7 +492,7 @@ def test_future_cancel(server: Server, open_client: Callable[..., mcpsync.Client
     assert wait_for(lambda: slow_state(observer, key) == "running")
     assert future.cancel() is True
     assert future.cancelled()
-    assert client.transport.stats.cancelled == 1
+    assert wait_for(lambda: client.transport.stats.cancelled == 1)  # counted once the notice is out
     assert wait_for(lambda: slow_state(observer, key) == "cancelled")
     client.ping(timeout=TIMEOUT)
     assert client.call_tool("echo", {"text": "after"}, timeout=TIMEOUT).text == "after"

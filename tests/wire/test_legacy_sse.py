@@ -95,16 +95,27 @@ def test_same_origin_is_compared_as_browsers_do(stream_url, endpoint, same):
     "endpoint, why",
     [
         ("http://127.0.0.2:9001\\@mcp.test/messages", "backslash"),  # urlsplit: mcp.test; urllib3: 127.0.0.2
-        ("http://user:secret@mcp.test/messages", "user information"),
-        ("http://mcp.test@127.0.0.2/messages", "user information"),
+        ("http://mcp.test@127.0.0.2/messages", "another origin"),  # user info that looks like a host
         ("http://mcp.test/mes sages", "white space"),
     ],
 )
 def test_an_endpoint_that_readers_could_see_differently_is_refused(endpoint, why):
     transport = SSETransport(URL)
-    with pytest.raises(mcpsync.ProtocolError, match=why):
+    with pytest.raises(mcpsync.ProtocolError, match=why) as info:
         transport._accept_endpoint(endpoint)
     assert transport.endpoint_url is None
+    assert "secret" not in str(info.value)
+
+
+def test_user_information_on_the_same_origin_is_accepted_and_not_shown():
+    """Credentials in a URL are the user's business (requests sends them as Basic auth), never a reason to
+    refuse a same-origin endpoint; an error text shows the URL without them."""
+    transport = SSETransport("http://user:secret@mcp.test/sse")
+    transport._accept_endpoint("/messages?session_id=1")
+    assert transport.endpoint_url == "http://user:secret@mcp.test/messages?session_id=1"
+    with pytest.raises(mcpsync.ProtocolError) as info:
+        transport._accept_endpoint("http://user:secret@elsewhere.test/messages")
+    assert "secret" not in str(info.value) and "elsewhere.test" in str(info.value)
 
 
 @responses.activate
