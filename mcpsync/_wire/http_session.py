@@ -57,6 +57,9 @@ def _connected_socket(conn: Any, exchange: Any) -> socket.socket:
     raise error if error is not None else OSError("getaddrinfo returns an empty list")
 
 
+#: Bodies up to this size go out in one write with their headers.
+COALESCE = 65536
+
 _POOLS: dict[str, Any] = {}
 
 
@@ -73,13 +76,41 @@ def _make_exchange_pools() -> dict[str, Any]:
     from urllib3.exceptions import ConnectTimeoutError, NameResolutionError, NewConnectionError
 
     class Tracked:
-        """Records the running exchange on the connection it uses (for ``Exchange.cut``)."""
+        """Records the running exchange on the connection it uses (for ``Exchange.cut``), and sends
+        a small body in the same write as the headers (one packet, not two: urllib3 writes them apart)."""
 
-        def request(self, *args: Any, **kwargs: Any) -> None:
+        _head: Optional[bytes] = None  # the header block, held until the body comes
+        _holding = False
+
+        def request(self, method: str, url: str, body: Any = None, *args: Any, **kwargs: Any) -> None:
             exchange = getattr(current, "exchange", None)
             if exchange is not None:
                 exchange._attach(self)
-            super().request(*args, **kwargs)  # type: ignore[misc]
+            sock: Any = getattr(self, "sock", None)
+            if not isinstance(body, bytes) or not 0 < len(body) <= COALESCE or kwargs.get("chunked"):
+                super().request(method, url, body, *args, **kwargs)  # type: ignore[misc]
+                return
+            if sock is None:
+                self.connect()  # now, so that only the request's own writes go through send below
+            self._holding = True
+            try:
+                super().request(method, url, body, *args, **kwargs)  # type: ignore[misc]
+                head, self._head = self._head, None
+                if head is not None:  # no body was written after all
+                    super().send(head)  # type: ignore[misc]
+            finally:
+                self._holding = False
+                self._head = None
+
+        def send(self, data: Any) -> None:
+            if self._holding:
+                if self._head is None:
+                    self._head = bytes(data)  # the header block: wait for the body
+                    return
+                head, self._head = self._head, None
+                self._holding = False
+                data = head + bytes(data)
+            super().send(data)  # type: ignore[misc]
 
         def connect(self) -> None:
             super().connect()  # type: ignore[misc]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import _signal  # type: ignore[import-not-found]  # the C module behind signal
 import math
+import os
 import signal
 import threading
 import time
@@ -109,8 +110,20 @@ _main = _MainThread()
 _getsignal: Callable[[int], Any] = getattr(_signal, "getsignal", signal.getsignal)
 
 
+_main_ident = threading.main_thread().ident
+
+
+def _forked() -> None:  # a child forked from another thread: that thread is its main thread now
+    global _main_ident
+    _main_ident = threading.main_thread().ident
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
+
+
 def _on_main_thread() -> bool:
-    return threading.get_ident() == threading.main_thread().ident
+    return threading.get_ident() == _main_ident
 
 
 class deferred_interrupts:  # used like a function: ``with deferred_interrupts():``
@@ -168,6 +181,8 @@ def acquire_deferred(acquire: Callable[..., bool], timeout: Optional[float]) -> 
     looks at the flag every ``POLL`` seconds. Elsewhere it is one ``acquire``.
     ``None`` or ``math.inf``: no limit.
     """
+    if acquire(False):  # free: the common case, at the cost of one call
+        return True
     if timeout is not None and timeout == math.inf:
         timeout = None
     if not (_main.depth > 0 and _on_main_thread()):

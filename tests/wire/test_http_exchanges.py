@@ -448,3 +448,24 @@ def test_many_threads_posting_on_http_sse_share_the_pool_without_discarding_conn
         for thread in threads:
             thread.join(T * 2)
     assert [r.getMessage() for r in caplog.records if "pool is full" in r.getMessage()] == []
+
+
+@pytest.mark.parametrize("extra", [-1, 0, 1])
+def test_bodies_around_the_size_sent_with_the_headers_arrive_whole(base: str, extra: int) -> None:
+    """Up to ``COALESCE`` bytes, headers and body leave in one write: the body arrives once, whole."""
+    from mcpsync._wire.http_session import COALESCE
+
+    with mcpsync.Client(StreamableHTTPTransport(f"{base}/mcp", listen=False)) as client:
+        overhead = len(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "tools/call",
+                    "params": {"name": "echo", "arguments": {"text": ""}},
+                }
+            )
+        )
+        text = "x" * (COALESCE + extra - overhead)
+        assert client.call_tool("echo", {"text": text}, timeout=T).text == text
+        assert client.call_tool("echo", {"text": "after"}, timeout=T).text == "after"  # the connection is sound
