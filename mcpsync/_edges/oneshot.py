@@ -117,7 +117,8 @@ def call_mcp(
     try:
         data = exchange() if http.can_cut else http.run_bounded(exchange, end)  # a session of yours cannot be cut
     finally:
-        http.close()  # our session's pooled connections too; a session of yours stays open
+        with deferred_interrupts():  # the pools' locks: not to be left held
+            http.close()  # our session's pooled connections too; a session of yours stays open
     text = data.decode("utf-8", "replace")
     envelope = parse_sse(text, request_id)
     if not isinstance(envelope, dict):

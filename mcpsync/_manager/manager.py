@@ -38,7 +38,7 @@ from .._session.client import Client
 from .._session.models import CallToolResult, GetPromptResult, ReadResourceResult, Tool
 from .._wire import create_transport
 from .._wire.config import HTTPServerConfig, ServerConfig
-from .._wire.interrupts import deferred_interrupts
+from .._wire.interrupts import Changes, deferred_interrupts
 from .config_files import LoadedConfig, ServerEntry, load_config, parse_config
 from .naming import DEFAULT_SEPARATOR, Collision, qualify_all, server_prefix
 from .reconnect import ReconnectPolicy
@@ -180,7 +180,7 @@ class Manager:
         else:
             self._cache = ToolCache(tool_cache)
         self._lock = threading.RLock()
-        self._changed = threading.Condition(self._lock)
+        self._changes = Changes()  # notified under _lock; waited on without it (see Changes)
         self._closing = False
         self._announcing = False  # a thread is calling on_tools_changed
         self._announce_wanted = False  # the tools changed since it took them
@@ -270,13 +270,15 @@ class Manager:
         """Wait until no server is connecting or reconnecting; ``False`` if ``timeout`` passed first."""
         deadline = None if timeout is None else time.monotonic() + timeout
         busy = (ServerState.CONNECTING, ServerState.RECONNECTING)
-        with self._changed:
-            while any(s.state in busy for s in self._servers.values()):
-                remaining = _POLL if deadline is None else min(_POLL, deadline - time.monotonic())
-                if remaining <= 0:
-                    return False
-                self._changed.wait(remaining)
-            return True
+        while True:
+            with self._lock:
+                if not any(s.state in busy for s in self._servers.values()):
+                    return True
+                changed = self._changes.current()
+            remaining = _POLL if deadline is None else min(_POLL, deadline - time.monotonic())
+            if remaining <= 0:
+                return False
+            changed.wait(remaining)
 
     # -- tools ----------------------------------------------------------------------------
 
@@ -363,14 +365,14 @@ class Manager:
 
     def close(self) -> None:
         """Close every client in parallel and stop the supervisors; bounded, idempotent."""
-        with self._changed:
+        with self._lock:
             if self._closing:
                 return
             self._closing = True
             clients = [c for s in self._servers.values() for c in (s.client, s.connecting) if c is not None]
             for server in self._servers.values():
                 server.wake.set()
-            self._changed.notify_all()
+            self._changes.notify_all()
         # Plain threads, not a pool: close() may run at interpreter exit, when pools take no new work.
         closers = [threading.Thread(target=c.close, name="mcpsync-close", daemon=True) for c in clients]
         for closer in closers:
@@ -383,12 +385,12 @@ class Manager:
                 server.thread.join(max(0.0, deadline - time.monotonic()))
                 if server.thread.is_alive():
                     logger.warning("manager: supervisor of %r still running after close", server.name)
-        with self._changed:
+        with self._lock:
             for server in self._servers.values():
                 if server.state is not ServerState.DISABLED:
                     server.state = ServerState.CLOSED
                 server.client = None
-            self._changed.notify_all()
+            self._changes.notify_all()
 
     def __enter__(self) -> Manager:
         return self
@@ -481,7 +483,7 @@ class Manager:
         finally:
             with self._lock:
                 server.connecting = None
-        with self._changed:
+        with self._lock:
             closing = self._closing
             if not closing:
                 server.client = client
@@ -492,7 +494,7 @@ class Manager:
                 server.retry_at = None
                 outdated, server.tools_outdated = server.tools_outdated is client, None
                 self._rename_tools()
-                self._changed.notify_all()
+                self._changes.notify_all()
         if closing:
             client.close()
             raise TransportClosed("the manager is closing")
@@ -505,7 +507,7 @@ class Manager:
 
     def _failed_attempt(self, server: _Server, failure: BaseException, was_connected: bool) -> bool:
         """Record a failed attempt and sleep until the next one; ``False``: no next one."""
-        with self._changed:
+        with self._lock:
             server.attempts += 1
             server.error = failure
             delay = self.policy.after_failed_attempt(server.attempts)
@@ -513,7 +515,7 @@ class Manager:
             server.state = ServerState.RECONNECTING if was_connected and backing_off else ServerState.FAILED
             server.retry_at = None if delay is None else time.monotonic() + delay
             self._rename_tools()
-            self._changed.notify_all()
+            self._changes.notify_all()
         later = "no further attempt" if delay is None else f"next attempt in {delay:.1f}s"
         # The first failure is news; the retries that follow are routine.
         level = logging.WARNING if server.attempts == 1 else logging.INFO
@@ -523,7 +525,7 @@ class Manager:
 
     def _lost(self, server: _Server, lost: BaseException, lived: float) -> bool:
         """Record a lost connection and sleep until the next attempt; ``False``: no next one."""
-        with self._changed:
+        with self._lock:
             server.error = lost
             server.client = None
             server.quick_deaths = server.quick_deaths + 1 if lived < self.policy.crash_loop_window else 0
@@ -539,7 +541,7 @@ class Manager:
                 )
             server.retry_at = None if delay is None else time.monotonic() + delay
             self._rename_tools()
-            self._changed.notify_all()
+            self._changes.notify_all()
         logger.warning("manager: server %r lost: %s", server.name, lost)
         self._announce_tools()
         return delay is not None and self._sleep(server, delay)
@@ -561,10 +563,10 @@ class Manager:
 
     def _connection_lost(self, server: _Server, client: Client) -> None:
         # A transport thread: only note it and wake the supervisor.
-        with self._changed:
+        with self._lock:
             if server.client is client and not self._closing and server.state is ServerState.CONNECTED:
                 server.state = ServerState.RECONNECTING if self.policy.enabled else ServerState.FAILED
-                self._changed.notify_all()
+                self._changes.notify_all()
         server.wake.set()
 
     def _tools_changed(self, server: _Server, client: Client) -> bool:
@@ -578,7 +580,7 @@ class Manager:
         except MCPError as exc:
             logger.warning("manager: server %r: could not list its changed tools: %s", server.name, exc)
             return False
-        with self._changed:
+        with self._lock:
             if server.client is not client:
                 if not self._closing:
                     server.tools_outdated = client  # still connecting: it lists again once connected
@@ -588,7 +590,7 @@ class Manager:
             server.relist_applied = number
             server.tools = sorted(tools, key=lambda t: t.name)
             self._rename_tools()
-            self._changed.notify_all()
+            self._changes.notify_all()
         self._save_tools(server, tools)
         self._announce_tools()
         return True
@@ -613,8 +615,8 @@ class Manager:
 
     def _client_of(self, server: _Server, deadline: Optional[float]) -> Client:
         """The connected client of ``server``, waiting while it connects or reconnects."""
-        with self._changed:
-            while True:
+        while True:
+            with self._lock:
                 if self._closing:
                     raise ServerUnavailable(f"server {server.name!r}: the manager is closed", state="closed")
                 if server.state is ServerState.CONNECTED and server.client is not None:
@@ -633,7 +635,8 @@ class Manager:
                         f"server {server.name!r} is still {server.state.value}; the call's time ran out{why}",
                         state=server.state,
                     )
-                self._changed.wait(remaining)
+                changed = self._changes.current()
+            changed.wait(remaining)
 
     def _resolve(self, name: str, timeout: Timeout, started: float) -> tuple[_Server, str]:
         """(server, the server's own tool name) for a qualified tool name.

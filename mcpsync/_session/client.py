@@ -254,7 +254,8 @@ class Client:
             self._initializing = True
         # The lock is not held while we wait, so close() from another thread can cut the handshake short.
         try:
-            self.transport.open(self._inbox)
+            with deferred_interrupts():  # starting threads and processes: not to be cut in half
+                self.transport.open(self._inbox)
             params = {
                 "protocolVersion": LATEST_PROTOCOL_VERSION,
                 "capabilities": self.capabilities,

@@ -32,7 +32,7 @@ import threading
 import time
 from typing import Any, Callable, Optional
 
-__all__ = ["Latch", "acquire_deferred", "deferred_interrupts", "interrupted"]
+__all__ = ["Changes", "Latch", "acquire_deferred", "deferred_interrupts", "interrupted"]
 
 #: Seconds between looks at the interrupt flag while a deferred section waits for a lock.
 POLL = 0.05
@@ -239,3 +239,28 @@ class Latch:
             if self._lock.acquire(timeout=step):
                 self._lock.release()
         return self._set
+
+
+class Changes:
+    """``Condition.notify_all`` and ``wait`` for waiters a ``KeyboardInterrupt`` may hit.
+
+    ``Condition.wait`` re-takes its lock in a ``finally``; interrupted there, it
+    leaves the lock in the wrong hands (and a ``RuntimeError`` on release).
+    Here a waiter takes ``current()`` under the owner's lock, lets the lock go,
+    then waits on that latch: nothing is held while it waits. ``notify_all``
+    (under the same lock) opens the latch and puts a new one in its place.
+    """
+
+    __slots__ = ("_latch",)
+
+    def __init__(self) -> None:
+        self._latch = Latch()
+
+    def current(self) -> Latch:
+        """The latch the next ``notify_all`` opens (take it under the owner's lock)."""
+        return self._latch
+
+    def notify_all(self) -> None:
+        """Wake every waiter (call it under the owner's lock)."""
+        latch, self._latch = self._latch, Latch()
+        latch.set()

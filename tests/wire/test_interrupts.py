@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from mcpsync._wire.interrupts import Latch, acquire_deferred, deferred_interrupts, interrupted
+from mcpsync._wire.interrupts import Changes, Latch, acquire_deferred, deferred_interrupts, interrupted
 
 main_only = pytest.mark.skipif(
     threading.current_thread() is not threading.main_thread(), reason="needs the main thread"
@@ -128,3 +128,49 @@ def test_concurrent_sets_of_a_latch_release_it_once():
         assert latch.wait(5)
         for thread in threads:
             thread.join(5)
+
+
+def test_changes_wake_every_waiter_of_the_latch_they_took():
+    lock = threading.Lock()
+    changes = Changes()
+    woken: list[int] = []
+
+    def waiter(n: int) -> None:
+        with lock:
+            latch = changes.current()
+        if latch.wait(5):
+            woken.append(n)
+
+    threads = [threading.Thread(target=waiter, args=(n,)) for n in range(5)]
+    for thread in threads:
+        thread.start()
+    time.sleep(0.1)
+    with lock:
+        before = changes.current()
+        changes.notify_all()
+        assert changes.current() is not before  # later waiters wait for the next change
+    for thread in threads:
+        thread.join(5)
+    assert sorted(woken) == list(range(5))
+    assert changes.current().wait(0.01) is False
+
+
+@main_only
+def test_an_interrupted_wait_on_changes_leaves_nothing_held():
+    """A Condition interrupted while re-taking its lock leaves it in the wrong hands; this cannot."""
+    lock = threading.Lock()
+    changes = Changes()
+    for _ in range(20):
+        with lock:
+            latch = changes.current()
+        timer = threading.Timer(0.01, os.kill, (os.getpid(), signal.SIGINT))
+        with pytest.raises(KeyboardInterrupt):
+            timer.start()
+            latch.wait(5)
+        timer.join(5)
+    # Nothing is held: the owner's lock is free, a notify wakes the next waiter.
+    assert lock.acquire(timeout=1)
+    latch = changes.current()
+    changes.notify_all()
+    lock.release()
+    assert latch.wait(1)
