@@ -6,8 +6,8 @@
         manager.clients["github"]                         # the connected Client
         manager.status()                                  # per server: connected, failed (+ why), ...
 
-Each enabled server has a supervisor thread (``mcpsync-manager-<name>``) that
-connects it, at most ``max_parallel_connects`` at a time, and connects it again
+Each enabled server has a supervisor thread (``mcpsync-manager-<name>``, in
+``supervisor``) that connects it, at most ``max_parallel_connects`` at a time, and connects it again
 when its connection is lost, when ``mcpsync.reconnect.ReconnectPolicy`` says:
 exponential backoff with jitter, then a slow retry, and a crash-loop breaker
 for servers that die right after starting.
@@ -36,13 +36,13 @@ from .._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout, resolve_time
 from .._session import exit_cleanup
 from .._session.client import Client
 from .._session.models import CallToolResult, GetPromptResult, ReadResourceResult, Tool
-from .._wire import create_transport
-from .._wire.config import HTTPServerConfig, ServerConfig
 from .._wire.interrupts import Changes, deferred_interrupts
-from .config_files import LoadedConfig, ServerEntry, load_config, parse_config
+from .config_files import LoadedConfig, load_config, parse_config
 from .naming import DEFAULT_SEPARATOR, Collision, qualify_all, server_prefix
 from .reconnect import ReconnectPolicy
 from .records import ManagedPrompt, ManagedResource, ManagedTool, ServerState, ServerStatus
+from .supervisor import POLL as _POLL
+from .supervisor import ServerRecord, Supervision
 from .tool_cache import ToolCache
 
 __all__ = ["ManagedPrompt", "ManagedResource", "ManagedTool", "Manager", "ServerState", "ServerStatus"]
@@ -53,54 +53,11 @@ logger = logging.getLogger("mcpsync.manager")
 DEFAULT_STARTUP_TIMEOUT = 3.0
 #: Seconds ``close()`` waits for the supervisors and clients (each client's own close is bounded too).
 CLOSE_WAIT = 15.0
-#: The longest single wait of a supervisor or caller; they look at the state again after it.
-_POLL = 1.0
 
 _T = TypeVar("_T")
 
 
-class _Server:
-    """The manager's record of one server; guarded by the manager's lock."""
-
-    def __init__(self, entry: ServerEntry, cached: Optional[list[Tool]]) -> None:
-        self.entry = entry
-        self.name = entry.name
-        self.config: Optional[ServerConfig] = entry.config
-        self.state = ServerState.CONNECTING if entry.enabled else ServerState.DISABLED
-        self.client: Optional[Client] = None  # connected (or just lost)
-        self.connecting: Optional[Client] = None  # being connected; close() closes it
-        self.tools: Optional[list[Tool]] = None  # live, or last known while reconnecting
-        #: A client whose tools changed before it was taken as connected: list them again then.
-        self.tools_outdated: Optional[Client] = None
-        #: Re-listings begun, and the newest one applied: an older one that ends later is dropped.
-        self.relists_begun = 0
-        self.relist_applied = 0
-        self.cached_tools = cached
-        self.error: Optional[BaseException] = None
-        self.attempts = 0
-        self.quick_deaths = 0
-        self.retry_at: Optional[float] = None
-        self.wake = threading.Event()  # set when its connection is lost, or the manager closes
-        self.thread: Optional[threading.Thread] = None
-
-    @property
-    def transport(self) -> str:
-        if self.config is None:
-            return ""
-        return self.config.type if isinstance(self.config, HTTPServerConfig) else "stdio"
-
-    def visible_tools(self) -> tuple[list[Tool], bool]:
-        """The tools offered now, and whether they are deferred (calls wait for the server)."""
-        if self.state is ServerState.CONNECTED and self.tools is not None:
-            return self.tools, False
-        if self.state is ServerState.RECONNECTING and self.tools is not None:
-            return self.tools, True
-        if self.state is ServerState.CONNECTING and self.cached_tools is not None:
-            return self.cached_tools, True
-        return [], False
-
-
-class Manager:
+class Manager(Supervision):
     """Many named MCP servers, connected in parallel, behind one thread-safe object.
 
     Args:
@@ -188,13 +145,15 @@ class Manager:
         self._tool_names: dict[str, tuple[str, str]] = {}
         self._prompt_names: dict[str, tuple[str, str]] = {}
         self.collisions: list[Collision] = []
-        self._servers: dict[str, _Server] = {}
+        self._servers: dict[str, ServerRecord] = {}
         with deferred_interrupts():
             exit_cleanup.track(self)
         cached = self._cache.get_many(self.config.enabled()) if self._cache is not None else {}
         for name, entry in self.config.servers.items():
             raw_tools = cached.get(name)
-            self._servers[name] = _Server(entry, self._tools_from(raw_tools, name) if raw_tools is not None else None)
+            self._servers[name] = ServerRecord(
+                entry, self._tools_from(raw_tools, name) if raw_tools is not None else None
+            )
         with self._lock:
             self._rename_tools()
         for server in self._servers.values():
@@ -405,205 +364,15 @@ class Manager:
         summary = ", ".join(f"{n} {state}" for state, n in counts.items())
         return f"<mcpsync.Manager {len(self._servers)} servers: {summary or 'none'}>"
 
-    # -- the supervisor: connect, watch, reconnect ------------------------------------------
-
-    def _supervise(self, server: _Server) -> None:
-        was_connected = False
-        while not self._closing:
-            client: Optional[Client] = None
-            failure: Optional[BaseException] = None
-            if not self._take_connect_slot():
-                break
-            try:
-                client = self._connect(server)
-            except Exception as exc:
-                failure = exc
-            finally:
-                self._connect_slots.release()
-            if self._closing:
-                if client is not None:
-                    client.close()
-                break
-            if client is None:
-                assert failure is not None
-                if not self._failed_attempt(server, failure, was_connected):
-                    break
-                continue
-            was_connected = True
-            connected_at = time.monotonic()
-            while not self._closing and client.is_connected:
-                server.wake.wait(_POLL)
-            if self._closing:
-                break
-            lost = client.transport.closed_error()
-            client.close()
-            if not self._lost(server, lost, time.monotonic() - connected_at):
-                break
-
-    def _take_connect_slot(self) -> bool:
-        while not self._closing:
-            if self._connect_slots.acquire(timeout=_POLL):
-                return True
-        return False
-
-    def _connect(self, server: _Server) -> Client:
-        """One attempt: start the server, handshake, list its tools. Returns the connected client."""
-        assert server.config is not None
-        options = dict(self._client_options)
-        user_list_changed = options.pop("on_list_changed", None)
-        holder: list[Client] = []
-
-        def on_list_changed(kind: str) -> None:
-            if kind == "tools" and holder:
-                self._tools_changed(server, holder[0])
-            if user_list_changed is not None:
-                user_list_changed(kind)
-
-        def on_close(error: Optional[BaseException]) -> None:
-            if error is not None and holder:
-                self._connection_lost(server, holder[0])
-
-        server.wake.clear()
-        client = Client(create_transport(server.config), on_list_changed=on_list_changed, on_close=on_close, **options)
-        holder.append(client)
-        with self._lock:
-            closing = self._closing
-            if not closing:
-                server.connecting = client
-        if closing:  # closed outside the lock: closing waits for the server and the client's threads
-            client.close()
-            raise TransportClosed("the manager is closing")
-        timeout = self.connect_timeout
-        try:
-            client.initialize(timeout=timeout)
-            tools = client.list_tools(timeout=timeout)
-        except BaseException:
-            client.close()
-            raise
-        finally:
-            with self._lock:
-                server.connecting = None
-        with self._lock:
-            closing = self._closing
-            if not closing:
-                server.client = client
-                server.tools = sorted(tools, key=lambda t: t.name)
-                server.state = ServerState.CONNECTED
-                server.error = None
-                server.attempts = 0
-                server.retry_at = None
-                outdated, server.tools_outdated = server.tools_outdated is client, None
-                self._rename_tools()
-                self._changes.notify_all()
-        if closing:
-            client.close()
-            raise TransportClosed("the manager is closing")
-        logger.info("manager: server %r connected (%d tools)", server.name, len(tools))
-        if outdated and self._tools_changed(server, client):
-            return client  # list_changed came while we connected: the list above may predate it
-        self._save_tools(server, tools)
-        self._announce_tools()
-        return client
-
-    def _failed_attempt(self, server: _Server, failure: BaseException, was_connected: bool) -> bool:
-        """Record a failed attempt and sleep until the next one; ``False``: no next one."""
-        with self._lock:
-            server.attempts += 1
-            server.error = failure
-            delay = self.policy.after_failed_attempt(server.attempts)
-            backing_off = delay is not None and server.attempts <= self.policy.max_attempts
-            server.state = ServerState.RECONNECTING if was_connected and backing_off else ServerState.FAILED
-            server.retry_at = None if delay is None else time.monotonic() + delay
-            self._rename_tools()
-            self._changes.notify_all()
-        later = "no further attempt" if delay is None else f"next attempt in {delay:.1f}s"
-        # The first failure is news; the retries that follow are routine.
-        level = logging.WARNING if server.attempts == 1 else logging.INFO
-        logger.log(level, "manager: server %r: %s (%s)", server.name, failure, later)
-        self._announce_tools()
-        return delay is not None and self._sleep(server, delay)
-
-    def _lost(self, server: _Server, lost: BaseException, lived: float) -> bool:
-        """Record a lost connection and sleep until the next attempt; ``False``: no next one."""
-        with self._lock:
-            server.error = lost
-            server.client = None
-            server.quick_deaths = server.quick_deaths + 1 if lived < self.policy.crash_loop_window else 0
-            delay = self.policy.after_loss(server.quick_deaths)
-            crash_loop = delay is not None and self.policy.is_crash_loop(server.quick_deaths)
-            server.state = ServerState.RECONNECTING if delay is not None and not crash_loop else ServerState.FAILED
-            if crash_loop:
-                server.error = TransportClosed(
-                    f"{server.name}: crash loop: died {server.quick_deaths} times within "
-                    f"{self.policy.crash_loop_window:g}s of connecting; next attempt in {delay:.0f}s",
-                    exit_code=getattr(lost, "exit_code", None),
-                    stderr_tail=getattr(lost, "stderr_tail", ()),
-                )
-            server.retry_at = None if delay is None else time.monotonic() + delay
-            self._rename_tools()
-            self._changes.notify_all()
-        logger.warning("manager: server %r lost: %s", server.name, lost)
-        self._announce_tools()
-        return delay is not None and self._sleep(server, delay)
-
-    def _sleep(self, server: _Server, delay: float) -> bool:
-        """Wait ``delay`` seconds; ``False`` if the manager closed meanwhile."""
-        # The loss that ended the last connection set it; left set, every wait below would return at once
-        # (a busy spin). close() sets _closing before it sets wake, and each wait is at most _POLL.
-        server.wake.clear()
-        deadline = time.monotonic() + delay
-        while not self._closing:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return True
-            server.wake.wait(min(_POLL, remaining))
-        return False
-
-    # -- callbacks from clients (reader and dispatch threads) ----------------------------------
-
-    def _connection_lost(self, server: _Server, client: Client) -> None:
-        # A transport thread: only note it and wake the supervisor.
-        with self._lock:
-            if server.client is client and not self._closing and server.state is ServerState.CONNECTED:
-                server.state = ServerState.RECONNECTING if self.policy.enabled else ServerState.FAILED
-                self._changes.notify_all()
-        server.wake.set()
-
-    def _tools_changed(self, server: _Server, client: Client) -> bool:
-        """List a server's tools again (after ``list_changed``); ``True`` if that took effect."""
-        # The client's dispatch thread, after notifications/tools/list_changed; or the supervisor.
-        with self._lock:
-            server.relists_begun += 1
-            number = server.relists_begun
-        try:
-            tools = client.list_tools()
-        except MCPError as exc:
-            logger.warning("manager: server %r: could not list its changed tools: %s", server.name, exc)
-            return False
-        with self._lock:
-            if server.client is not client:
-                if not self._closing:
-                    server.tools_outdated = client  # still connecting: it lists again once connected
-                return False
-            if number < server.relist_applied:
-                return True  # a re-listing begun after this one has been applied already
-            server.relist_applied = number
-            server.tools = sorted(tools, key=lambda t: t.name)
-            self._rename_tools()
-            self._changes.notify_all()
-        self._save_tools(server, tools)
-        self._announce_tools()
-        return True
-
     # -- helpers ----------------------------------------------------------------------------
 
-    def _server(self, name: str) -> _Server:
+    def _server(self, name: str) -> ServerRecord:
         server = self._servers.get(name)
         if server is None:
             raise UnknownNameError(self._unknown("server", name, list(self._servers)))
         return server
 
-    def _deadline(self, server: _Server, timeout: Timeout, started: Optional[float] = None) -> Optional[float]:
+    def _deadline(self, server: ServerRecord, timeout: Timeout, started: Optional[float] = None) -> Optional[float]:
         """When a call with ``timeout`` (``USE_DEFAULT``: the server's, else 30 s) begun at ``started`` must end."""
         configured = server.config.timeout if server.config is not None else USE_DEFAULT
         seconds = resolve_timeout(timeout, DEFAULT_TIMEOUT if configured is USE_DEFAULT else configured)
@@ -613,7 +382,7 @@ class Manager:
     def _remaining(deadline: Optional[float]) -> Optional[float]:
         return None if deadline is None else max(0.001, deadline - time.monotonic())
 
-    def _client_of(self, server: _Server, deadline: Optional[float]) -> Client:
+    def _client_of(self, server: ServerRecord, deadline: Optional[float]) -> Client:
         """The connected client of ``server``, waiting while it connects or reconnects."""
         while True:
             with self._lock:
@@ -638,7 +407,7 @@ class Manager:
                 changed = self._changes.current()
             changed.wait(remaining)
 
-    def _resolve(self, name: str, timeout: Timeout, started: float) -> tuple[_Server, str]:
+    def _resolve(self, name: str, timeout: Timeout, started: float) -> tuple[ServerRecord, str]:
         """(server, the server's own tool name) for a qualified tool name.
 
         A name that starts with the prefix of a server still connecting
@@ -724,7 +493,7 @@ class Manager:
                 self._announcing = False
             raise
 
-    def _save_tools(self, server: _Server, tools: list[Tool]) -> None:
+    def _save_tools(self, server: ServerRecord, tools: list[Tool]) -> None:
         if self._cache is not None and server.config is not None:
             self._cache.put(server.name, server.config, [dict(t.raw) for t in tools])
 
