@@ -58,6 +58,20 @@ def cancellation_sent(base: str) -> None:
     assert wait_for(lambda: control(base, "seen")[-1] == "notifications/cancelled")
 
 
+def fill_accept_queue(port: int) -> list[socket.socket]:
+    """Connects that fill the accept queue of a listener with backlog 0 (close them after)."""
+    fillers = []
+    for _ in range(4):
+        filler = socket.socket()
+        filler.setblocking(False)
+        try:
+            filler.connect(("127.0.0.1", port))
+        except BlockingIOError:
+            pass
+        fillers.append(filler)
+    return fillers
+
+
 @contextmanager
 def unreachable() -> Iterator[str]:
     """A URL whose connects hang: its listener's accept queue is full, so SYNs go unanswered."""
@@ -67,14 +81,7 @@ def unreachable() -> Iterator[str]:
         listener.bind(("127.0.0.1", 0))
         listener.listen(0)
         port = listener.getsockname()[1]
-        for _ in range(4):
-            filler = socket.socket()
-            filler.setblocking(False)
-            try:
-                filler.connect(("127.0.0.1", port))
-            except BlockingIOError:
-                pass
-            fillers.append(filler)
+        fillers += fill_accept_queue(port)
         probe = socket.socket()
         probe.settimeout(0.5)
         try:
@@ -108,14 +115,7 @@ def test_a_cut_never_reaches_a_connection_another_exchange_has_taken_since() -> 
     def serve_one() -> None:
         conn, _ = listener.accept()
         accepted.append(conn)
-        for _ in range(4):  # from now on, new connects hang
-            filler = socket.socket()
-            filler.setblocking(False)
-            try:
-                filler.connect(("127.0.0.1", port))
-            except BlockingIOError:
-                pass
-            fillers.append(filler)
+        fillers.extend(fill_accept_queue(port))  # from now on, new connects hang
         buffer = b""
         try:
             while True:
