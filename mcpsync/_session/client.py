@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import enum
 import logging
+import math
 import threading
 import time
 from collections.abc import Mapping
@@ -253,17 +254,18 @@ class Client:
                 raise ProtocolError(f"{self.name}: initialize() may run once; the client is {self._state.value}")
             self._initializing = True
         # The lock is not held while we wait, so close() from another thread can cut the handshake short.
+        seconds = resolve_timeout(timeout, self.transport.default_timeout)
+        deadline = math.inf if seconds is None else time.monotonic() + seconds  # opening counts too
         try:
             with deferred_interrupts():  # starting threads and processes: not to be cut in half
-                self.transport.open(self._inbox)
+                self.transport.open(self._inbox, deadline=deadline)
             params = {
                 "protocolVersion": LATEST_PROTOCOL_VERSION,
                 "capabilities": self.capabilities,
                 "clientInfo": self.client_info,
             }
-            result = self._channel.request(
-                "initialize", params, timeout=resolve_timeout(timeout, self.transport.default_timeout)
-            )
+            left = None if seconds is None else max(0.0, deadline - time.monotonic())
+            result = self._channel.request("initialize", params, timeout=left)
             self._accept_initialize_result(result)
             assert self.protocol_version is not None
             self.transport.negotiated(self.protocol_version)

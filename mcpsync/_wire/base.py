@@ -138,6 +138,7 @@ class Transport:
         # Set when the connection was lost: the error that says why (and the latch, once it is known).
         self._lost_error: Optional[TransportClosed] = None
         self._lost = Latch()
+        self._open_deadline = math.inf  # the handshake's (see open)
         self._closed_event = threading.Event()
 
     # -- what the owner sees ----------------------------------------------------------
@@ -172,8 +173,11 @@ class Transport:
 
     # -- life ---------------------------------------------------------------------------
 
-    def open(self, receiver: Receiver) -> None:
+    def open(self, receiver: Receiver, *, deadline: float = math.inf) -> None:
         """Open the connection (start the process, the reader threads); ``receiver`` gets what comes in.
+
+        ``deadline`` (a ``time.monotonic()``): the handshake's, by which opening
+        ends too (if ``connect_timeout`` does not end it first).
 
         Raises:
             ConnectError: the server could not be started or reached.
@@ -188,6 +192,7 @@ class Transport:
                 if self._state is not TransportState.UNOPENED or self._shutdown_started:
                     raise TransportClosed(f"{self.name}: cannot open a closed transport")
             self._receiver = receiver
+            self._open_deadline = deadline
             self._open()
             with self._state_lock:
                 if self._lost_error is not None:

@@ -26,7 +26,7 @@ from .._core.errors import ConnectError, MCPError, ProtocolError, TransportClose
 from .._core.pending import RequestFuture
 from .._core.sse import events
 from .._core.timeouts import USE_DEFAULT, Timeout
-from .base import CLOSE_NOTICE_BUDGET, NOTICE_TIMEOUT, logger
+from .base import CLOSE_NOTICE_BUDGET, logger
 from .http_base import HTTPTransportBase, public_url
 from .http_client import EVENT_STREAM, JSON, finished, origin
 from .interrupts import Latch, acquire_deferred, deferred_interrupts
@@ -88,18 +88,24 @@ class SSETransport(HTTPTransportBase):
         self._problem_at_start: Optional[MCPError] = None
         self._notices = Workers(f"mcpsync-notice-{self.name}", 1)
         self._closing = threading.Event()
+        self._opening_ends = math.inf
 
     def _open(self) -> None:
+        # Until the endpoint arrives, connect_timeout bounds it all, and the handshake's deadline.
+        started = time.monotonic()
+        self._opening_ends = min(started + self.connect_timeout, self._open_deadline)
+        bound = self._opening_ends - started
         self._open_http(POSTING + 1)  # + the event stream
         self._reader = threading.Thread(target=self._read, name=f"mcpsync-reader-{self.name}", daemon=True)
         self._reader.start()
-        ready = self._endpoint_ready.wait(self.connect_timeout)
+        ready = self._endpoint_ready.wait(max(0.0, self._opening_ends - time.monotonic()))
         if not ready or self.endpoint_url is None:
             problem = self._problem_at_start
             self._shutdown()
-            if problem is not None:
+            # A WriteTimeout is the reader's own deadline passing first: say what was missing.
+            if problem is not None and not isinstance(problem, WriteTimeout):
                 raise problem
-            raise ConnectError(f"{self.name}: no 'endpoint' event on {self.address} within {self.connect_timeout:g}s")
+            raise ConnectError(f"{self.name}: no 'endpoint' event on {self.address} within {bound:.3g}s")
 
     def _accept_endpoint(self, data: str) -> None:
         """Take the ``endpoint`` event: a URL on the stream's own origin, which every reader sees the same."""
@@ -119,8 +125,8 @@ class SSETransport(HTTPTransportBase):
         assert self._http is not None
         why = "the server ended the event stream"
         try:
-            # Until the endpoint arrives, connect_timeout bounds it all; after that, only the silence.
-            with self._http.exchange(time.monotonic() + self.connect_timeout) as exchange:
+            # Until the endpoint arrives, the opening's bound holds; after that, only the silence.
+            with self._http.exchange(self._opening_ends) as exchange:
                 response = exchange.send("GET", self.url, {"Accept": EVENT_STREAM})
                 with finished(response):
                     if not response.ok:
@@ -186,16 +192,9 @@ class SSETransport(HTTPTransportBase):
         self.stats.sent += 1
 
     def _send_notice(self, data: bytes) -> None:
-        def post() -> None:
-            try:
-                self._write(data, NOTICE_TIMEOUT)
-            except MCPError as exc:
-                logger.debug("server %r: could not send a notice: %s", self.name, exc)
-            else:
-                self.stats.cancelled += 1
-
+        post = super()._send_notice  # a POST within NOTICE_TIMEOUT, on the notice thread: the caller never waits
         try:
-            self._notices.submit(post)
+            self._notices.submit(lambda: post(data))
         except MCPError:
             pass  # closing: the notice no longer matters
 
