@@ -265,7 +265,10 @@ class Client:
                 "clientInfo": self.client_info,
             }
             left = None if seconds is None else max(0.0, deadline - time.monotonic())
-            result = self._channel.request("initialize", params, timeout=left)
+            try:
+                result = self._channel.request("initialize", params, timeout=left)
+            except RequestTimeout:
+                raise RequestTimeout("initialize", seconds or 0.0) from None  # the timeout given, not what was left
             self._accept_initialize_result(result)
             assert self.protocol_version is not None
             self.transport.negotiated(self.protocol_version)
