@@ -1,4 +1,4 @@
-"""Run notebooks in a real Jupyter kernel, in a process of its own, for tests/test_notebook.py.
+"""Run notebooks in a real Jupyter kernel, in a process of its own, for tests/edges/test_notebook.py.
 
     python notebook_runner.py execute NOTEBOOK OUT     # run every cell; write the executed notebook to OUT
     python notebook_runner.py interrupt OUT            # the interrupt scenario; write its cells to OUT

@@ -5,7 +5,7 @@ source of truth. Checking every message with ``jsonschema`` costs tens of
 microseconds, a real share of a stdio round trip, so ``validate`` first runs
 ``_fast_kind``: a hand-written check of the same rules. It is used only for the
 answer "valid, and of this kind"; whenever it says no, the real validator
-decides and writes the error text. ``tests/test_schema.py`` checks with
+decides and writes the error text. ``tests/core/test_envelope.py`` checks with
 generated messages (hypothesis) that both accept exactly the same messages.
 
 The ``jsonschema`` import and the compiled validator are made lazily, once per

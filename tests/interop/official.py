@@ -1,8 +1,8 @@
-"""What tests/test_official_sdk.py (stdio) and tests/test_official_sdk_http.py (HTTP) share.
+"""What tests/interop/test_official_stdio.py (stdio) and tests/interop/test_official_http.py (HTTP) share.
 
-Both run tests/official_server.py, the official MCP SDK's ``MCPServer``, as a
+Both run tests/interop/official_server.py, the official MCP SDK's ``MCPServer``, as a
 child process and talk to it through mcpsync's public API;
-tests/test_official_lowlevel.py does the same with the SDK's low-level ``Server``.
+tests/interop/test_official_lowlevel.py does the same with the SDK's low-level ``Server``.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""The official MCP SDK's low-level ``Server``, for tests/test_official_lowlevel.py.
+"""The official MCP SDK's low-level ``Server``, for tests/interop/test_official_lowlevel.py.
 
     python official_lowlevel_server.py stdio
     python official_lowlevel_server.py sse-replies PORT
 
-It covers what the SDK's ``MCPServer`` (tests/official_server.py) cannot: it
+It covers what the SDK's ``MCPServer`` (tests/interop/official_server.py) cannot: it
 declares ``resources.subscribe`` and ``logging`` (``MCPServer`` registers
 neither handler), and it can answer with structured content that does not match
 the tool's ``outputSchema`` (``MCPServer`` validates its own output first).

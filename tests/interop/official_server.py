@@ -1,4 +1,4 @@
-"""The official MCP SDK's ``MCPServer``, for tests/test_official_sdk.py and tests/test_official_sdk_http.py.
+"""The official MCP SDK's ``MCPServer``, for tests/interop/test_official_stdio.py and tests/interop/test_official_http.py.
 
     python official_server.py stdio
     python official_server.py MODE PORT
@@ -9,7 +9,7 @@ stream), ``json-replies`` (Streamable HTTP, ``json_response=True``),
 ``stateless`` (Streamable HTTP, ``stateless_http=True``) or ``http+sse`` (the
 2024-11-05 HTTP+SSE transport, stream at /sse).
 
-Both test modules know the server's name, version and tools from tests/official.py.
+Both test modules know the server's name, version and tools from tests/interop/official.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Interoperability over HTTP with the official MCP Python SDK's ``MCPServer``.
 
-tests/official_server.py runs as a child process on 127.0.0.1, once per
+tests/interop/official_server.py runs as a child process on 127.0.0.1, once per
 module for each of four modes:
 
 - ``sse-replies``: Streamable HTTP, each POST answered with an SSE stream;

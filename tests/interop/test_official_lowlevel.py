@@ -1,6 +1,6 @@
 """Interoperability with the official MCP SDK's low-level ``Server``, over stdio and Streamable HTTP.
 
-tests/official_lowlevel_server.py declares what the SDK's ``MCPServer`` does
+tests/interop/official_lowlevel_server.py declares what the SDK's ``MCPServer`` does
 not: resource subscriptions and the logging capability, and a tool whose
 structured content breaks its own ``outputSchema``. Each test runs once per
 transport; the HTTP server is started once for the module.

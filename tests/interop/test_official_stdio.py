@@ -1,6 +1,6 @@
 """Interoperability with a server we did not write: the official MCP Python SDK's ``MCPServer``.
 
-Every test starts tests/official_server.py as a child process over stdio and
+Every test starts tests/interop/official_server.py as a child process over stdio and
 talks to it through mcpsync's public API only. The whole module is skipped
 where the ``mcp`` package is absent (it needs Python 3.10+; mcpsync supports
 3.9).

@@ -6,7 +6,7 @@ answers (``http-sse``) and with JSON answers (``http-json``), and the
 gets (a typed error within a wide bound, or the answer) and that the client
 is usable afterwards where it should be; the autouse ``no_leaks`` fixture
 checks threads, sockets and processes. Session expiry, a stream cut between
-events, and timeouts told to the server are in tests/test_http_faults.py.
+events, and timeouts told to the server are in tests/wire/test_http_faults_more.py.
 """
 
 from __future__ import annotations
