@@ -16,8 +16,11 @@ import logging as _logging
 import sys as _sys
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
+from ._core import auth_hook as _auth_hook
 from ._core.endpoint import TransportStats
 from ._core.errors import (
+    AuthorizationError,
+    AuthorizationRequired,
     ConfigurationError,
     ConnectError,
     HTTPStatusError,
@@ -70,6 +73,15 @@ from ._wire import StdioTransport, Transport, create_transport
 from ._wire.config import HTTPServerConfig, ServerConfig, StdioServerConfig
 
 if _TYPE_CHECKING:
+    from ._auth import (
+        ClientCredentials,
+        EnterpriseAuth,
+        FileTokenStore,
+        MemoryTokenStore,
+        OAuth,
+        TokenStore,
+        WorkloadIdentity,
+    )
     from ._edges.logs import show_logs
     from ._edges.oneshot import call_mcp, parse_sse
     from ._manager.config_files import LoadedConfig, ServerEntry, discover_config_files, load_config, parse_config
@@ -80,6 +92,13 @@ if _TYPE_CHECKING:
 #: Names imported on first use, not on `import mcpsync`: those whose modules load
 #: requests, and the manager and configuration files, which a one-server script never needs.
 _LAZY = {
+    "OAuth": "mcpsync._auth",
+    "ClientCredentials": "mcpsync._auth",
+    "WorkloadIdentity": "mcpsync._auth",
+    "EnterpriseAuth": "mcpsync._auth",
+    "FileTokenStore": "mcpsync._auth",
+    "MemoryTokenStore": "mcpsync._auth",
+    "TokenStore": "mcpsync._auth",
     "SSETransport": "mcpsync._wire",
     "StreamableHTTPTransport": "mcpsync._wire",
     "call_mcp": "mcpsync._edges.oneshot",
@@ -99,6 +118,16 @@ _LAZY = {
 }
 
 
+def _default_auth() -> object:
+    """MCP's OAuth for an HTTP server given no auth: idle until it answers 401 (see ``mcpsync.OAuth``)."""
+    from ._auth import OAuth
+
+    return OAuth()
+
+
+_auth_hook.default_auth = _default_auth
+
+
 def __getattr__(name: str) -> object:
     if name in _LAZY:
         import importlib
@@ -113,14 +142,19 @@ __all__ = [
     "SUPPORTED_PROTOCOL_VERSIONS",
     "USE_DEFAULT",
     "AudioContent",
+    "AuthorizationError",
+    "AuthorizationRequired",
     "CallToolResult",
     "Client",
+    "ClientCredentials",
     "ClientState",
     "Completion",
     "ConfigurationError",
     "ConnectError",
     "ContentBlock",
     "EmbeddedResource",
+    "EnterpriseAuth",
+    "FileTokenStore",
     "GetPromptResult",
     "HTTPServerConfig",
     "HTTPStatusError",
@@ -132,9 +166,11 @@ __all__ = [
     "ManagedResource",
     "ManagedTool",
     "Manager",
+    "MemoryTokenStore",
     "MessageTooLarge",
     "NoResponseError",
     "NotSupportedError",
+    "OAuth",
     "OutputSchemaError",
     "Prompt",
     "PromptArgument",
@@ -160,6 +196,7 @@ __all__ = [
     "StreamableHTTPTransport",
     "TextContent",
     "Timeout",
+    "TokenStore",
     "Tool",
     "ToolError",
     "Transport",
@@ -169,6 +206,7 @@ __all__ = [
     "UnknownContent",
     "UnknownNameError",
     "UnsupportedProtocolVersion",
+    "WorkloadIdentity",
     "WriteTimeout",
     "__version__",
     "call_mcp",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import os
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -16,6 +17,10 @@ from mcpsync.testing.processes import child_pids
 
 # The helpers of tests/official.py assert too: give their failures pytest's detail.
 pytest.register_assert_rewrite("tests.interop.official")
+
+# No test reads or writes the user's own files (tokens, trusted projects): the data directory is a
+# fresh one for the run, for this process and the servers and command lines it starts.
+os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="mcpsync-tests-data-")
 
 #: How long a test's threads and processes get to finish after it ends.
 LEAK_GRACE = 5.0

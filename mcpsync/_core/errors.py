@@ -8,6 +8,7 @@ Every exception is an ``MCPError``; catch that to catch them all::
     │   ├── TransportClosed          the connection is gone ("Transport closed")
     │   ├── ConnectError             the server could not be started or reached
     │   ├── HTTPStatusError          an HTTP request got a non-2xx status
+    │   │   └── AuthorizationRequired  401/403: a login is needed (also an AuthorizationError)
     │   ├── SessionExpired           an HTTP session id was refused with 404
     │   ├── WriteTimeout             the server did not take our message in time (also a TimeoutError)
     │   ├── NoResponseError          a stream ended before the response arrived
@@ -18,6 +19,7 @@ Every exception is an ``MCPError``; catch that to catch them all::
     │   ├── MessageTooLarge          a message was over ``max_message_size`` and was discarded
     │   ├── OutputSchemaError        a tool's structuredContent does not match its outputSchema
     │   └── UnsupportedProtocolVersion
+    ├── AuthorizationError           OAuth could not authorize: a refusal, a failed grant
     ├── ConfigurationError           bad configuration (also a ValueError)
     ├── NotSupportedError            a feature mcpsync does not offer yet (also a NotImplementedError)
     ├── UnknownNameError             no server, tool or prompt of that name (also a LookupError)
@@ -32,6 +34,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 __all__ = [
+    "AuthorizationError",
+    "AuthorizationRequired",
     "ConfigurationError",
     "ConnectError",
     "HTTPStatusError",
@@ -154,6 +158,64 @@ class HTTPStatusError(TransportError):
         self.body = body
         self.www_authenticate = www_authenticate
         self.auth_server = auth_server
+
+
+class AuthorizationError(MCPError):
+    """OAuth could not authorize against a server: the server or its authorization server broke a
+    rule we check (a ``resource`` or ``issuer`` that does not match, no PKCE), or refused a grant.
+
+    Attributes:
+        server: the name of the MCP server it was for.
+        error: the OAuth ``error`` code, when an authorization server sent one.
+    """
+
+    def __init__(self, message: str, *, server: str = "", error: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.server = server
+        self.error = error
+
+
+class AuthorizationRequired(AuthorizationError, HTTPStatusError):
+    """The server wants a login (``401``, or ``403`` for more scopes) and nobody is there to give one.
+
+    Raised when no stored or refreshed token will do and mcpsync must not wait
+    for a person (cron, CI, no terminal), or when the login itself was refused
+    or cut short. The text names the server and the command that logs in once.
+
+    Attributes:
+        login_command: the command line that logs in (``mcpsync login NAME`` or ``--url``).
+        scopes: the scopes the server asked for, if it said.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        server: str = "",
+        status_code: int = 401,
+        www_authenticate: Optional[str] = None,
+        login_command: str = "",
+        scopes: tuple[str, ...] = (),
+    ) -> None:
+        HTTPStatusError.__init__(self, message, status_code=status_code, www_authenticate=www_authenticate)
+        self.server = server
+        self.error = None
+        self.login_command = login_command
+        self.scopes = scopes
+
+    def after(self, answer: str, body: str, auth_server: Optional[str]) -> AuthorizationRequired:
+        """The same error, its text led by the HTTP answer that asked for it (``HTTP 401: ...``)."""
+        error = AuthorizationRequired(
+            f"{answer}: {self}",
+            server=self.server,
+            status_code=self.status_code,
+            www_authenticate=self.www_authenticate,
+            login_command=self.login_command,
+            scopes=self.scopes,
+        )
+        error.body = body
+        error.auth_server = auth_server
+        return error
 
 
 class SessionExpired(TransportError):

@@ -9,6 +9,8 @@ Commands::
     mcpsync read [SERVER] URI            a resource's contents
     mcpsync prompts [SERVER]             prompts: name, arguments, description
     mcpsync ping [SERVER]                round-trip time to each server
+    mcpsync login [SERVER] / logout      log in to an HTTP server (OAuth), or forget its token
+    mcpsync auth                         the stored logins (server, issuer, scopes, expiry)
     mcpsync demo                         the demo against the bundled test server
 
 Which servers: those of ``--config PATH``, else of the files discovery finds
@@ -430,6 +432,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         return run_demo()
     out, err = sys.stdout, sys.stderr
     try:
+        if args.command in ("login", "logout", "auth"):
+            from .cli_auth import run_auth_command
+
+            return run_auth_command(args, out, err)
         return _run(args, out, err)
     except KeyboardInterrupt:
         err.write("mcpsync: interrupted\n")

@@ -14,9 +14,9 @@ from typing import Any, Optional, Union
 
 from .._core import jsonrpc
 from .._core.errors import UnknownNameError
+from .._core.paths import user_config_dir
 from .._core.text import cut
 from .._manager.config_files import PROJECT_FILES, USER_FILE, LoadedConfig, ServerEntry, load_config
-from .._manager.paths import user_config_dir
 from .._version import __version__
 from .._wire.config import HTTPServerConfig, StdioServerConfig, server_config_from
 
@@ -63,6 +63,7 @@ examples:
   mcpsync call github search_issues query="is:open label:bug" limit=5
   mcpsync --stdio "python -m mcpsync.testing" call add a=2 b=40
   mcpsync --url https://example.com/mcp --header "Authorization: Bearer $TOKEN" tools
+  mcpsync login --url https://example.com/mcp    (once; later runs use the kept token)
 """
 
 
@@ -162,6 +163,12 @@ def build_parser() -> argparse.ArgumentParser:
         ("ping", "round-trip time to SERVER, or to every server"),
     ):
         command(name, help).add_argument("server", nargs="?", metavar="SERVER")
+    for name, help in (
+        ("login", "log in to the HTTP server SERVER (or --url URL) and keep its token"),
+        ("logout", "forget the token of SERVER (or --url URL)"),
+    ):
+        command(name, help).add_argument("server", nargs="?", metavar="SERVER")
+    command("auth", "the stored logins: server, issuer, scopes, expiry (never a token)")
     call = command("call", "call a tool", usage="mcpsync call [options] [SERVER] TOOL [JSON | key=value ...]")
     call.add_argument("server", metavar="SERVER")
     call.add_argument("tool", nargs="?", metavar="TOOL")
@@ -241,9 +248,9 @@ def place_positionals(args: argparse.Namespace, inline: Optional[str]) -> None:
     is a tool name rather than an argument).
     """
     if args.command not in ("call", "read"):
-        # ``servers`` has no SERVER: it reports them all.
+        # ``servers`` and ``auth`` have no SERVER: they report them all.
         server = getattr(args, "server", None)
-        args.server = inline if server is None and args.command != "servers" else server
+        args.server = inline if server is None and args.command not in ("servers", "auth") else server
         return
     words = [w for w in (args.server, args.tool if args.command == "call" else args.uri) if w is not None]
     if args.command == "call":

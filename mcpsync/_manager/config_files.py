@@ -59,9 +59,9 @@ from typing import Any, Optional, Union
 
 from .._core import jsonrpc
 from .._core.errors import ConfigurationError
+from .._core.paths import user_config_dir
 from .._core.text import cut
 from .._wire.config import ServerConfig, server_config_from_dict
-from .paths import user_config_dir
 
 __all__ = [
     "CONFIG_ENV_VAR",

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from .._core import jsonrpc
+from .._core.paths import user_cache_dir
 from .._wire.config import ServerConfig
-from .paths import user_cache_dir
 
 __all__ = ["DEFAULT_MAX_AGE", "ToolCache", "config_key"]
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Optional, Union
 
 from .._core import jsonrpc
-from .paths import user_data_dir
+from .._core.paths import user_data_dir
 
 __all__ = ["TrustStore"]
 

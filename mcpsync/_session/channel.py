@@ -19,7 +19,7 @@ import time
 from typing import Any, Callable, Optional, Union
 
 from .._core.endpoint import Endpoint
-from .._core.errors import RequestTimeout, ServerError, WriteTimeout
+from .._core.errors import AuthorizationRequired, RequestTimeout, ServerError, WriteTimeout
 from .._core.jsonrpc import RequestId
 from .._core.pending import RequestFuture
 from .._wire.base import Transport
@@ -29,6 +29,8 @@ __all__ = ["Channel"]
 
 #: Seconds a timed-out caller waits for a response that won the race against its timeout.
 RACE_GRACE = 1.0
+#: Logins one request may ask for (each after an ``AuthorizationRequired``), at most.
+MAX_LOGINS = 3
 #: Seconds by which a timer may fire before the deadline it was set from (clock rounding).
 CLOCK_SLACK = 0.01
 
@@ -67,8 +69,31 @@ class Channel:
             ServerError: the server answered with an error.
             TransportClosed: the connection closed first.
             WriteTimeout: the server took nothing of the request in time.
+            AuthorizationRequired: the server wants a login, and nobody can give one here
+                (when someone can, the login runs first, and the request is sent again:
+                its timeout counts from then).
             KeyboardInterrupt: as usual; the request is cancelled first.
         """
+        logins = 0
+        while True:
+            try:
+                return self._request_once(method, params, timeout, max_total, last_activity)
+            except AuthorizationRequired as exc:
+                # A login waits for a person: here, on the caller's thread, never inside the exchange.
+                authorizer = getattr(self.transport, "authorizer", None)
+                if authorizer is None or logins >= MAX_LOGINS or not authorizer.can_login():
+                    raise
+                logins += 1
+                authorizer.login(exc)
+
+    def _request_once(
+        self,
+        method: str,
+        params: Optional[dict[str, Any]],
+        timeout: Optional[float],
+        max_total: Optional[float],
+        last_activity: Optional[Callable[[], float]],
+    ) -> dict[str, Any]:
         started = time.monotonic()
         limits = [math.inf if max_total is None else started + max_total]
         if last_activity is None and timeout is not None:

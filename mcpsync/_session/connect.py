@@ -6,7 +6,7 @@ import dataclasses
 import logging
 from typing import Any, Optional
 
-from .._core.errors import HTTPStatusError, MCPError
+from .._core.errors import ConfigurationError, HTTPStatusError, MCPError
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .._wire import create_transport
 from .._wire.config import HTTPServerConfig, server_config_from
@@ -20,7 +20,14 @@ logger = logging.getLogger("mcpsync.client")
 SSE_FALLBACK_STATUSES = (400, 404, 405)
 
 
-def connect(target: Any, *, name: Optional[str] = None, timeout: Timeout = USE_DEFAULT, **client_kwargs: Any) -> Client:
+def connect(
+    target: Any,
+    *,
+    name: Optional[str] = None,
+    timeout: Timeout = USE_DEFAULT,
+    auth: Any = None,
+    **client_kwargs: Any,
+) -> Client:
     """Start or reach one server, run the handshake, and return the ready ``Client``.
 
     Args:
@@ -30,15 +37,25 @@ def connect(target: Any, *, name: Optional[str] = None, timeout: Timeout = USE_D
             Streamable HTTP first, then as HTTP+SSE if the POST gets 400, 404 or 405.
         name: the server's name in logs and thread names.
         timeout: seconds for the handshake (default: the config's timeout, else 30 s; ``None``: no limit).
+        auth: for an HTTP server, an ``mcpsync.OAuth`` (or another grant), or any ``requests`` auth
+            object. Default: ``OAuth()`` unless the headers carry ``Authorization``: a server that
+            answers 401 gets a login when someone is there, else ``AuthorizationRequired``.
         **client_kwargs: passed to ``Client``.
 
     Raises:
         ConfigurationError: ``target`` is not a valid server description.
         HTTPStatusError: an HTTP server refused (the text carries the auth hints).
+        AuthorizationRequired: the server wants a login, and nobody is here to give one.
+        AuthorizationError: authorizing failed (a refusal: the text says what did not match).
         ConnectError, TransportClosed, RequestTimeout, ProtocolError: as ``Client.initialize``.
     """
     config = server_config_from(target, name)
-    client = Client(create_transport(config), **client_kwargs)
+    transport_options: dict[str, Any] = {}
+    if auth is not None:
+        if not isinstance(config, HTTPServerConfig):
+            raise ConfigurationError(f"{config.display_name}: auth= is for HTTP servers; a stdio server takes env=")
+        transport_options["auth"] = auth
+    client = Client(create_transport(config, **transport_options), **client_kwargs)
     try:
         client.initialize(timeout=timeout)
     except HTTPStatusError as exc:
@@ -49,7 +66,7 @@ def connect(target: Any, *, name: Optional[str] = None, timeout: Timeout = USE_D
         if exc.status_code not in SSE_FALLBACK_STATUSES:
             raise
         logger.info("server %r: POST refused with %d; trying the HTTP+SSE transport", client.name, exc.status_code)
-        client = Client(create_transport(dataclasses.replace(config, type="sse")), **client_kwargs)
+        client = Client(create_transport(dataclasses.replace(config, type="sse"), **transport_options), **client_kwargs)
         try:
             client.initialize(timeout=timeout)
         except MCPError as sse_error:

@@ -9,6 +9,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import requests
 
+from .._core import auth_hook
 from .._core.endpoint import ID_SCAN_BYTES
 from .._core.pending import RequestFuture
 from .._core.sse import events
@@ -78,18 +79,45 @@ class HTTPTransportBase(Transport):
         self.read_timeout = read_timeout
         self._session = session
         self._http: Optional[HTTPClient] = None
+        self._authorizer: Any = None
 
     @property
     def address(self) -> str:
         """The server's URL, without credentials or query."""
         return public_url(self.url)
 
+    @property
+    def authorizer(self) -> Any:
+        """The auth bound to this server (``OAuth.for_server``), once open; ``None`` with other auth or none."""
+        return self._authorizer
+
+    def _auth_for_http(self) -> Any:
+        """The auth the HTTP client applies: the user's, bound to this server if it can be (``OAuth``);
+        by default MCP's OAuth, unless the request is authenticated another way already."""
+        auth = self.auth
+        make_default = auth_hook.default_auth
+        if auth is None and make_default is not None:
+            headers = {k.lower() for k in self.headers}
+            session = self._session
+            # The other ways of authenticating win: the user's session's auth, .netrc, user:password@.
+            if session is not None:
+                other = session.auth is not None
+            else:
+                other = bool(requests.utils.get_netrc_auth(self.url) or urlsplit(self.url).username)
+            if "authorization" not in headers and not other:
+                auth = make_default()
+        bind = getattr(auth, "for_server", None)
+        if bind is not None:
+            self._authorizer = bind(self.url, self.name, session=self._session)
+            return self._authorizer
+        return auth
+
     def _open_http(self, max_connections: int) -> HTTPClient:
         self._http = HTTPClient(
             self.name,
             self.url,
             headers=self.headers,
-            auth=self.auth,
+            auth=self._auth_for_http(),
             session=self._session,
             max_connections=max_connections,
             connect_timeout=self.connect_timeout,

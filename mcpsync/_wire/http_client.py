@@ -18,6 +18,10 @@ Three rules of ours on top:
   headers (tokens, ``Mcp-Session-Id``) never go to another origin.
 - **Errors**: every ``requests`` and urllib3 exception becomes one of ours in
   ``_translate``, and only there.
+- **Challenges**: a ``401`` or ``403`` goes to mcpsync's auth object
+  (``answer_challenge``, ``mcpsync.OAuth``), which may get a new token within
+  the deadline (the request is sent again, ``MAX_CHALLENGES`` times at most)
+  or raise ``AuthorizationRequired``. Other auth objects are left alone.
 - **Deadlines**: an exchange's deadline holds for the whole of it
   (connecting, redirects, headers, body), whatever the server trickles: the
   ``Watchdog`` cuts its socket when the deadline passes, which ends a blocked
@@ -49,7 +53,15 @@ import requests
 import urllib3
 from requests.structures import CaseInsensitiveDict
 
-from .._core.errors import ConnectError, HTTPStatusError, MCPError, TransportClosed, TransportError, WriteTimeout
+from .._core.errors import (
+    AuthorizationRequired,
+    ConnectError,
+    HTTPStatusError,
+    MCPError,
+    TransportClosed,
+    TransportError,
+    WriteTimeout,
+)
 from .http_session import can_cut, close_session, current, new_session
 from .interrupts import Latch, interrupted
 from .watchdog import Watchdog
@@ -82,6 +94,9 @@ READ_SIZE = 65536
 BODY_EXCERPT = 2048
 #: Redirects followed for one request, at most.
 MAX_REDIRECTS = 5
+#: Times one request is sent again with a new token after a 401 or 403, at most.
+MAX_CHALLENGES = 3
+_CHALLENGES = frozenset((401, 403))
 #: Seconds ``close`` waits for the helper threads of ``run_bounded``: their work cannot be cut, and
 #: ends on its own (its socket timeouts), so close does not wait for it.
 HELPERS_JOIN = 0.5
@@ -241,7 +256,9 @@ class Exchange:
             WriteTimeout: the deadline passed first.
         """
         client = self._client
-        for _ in range(MAX_REDIRECTS + 1):
+        challenges = 0
+        hops = 0
+        while hops <= MAX_REDIRECTS:
             if self.cut_reason is not None:
                 raise self._cut_error()
             try:
@@ -262,10 +279,14 @@ class Exchange:
                 _release(response)
                 raise self._cut_error()
             status = response.status_code
+            if status in _CHALLENGES and challenges < MAX_CHALLENGES and self._answered(prepared, response):
+                challenges += 1
+                continue  # a new token is at hand: the same request again
             location = response.headers.get("Location")
             if status not in _REDIRECTS or location is None:
                 return response
             _release(response)
+            hops += 1
             target = urljoin(url, location)
             if not same_origin(url, target):  # a trick URL (user info, a backslash) counts as elsewhere
                 raise TransportError(
@@ -279,6 +300,41 @@ class Exchange:
             logger.debug("server %r: %s %s redirected (%d) to %s", client.name, method, url, status, target)
             url = target
         raise TransportError(f"{client.name}: {method} was redirected more than {MAX_REDIRECTS} times; not followed")
+
+    def _answered(self, prepared: requests.PreparedRequest, response: requests.Response) -> bool:
+        """Whether the auth object (``mcpsync.OAuth``) answered a 401 or 403 with a new token.
+
+        It gets the challenge, the credentials the request carried and the
+        deadline; it may refresh or obtain a token (within the deadline), or
+        raise (``AuthorizationRequired``: a person must log in). Other auth
+        objects are left alone: the answer is theirs to handle, or an error.
+        """
+        client = self._client
+        answer = getattr(client.auth, "answer_challenge", None)
+        if answer is None:
+            return False
+        try:
+            retry = bool(
+                answer(
+                    response.status_code,
+                    response.headers.get(WWW_AUTHENTICATE),
+                    prepared.headers.get("Authorization"),
+                    self.deadline,
+                    url=prepared.url,
+                    dpop_nonce=response.headers.get("DPoP-Nonce"),
+                )
+            )
+        except AuthorizationRequired as exc:
+            # What the server said comes first: its status, a short excerpt of its body, its hints.
+            said = self.status_error(response)
+            _release(response)
+            raise exc.after(str(said), said.body, said.auth_server) from None
+        except BaseException:
+            _release(response)
+            raise
+        if retry:
+            _release(response)
+        return retry
 
     def chunks(self, response: requests.Response) -> Iterator[bytes]:
         """The body as it arrives (decompressed), each chunk as soon as the socket has it.

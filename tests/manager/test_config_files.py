@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from mcpsync import ConfigurationError
+from mcpsync._core.paths import user_cache_dir, user_config_dir
 from mcpsync._manager.config_files import LoadedConfig, discover_config_files, load_config, parse_config
-from mcpsync._manager.paths import user_cache_dir, user_config_dir
 from mcpsync._wire.config import HTTPServerConfig, StdioServerConfig
 
 
@@ -542,7 +542,7 @@ def test_user_directories_on_each_platform(platform, environ, config_dir, cache_
 
 
 def test_the_data_directory_follows_xdg_and_macos():
-    from mcpsync._manager.paths import user_data_dir
+    from mcpsync._core.paths import user_data_dir
 
     assert user_data_dir(environ={"HOME": "/home/u"}, platform="linux") == Path("/home/u/.local/share/mcpsync")
     assert user_data_dir(environ={"HOME": "/h", "XDG_DATA_HOME": "/d"}, platform="linux") == Path("/d/mcpsync")

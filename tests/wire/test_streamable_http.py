@@ -212,12 +212,16 @@ def test_http_errors_carry_status_body_and_auth_hints(fake):
 
     fake.reroute(post)
     with connect() as client:
-        with pytest.raises(mcpsync.HTTPStatusError) as info:
+        with pytest.raises(mcpsync.AuthorizationRequired) as info:
             client.list_tools(timeout=T)
+        assert isinstance(info.value, mcpsync.HTTPStatusError)  # what a 401 was before OAuth: still caught so
         assert str(info.value) == (
-            'HTTP 401: token expired [WWW-Authenticate: Bearer resource_metadata="https://a/b"; Mcp-Auth-Server: https://auth]'
+            'HTTP 401: token expired [WWW-Authenticate: Bearer resource_metadata="https://a/b"; Mcp-Auth-Server: https://auth]: '
+            "mcp.test wants a login, and nobody is here to give it; log in once with: mcpsync login --url http://mcp.test/mcp"
         )
         assert info.value.status_code == 401 and info.value.www_authenticate.startswith("Bearer")
+        assert info.value.body == "token expired" and info.value.auth_server == "https://auth"
+        assert info.value.login_command == "mcpsync login --url http://mcp.test/mcp"
         with pytest.raises(mcpsync.HTTPStatusError, match=r"^HTTP 500: boom$"):
             client.ping(timeout=T)
 

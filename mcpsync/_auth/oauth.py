@@ -1,0 +1,669 @@
+"""``OAuth``: MCP's authorization for remote servers, as a ``requests``-style auth object.
+
+One ``OAuth`` holds the user's settings; each HTTP transport binds it to its
+server (``for_server``), and the ``ServerAuth`` it gets does the work:
+
+- **Every request** carries the server's token (``Authorization: Bearer``).
+  A token about to expire is refreshed first, with the refresh token.
+- **A ``401``** (the HTTP wire hands it to ``answer_challenge``): a token
+  another thread or process got meanwhile is taken; else the refresh token
+  is tried; else a grant that needs nobody (client credentials, a JWT
+  assertion: the subclasses in ``grants``) is run; else
+  ``AuthorizationRequired`` is raised, naming the server and the command to
+  log in. Nothing in a request's path ever waits for a person.
+- **A ``403`` with ``insufficient_scope``**: the same, asking for the union
+  of the scopes held and the scopes asked (step-up), a few times at most.
+- **A login** (``login``, which the session calls when someone is there, and
+  ``mcpsync login``): discovery (``discovery``), registration
+  (``registration``), the authorization-code flow with PKCE S256, ``state``
+  and ``resource``; the browser's answer comes back through the loopback
+  receiver, a pasted URL, or the ``on_authorize`` callable; its ``iss`` is
+  checked (RFC 9207) before the code goes to any token endpoint.
+
+Tokens are kept in the token store (``store``): the next run sends its token
+at once. No token, code, verifier or secret is ever logged or put in an
+exception's text.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+import time
+from typing import Any, Callable, Optional, Union
+from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
+
+from .._core.errors import AuthorizationError, AuthorizationRequired
+from .browser import LoopbackReceiver, present, someone_is_there
+from .challenge import Challenge, bearer_challenge
+from .discovery import Discovered, canonical_resource, discover
+from .dpop import DPoPKey, supports_dpop
+from .http import AUTH_TIMEOUT, AuthHTTP
+from .registration import Registrar
+from .store import FileTokenStore, TokenStore, client_key, server_key, token_key
+from .tokens import ClientInfo, expires_soon, record_from_response, request_token
+
+__all__ = ["LOGIN_TIMEOUT", "MAX_STEP_UPS", "OAuth", "ServerAuth"]
+
+logger = logging.getLogger("mcpsync.auth")
+
+#: Seconds a login waits for the person (the browser's redirect or a pasted URL), by default.
+LOGIN_TIMEOUT = 300.0
+#: Step-ups (403 insufficient_scope) tried for one request before it is an error.
+MAX_STEP_UPS = 3
+#: One login at a time in a process: prompts of several servers must not interleave.
+_LOGIN_LOCK = threading.Lock()
+_OFFLINE_ACCESS = "offline_access"
+
+
+class OAuth:
+    """MCP's OAuth 2.1 authorization for one or more HTTP servers: pass it as ``auth=``.
+
+    With no argument, what a person at a terminal or notebook needs: the
+    server's authorization server is discovered, a client registered, the
+    browser opened for the login, and the tokens kept for the next run.
+
+    Args:
+        client_id, client_secret: a client registered beforehand at the authorization server.
+        private_key: PEM text (or a path to a PEM file) of the key for ``private_key_jwt``
+            (ES256 for an EC key, RS256 for RSA; ``algorithm`` to choose another).
+        client_metadata_url: the HTTPS URL of your client ID metadata document, used as the
+            ``client_id`` where the authorization server supports them.
+        issuer: the authorization server the pre-registered client belongs to; another is refused.
+        scopes: scopes to ask for, besides those the server names.
+        redirect_uri: the redirect URI (registered with your client); default
+            ``http://127.0.0.1:<port>/callback`` on a free port, or ``redirect_port``.
+        on_authorize: a callable that takes the authorization URL and returns the URL the browser
+            was redirected to: for your own UI, and for tests. With it, no browser is opened.
+        store: where tokens and registrations are kept (default ``FileTokenStore()``;
+            ``MemoryTokenStore()`` for this process only).
+        interactive: whether a login may wait for a person: ``None`` (default) when there is a
+            terminal or a notebook, ``False`` never (raise ``AuthorizationRequired``), ``True`` always.
+        client_name: the name shown on the consent page, for dynamic registration.
+        login_timeout: seconds a login waits for the person.
+        token_endpoint_auth_method: force ``client_secret_basic``, ``client_secret_post``,
+            ``none`` or ``private_key_jwt`` rather than choosing from the server's metadata.
+        dpop: DPoP-bound tokens (RFC 9449): ``None`` (default) when the authorization server
+            supports ES256 proofs, ``True`` always (a server that does not is an error), ``False`` never.
+    """
+
+    #: Whether getting a token needs a person (the authorization-code flow); the grants do not.
+    needs_person = True
+
+    def __init__(
+        self,
+        *,
+        client_id: Optional[str] = None,
+        client_secret: Optional[str] = None,
+        private_key: Optional[str] = None,
+        algorithm: Optional[str] = None,
+        client_metadata_url: Optional[str] = None,
+        issuer: Optional[str] = None,
+        scopes: Union[str, list[str], tuple[str, ...], None] = None,
+        redirect_uri: Optional[str] = None,
+        redirect_port: Optional[int] = None,
+        on_authorize: Optional[Callable[[str], str]] = None,
+        store: Optional[TokenStore] = None,
+        interactive: Optional[bool] = None,
+        client_name: str = "mcpsync",
+        login_timeout: float = LOGIN_TIMEOUT,
+        token_endpoint_auth_method: Optional[str] = None,
+        dpop: Optional[bool] = None,
+    ) -> None:
+        self.client_id = client_id
+        self.dpop = dpop
+        self.private_key = _read_key(private_key)
+        self.algorithm = algorithm
+        self.scopes = _scopes(scopes)
+        self.redirect_uri = redirect_uri
+        self.redirect_port = redirect_port
+        self.on_authorize = on_authorize
+        self.store: TokenStore = store if store is not None else FileTokenStore()
+        self.interactive = interactive
+        self.login_timeout = login_timeout
+        self.registrar = Registrar(
+            client_id=client_id,
+            client_secret=client_secret,
+            private_key=self.private_key,
+            client_metadata_url=client_metadata_url,
+            issuer=issuer,
+            client_name=client_name,
+            auth_method=token_endpoint_auth_method,
+            store=self.store,
+        )
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(client_id={self.client_id!r}, store={self.store!r})"
+
+    def for_server(
+        self, url: str, name: str, *, session: Any = None, login_command: Optional[str] = None
+    ) -> ServerAuth:
+        """The auth of one server (what its HTTP client applies to each request)."""
+        return ServerAuth(self, url, name, session=session, login_command=login_command)
+
+    def obtain_without_person(
+        self,
+        server: ServerAuth,
+        http: AuthHTTP,
+        discovered: Discovered,
+        scopes: tuple[str, ...],
+        dpop: Optional[DPoPKey],
+    ) -> Optional[tuple[dict[str, Any], Optional[ClientInfo]]]:
+        """A token response from a grant that needs nobody (its token request with a proof of
+        ``dpop``, if given), and the client that got it; ``None`` here, where there is no such
+        grant (the subclasses in ``grants`` have one)."""
+        return None
+
+
+class ServerAuth:
+    """``OAuth`` bound to one MCP server: applied to each request, and told of each ``401``/``403``."""
+
+    def __init__(self, owner: OAuth, url: str, name: str, *, session: Any, login_command: Optional[str]) -> None:
+        self.owner = owner
+        self.url = url
+        self.name = name
+        self.session = session
+        self.login_command = login_command or f"mcpsync login --url {canonical_resource(url)}"
+        self._lock = threading.RLock()
+        self._discovered: Optional[Discovered] = None
+        self._last_header: Optional[str] = None
+        self._step_ups = 0
+        self._dpop_cache: Optional[tuple[Any, DPoPKey]] = None
+        self._token: Optional[dict[str, Any]] = self._stored_token()
+
+    # -- each request ----------------------------------------------------------------
+
+    def __call__(self, request: Any) -> Any:
+        """Put the token on ``request`` (a ``requests.PreparedRequest``), refreshing it first if it expires."""
+        token = self._token
+        if token is not None and expires_soon(token):
+            with self._lock:
+                token = self._token
+                if token is not None and expires_soon(token):
+                    try:
+                        self._refresh(time.monotonic() + AUTH_TIMEOUT)
+                    except AuthorizationError as exc:
+                        logger.info("server %r: refreshing the token failed: %s", self.name, exc)
+                    token = self._token
+        if token is not None:
+            request.headers["Authorization"] = self._header_value(token)
+            key = self._dpop_key(token)
+            if key is not None:
+                request.headers["DPoP"] = key.proof(request.method, request.url, token["access_token"])
+        return request
+
+    @staticmethod
+    def _header_value(token: dict[str, Any]) -> str:
+        scheme = "DPoP" if str(token.get("token_type")).lower() == "dpop" else "Bearer"
+        return f"{scheme} {token['access_token']}"
+
+    def _dpop_key(self, token: dict[str, Any]) -> Optional[DPoPKey]:
+        """The key a DPoP token is bound to (made once from the record), ``None`` for a bearer token."""
+        stored = token.get("dpop_key")
+        if not stored:
+            return None
+        cached = self._dpop_cache
+        if cached is None or cached[0] is not stored:
+            cached = self._dpop_cache = (stored, DPoPKey(stored))
+        return cached[1]
+
+    def _new_dpop_key(self, discovered: Discovered) -> Optional[DPoPKey]:
+        """A key for the next token, if DPoP is to be used with this authorization server."""
+        wanted, supported = self.owner.dpop, supports_dpop(discovered.server.metadata)
+        if wanted is True and not supported:
+            raise AuthorizationError(
+                f"{self.name}: DPoP was asked for, and the authorization server {discovered.server.issuer} "
+                "does not take ES256 proofs (dpop_signing_alg_values_supported)",
+                server=self.name,
+            )
+        return DPoPKey() if supported and wanted is not False else None
+
+    # -- 401 and 403 ------------------------------------------------------------------
+
+    def answer_challenge(
+        self,
+        status: int,
+        header: Optional[str],
+        sent: Optional[str],
+        deadline: float,
+        *,
+        url: str = "",
+        dpop_nonce: Optional[str] = None,
+    ) -> bool:
+        """Whether the request should be sent again (a new token is at hand, or the nonce a DPoP
+        server asked for), after a ``401`` or ``403``.
+
+        Raises:
+            AuthorizationRequired: a person must log in (or give more scopes).
+            AuthorizationError: a refusal, or a grant failed.
+        """
+        challenge = bearer_challenge(header)
+        with self._lock:
+            self._last_header = header
+            current = self._token
+            if current is not None and sent != self._header_value(current):
+                return True  # another thread got a new token while this request was out
+            key = self._dpop_key(current) if current is not None else None
+            if key is not None and challenge is not None and challenge.get("error") == "use_dpop_nonce" and dpop_nonce:
+                key.remember_nonce(url or self.url, dpop_nonce)
+                return True
+            stored = self._stored_token()
+            if stored is not None and (current is None or stored["access_token"] != current["access_token"]):
+                self._token = stored  # another process (mcpsync login) got one
+                return True
+            if status == 403:
+                return self._step_up(challenge, header, deadline)
+            if current is not None and current.get("answered_401"):
+                # A token got in answer to a 401 is refused too: its authorization server is not (or no
+                # longer) one the server trusts. No refresh there again: a grant needing nobody ends
+                # here, a person logs in anew (the login discovers the authorization server again).
+                if not self.owner.needs_person:
+                    raise AuthorizationError(
+                        f"{self.name}: the server refused with {status} the token {current['issuer']} "
+                        "had just issued in answer to its 401; not tried again",
+                        server=self.name,
+                        error=challenge.get("error") if challenge else None,
+                    )
+                self._forget_token()
+                raise self._required(401, header, challenge.scopes if challenge else ())
+            if current is not None and current.get("refresh_token") and self._refresh(deadline, answering=True):
+                return True
+            if current is not None:
+                self._forget_token()
+            if not self.owner.needs_person:
+                scopes = self._scopes_for(challenge, self._discover(deadline, challenge))
+                self._obtain(deadline, challenge, scopes, answering=True)
+                return True
+            raise self._required(401, header, challenge.scopes if challenge else ())
+
+    def _step_up(self, challenge: Optional[Challenge], header: Optional[str], deadline: float) -> bool:
+        if challenge is None or challenge.get("error") != "insufficient_scope":
+            return False  # a plain 403: not ours to answer
+        token = self._token or {}
+        held = tuple(str(token.get("scope") or "").split())
+        asked = tuple(str(token.get("requested_scope") or "").split())
+        wanted = _union(held, challenge.scopes, self.owner.scopes)
+        self._step_ups += 1
+        if self._step_ups > MAX_STEP_UPS or (self._token is not None and set(challenge.scopes) <= set(asked)):
+            # Asked for already, and not granted (or granted, and still refused): another login is no use.
+            raise AuthorizationError(
+                f"{self.name}: the server still refuses with insufficient_scope (asking for "
+                f"{' '.join(challenge.scopes) or 'no scope it names'}) after {self._step_ups - 1} step-up(s) "
+                f"with the scopes {' '.join(held) or '(none)'}; not tried again",
+                server=self.name,
+                error="insufficient_scope",
+            )
+        if not self.owner.needs_person:
+            self._obtain(deadline, challenge, wanted, answering=False)
+            return True
+        raise self._required(403, header, wanted)
+
+    def _required(self, status: int, header: Optional[str], scopes: tuple[str, ...]) -> AuthorizationRequired:
+        why = "more scopes" if status == 403 else "a login"
+        what = f" ({' '.join(scopes)})" if scopes else ""
+        return AuthorizationRequired(
+            f"{self.name} wants {why}{what}, and nobody is here to give it; log in once with: {self.login_command}",
+            server=self.name,
+            status_code=status,
+            www_authenticate=header,
+            login_command=self.login_command,
+            scopes=scopes,
+        )
+
+    # -- getting tokens ----------------------------------------------------------------
+
+    def _discover(self, deadline: float, challenge: Optional[Challenge]) -> Discovered:
+        with AuthHTTP(self.name, self.url, deadline=deadline, session=self.session) as http:
+            discovered = discover(http, self.url, challenge)
+        if self._discovered is not None and self._discovered.server.issuer != discovered.server.issuer:
+            logger.info(
+                "server %r: its authorization server moved from %s to %s",
+                self.name,
+                self._discovered.server.issuer,
+                discovered.server.issuer,
+            )
+        self._discovered = discovered
+        return discovered
+
+    def _scopes_for(
+        self, challenge: Optional[Challenge], discovered: Discovered, extra: tuple[str, ...] = ()
+    ) -> tuple[str, ...]:
+        """The spec's scope choice: the challenge's, else the resource's ``scopes_supported``; and the user's."""
+        asked = challenge.scopes if challenge is not None and challenge.scopes else discovered.scopes_supported
+        scopes = _union(asked, self.owner.scopes, extra)
+        if scopes and discovered.server.supports("scopes_supported", _OFFLINE_ACCESS) and self.owner.needs_person:
+            scopes = _union(scopes, (_OFFLINE_ACCESS,))
+        return scopes
+
+    def _obtain(
+        self, deadline: float, challenge: Optional[Challenge], scopes: tuple[str, ...], *, answering: bool
+    ) -> None:
+        """Run the grant that needs nobody, and keep its token (``answering``: a 401 asked for it)."""
+        discovered = self._discovered or self._discover(deadline, challenge)
+        token_endpoint = discovered.server.endpoint("token_endpoint")
+        if token_endpoint is None:
+            raise AuthorizationError(f"{self.name}: the authorization server names no token endpoint", server=self.name)
+        key = self._new_dpop_key(discovered)
+        with AuthHTTP(self.name, self.url, deadline=deadline, session=self.session) as http:
+            obtained = self.owner.obtain_without_person(self, http, discovered, scopes, key)
+        if obtained is None:
+            raise self._required(401, self._last_header, scopes)
+        response, client = obtained
+        self._keep(response, discovered, token_endpoint, scopes, client, answering=answering, dpop=key)
+
+    def _refresh(self, deadline: float, *, answering: bool = False) -> bool:
+        """Refresh the token; ``False`` if there is no refresh token or the server refused it.
+        ``answering``: a 401 asked for it (see ``answer_challenge``)."""
+        token = self._token
+        if token is None or not token.get("refresh_token") or not token.get("token_endpoint"):
+            return False
+        client = self._client_for(token["issuer"], token.get("client_id"), token.get("client_auth_method"))
+        form = {"grant_type": "refresh_token", "refresh_token": token["refresh_token"], "resource": token["resource"]}
+        with AuthHTTP(self.name, self.url, deadline=deadline, session=self.session) as http:
+            try:
+                key = self._dpop_key(token)
+                response = request_token(
+                    http,
+                    token["token_endpoint"],
+                    client,
+                    form,
+                    private_key=self.owner.private_key,
+                    algorithm=self.owner.algorithm,
+                    dpop=key,
+                )
+            except AuthorizationError as exc:
+                if exc.error is None:
+                    raise  # not a refusal: the server could not be asked
+                logger.info("server %r: the refresh token was refused (%s)", self.name, exc.error)
+                self._forget_token()
+                return False
+        record = record_from_response(
+            response,
+            issuer=token["issuer"],
+            resource=token["resource"],
+            token_endpoint=token["token_endpoint"],
+            client=client,
+            scopes=tuple(str(token.get("requested_scope") or token.get("scope") or "").split()),
+            previous=token,
+            dpop=key,
+        )
+        record["answered_401"] = answering
+        self._save(record)
+        logger.info("server %r: token refreshed", self.name)
+        return True
+
+    def _client_for(self, issuer: str, client_id: Optional[str], auth_method: Optional[str]) -> Optional[ClientInfo]:
+        """The client that got a token, for its refresh: the user's, or the registration kept for ``issuer``."""
+        registrar = self.owner.registrar
+        if registrar.client_id is not None and registrar.client_id == client_id:
+            method = (
+                auth_method or registrar.auth_method or ("client_secret_basic" if registrar.client_secret else "none")
+            )
+            return ClientInfo(registrar.client_id, registrar.client_secret, method)
+        stored = self.owner.store.load(client_key(issuer))
+        known = ClientInfo.from_store(stored) if stored else None
+        if known is not None and known.client_id == client_id:
+            return known
+        return ClientInfo(client_id, None, auth_method or "none") if client_id else None
+
+    # -- the login ---------------------------------------------------------------------
+
+    def can_login(self) -> bool:
+        """Whether a login may wait for a person now (or ``on_authorize`` stands in for one)."""
+        owner = self.owner
+        if not owner.needs_person:
+            return False
+        if owner.on_authorize is not None or owner.interactive is True:
+            return True
+        return owner.interactive is None and someone_is_there()
+
+    def login(self, reason: Optional[AuthorizationRequired] = None) -> None:
+        """Run the authorization-code flow now, and keep its token (see the module docstring).
+
+        ``reason``: the ``AuthorizationRequired`` that asked for it (its challenge and scopes).
+
+        Raises:
+            AuthorizationRequired: nobody answered in time, or nobody can (no person, no callable).
+            AuthorizationError: a refusal or a failed step (the text says which).
+        """
+        header = reason.www_authenticate if reason is not None else self._last_header
+        challenge = bearer_challenge(header)
+        with _LOGIN_LOCK, self._lock:
+            discovered = self._discover(time.monotonic() + AUTH_TIMEOUT, challenge)
+            extra = reason.scopes if reason is not None else ()
+            held = tuple((self._token or {}).get("scope", "").split()) if extra else ()
+            scopes = self._scopes_for(challenge, discovered, _union(extra, held))
+            record = self._authorization_code_flow(discovered, scopes)
+            self._save(record)
+            self._step_ups = 0
+        logger.info("server %r: logged in at %s", self.name, discovered.server.issuer)
+
+    def _authorization_code_flow(self, discovered: Discovered, scopes: tuple[str, ...]) -> dict[str, Any]:
+        from authlib.oauth2.rfc7636 import create_s256_code_challenge
+
+        name, server, owner = self.name, discovered.server, self.owner
+        methods = server.metadata.get("code_challenge_methods_supported")
+        if not isinstance(methods, list) or "S256" not in methods:
+            raise AuthorizationError(
+                f"{name}: the authorization server {server.issuer} does not say it supports PKCE with S256 "
+                f"(code_challenge_methods_supported: {methods!r}); refused",
+                server=name,
+            )
+        authorization_endpoint = server.endpoint("authorization_endpoint")
+        token_endpoint = server.endpoint("token_endpoint")
+        if authorization_endpoint is None or token_endpoint is None:
+            raise AuthorizationError(
+                f"{name}: the authorization server {server.issuer} names no authorization or token endpoint",
+                server=name,
+            )
+        if owner.on_authorize is None and not self.can_login():
+            raise self._required(401, self._last_header, scopes)
+        state = secrets.token_urlsafe(32)
+        verifier = secrets.token_urlsafe(64)
+        with self._receiver(server.issuer, state) as receiver:
+            redirect_uri = owner.redirect_uri or receiver.redirect_uri
+            with AuthHTTP(name, self.url, deadline=time.monotonic() + AUTH_TIMEOUT, session=self.session) as http:
+                client = owner.registrar.client(http, server, redirect_uri, ("authorization_code", "refresh_token"))
+            params = {
+                "response_type": "code",
+                "client_id": client.client_id,
+                "redirect_uri": redirect_uri,
+                "state": state,
+                "code_challenge": create_s256_code_challenge(verifier),
+                "code_challenge_method": "S256",
+                "resource": discovered.resource,
+            }
+            if scopes:
+                params["scope"] = " ".join(scopes)
+            url = _add_query(authorization_endpoint, params)
+            logger.info("server %r: authorization needed at %s", name, server.issuer)
+            if owner.on_authorize is not None:
+                redirected = owner.on_authorize(url)
+            else:
+                redirected = present(url, receiver, name, owner.login_timeout)
+        code = self._code_from(redirected, state, server.issuer, server.metadata)
+        form = {
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": redirect_uri,
+            "code_verifier": verifier,
+            "resource": discovered.resource,
+        }
+        key = self._new_dpop_key(discovered)
+        with AuthHTTP(name, self.url, deadline=time.monotonic() + AUTH_TIMEOUT, session=self.session) as http:
+            response = request_token(
+                http, token_endpoint, client, form, private_key=owner.private_key, algorithm=owner.algorithm, dpop=key
+            )
+        return record_from_response(
+            response,
+            dpop=key,
+            issuer=server.issuer,
+            resource=discovered.resource,
+            token_endpoint=token_endpoint,
+            client=client,
+            scopes=scopes,
+            previous=self._token,
+        )
+
+    def _receiver(self, issuer: str, state: str) -> LoopbackReceiver:
+        """The loopback receiver, on the port of the registration kept for ``issuer`` if there is one."""
+        owner = self.owner
+        port = owner.redirect_port or 0
+        if owner.redirect_uri is not None:
+            parts = urlsplit(owner.redirect_uri)
+            fixed = (parts.port or 0) if parts.hostname == "127.0.0.1" else 0
+            return LoopbackReceiver(state, fixed, parts.path or "/")
+        if not port and owner.registrar.client_id is None:
+            stored = owner.store.load(client_key(issuer)) or {}
+            registered = stored.get("redirect_uri")
+            if isinstance(registered, str) and registered.startswith("http://127.0.0.1:"):
+                port = urlsplit(registered).port or 0
+        try:
+            return LoopbackReceiver(state, port)
+        except OSError:
+            logger.info("server %r: port %d is taken; the login uses another (and registers again)", self.name, port)
+            return LoopbackReceiver(state, 0)
+
+    def _code_from(self, redirected: str, state: str, issuer: str, metadata: dict[str, Any]) -> str:
+        """The authorization code of the redirect, once ``state`` and ``iss`` check out (RFC 9207 §2.4)."""
+        name = self.name
+        if not isinstance(redirected, str) or not redirected:
+            raise AuthorizationRequired(f"{name}: the login gave no redirect URL; nothing was authorized", server=name)
+        query = parse_qs(urlsplit(redirected.strip()).query)
+
+        def one(key: str) -> Optional[str]:
+            values = query.get(key)
+            return values[0] if values else None
+
+        if one("state") != state:
+            raise AuthorizationError(
+                f"{name}: the redirect's state does not match the login's; refused (not the login we started)",
+                server=name,
+            )
+        iss = one("iss")
+        if iss is not None and iss != issuer:
+            raise AuthorizationError(
+                f"{name}: the redirect came from the issuer {iss!r}, not {issuer!r}; refused before the token request",
+                server=name,
+            )
+        if iss is None and metadata.get("authorization_response_iss_parameter_supported") is True:
+            raise AuthorizationError(
+                f"{name}: the authorization server says it names itself in redirects (iss), and this one "
+                "does not; refused before the token request",
+                server=name,
+            )
+        error = one("error")
+        if error is not None:
+            description = one("error_description") or ""
+            raise AuthorizationError(
+                f"{name}: the authorization server refused: {error}{': ' + description[:300] if description else ''}",
+                server=name,
+                error=error,
+            )
+        code = one("code")
+        if not code:
+            raise AuthorizationError(f"{name}: the redirect carries no authorization code", server=name)
+        return code
+
+    # -- keeping tokens ----------------------------------------------------------------
+
+    def _keep(
+        self,
+        response: dict[str, Any],
+        discovered: Discovered,
+        token_endpoint: str,
+        scopes: tuple[str, ...],
+        client: Optional[ClientInfo],
+        *,
+        answering: bool,
+        dpop: Optional[DPoPKey],
+    ) -> None:
+        record = record_from_response(
+            response,
+            dpop=dpop,
+            issuer=discovered.server.issuer,
+            resource=discovered.resource,
+            token_endpoint=token_endpoint,
+            client=client,
+            scopes=scopes,
+            previous=self._token,
+        )
+        record["answered_401"] = answering
+        self._save(record)
+
+    def _save(self, record: dict[str, Any]) -> None:
+        store = self.owner.store
+        store.save(token_key(record["resource"], record["issuer"]), record)
+        store.save(
+            server_key(canonical_resource(self.url)), {"resource": record["resource"], "issuer": record["issuer"]}
+        )
+        self._token = record
+
+    def _stored_token(self) -> Optional[dict[str, Any]]:
+        store = self.owner.store
+        where = store.load(server_key(canonical_resource(self.url)))
+        if not where or not isinstance(where.get("resource"), str) or not isinstance(where.get("issuer"), str):
+            return None
+        record = store.load(token_key(where["resource"], where["issuer"]))
+        if not record or not isinstance(record.get("access_token"), str):
+            return None
+        return record
+
+    def _forget_token(self) -> None:
+        token = self._token
+        self._token = None
+        if token is not None:
+            self.owner.store.delete(token_key(token["resource"], token["issuer"]))
+
+    def status(self) -> Optional[dict[str, Any]]:
+        """What is known of this server's login, without any secret: issuer, scopes, expiry
+        (epoch seconds or ``None``), whether there is a refresh token; ``None`` when not logged in."""
+        token = self._token or self._stored_token()
+        if token is None:
+            return None
+        return {
+            "issuer": token.get("issuer"),
+            "resource": token.get("resource"),
+            "scopes": str(token.get("scope") or "").split(),
+            "expires_at": token.get("expires_at"),
+            "refresh_token": bool(token.get("refresh_token")),
+        }
+
+    def logout(self) -> bool:
+        """Forget this server's tokens (here and in the store); whether there were any."""
+        with self._lock:
+            token = self._token or self._stored_token()
+            self._token = token
+            self._forget_token()
+            self.owner.store.delete(server_key(canonical_resource(self.url)))
+            return token is not None
+
+
+def _scopes(value: Union[str, list[str], tuple[str, ...], None]) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return tuple(value.split())
+    return tuple(value)
+
+
+def _union(*groups: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(s for group in groups for s in group))
+
+
+def _add_query(url: str, params: dict[str, str]) -> str:
+    parts = urlsplit(url)
+    query = parts.query + ("&" if parts.query else "") + urlencode(params)
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, query, parts.fragment))
+
+
+def _read_key(value: Optional[str]) -> Optional[str]:
+    """PEM text as given, or read from the file it names."""
+    if value is None or "-----BEGIN" in value:
+        return value
+    try:
+        with open(value, encoding="utf-8") as file:
+            return file.read()
+    except OSError as exc:
+        raise AuthorizationError(f"the private key file {value!r} cannot be read: {exc.strerror}") from None

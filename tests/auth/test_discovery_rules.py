@@ -1,0 +1,134 @@
+"""The pure rules of authorization: challenges, discovery URLs, resource and endpoint checks, token records."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from mcpsync import AuthorizationError
+from mcpsync._auth.challenge import bearer_challenge, parse_www_authenticate
+from mcpsync._auth.discovery import (
+    authorization_server_metadata_urls,
+    canonical_resource,
+    check_endpoint,
+    resource_covers,
+    resource_metadata_urls,
+)
+from mcpsync._auth.tokens import choose_auth_method, expires_soon
+
+
+def test_a_bearer_challenge_gives_its_parameters():
+    header = 'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource", scope="files:read files:write"'
+    challenge = bearer_challenge(header)
+    assert challenge is not None and challenge.scheme == "bearer"
+    assert challenge.get("resource_metadata") == "https://mcp.example.com/.well-known/oauth-protected-resource"
+    assert challenge.scopes == ("files:read", "files:write")
+
+
+def test_several_challenges_in_one_header_and_dpop_is_preferred():
+    header = 'Basic realm="x", Bearer error="insufficient_scope", scope="w", DPoP algs="ES256", error="use_dpop_nonce"'
+    schemes = [c.scheme for c in parse_www_authenticate(header)]
+    assert schemes == ["basic", "bearer", "dpop"]
+    chosen = bearer_challenge(header)
+    assert chosen is not None and chosen.scheme == "dpop" and chosen.get("error") == "use_dpop_nonce"
+
+
+def test_quoted_strings_unescape_and_names_ignore_case():
+    challenge = bearer_challenge('Bearer Scope="a \\"b\\"", ERROR=invalid_token')
+    assert challenge is not None
+    assert challenge.get("scope") == 'a "b"' and challenge.get("error") == "invalid_token"
+
+
+@pytest.mark.parametrize("header", ["", "Bearer", 'Bearer scope="unclosed', "garbage ===", ",,,", "Negotiate abc=="])
+def test_unreadable_or_bare_headers_never_raise(header):
+    parse_www_authenticate(header)
+    challenge = bearer_challenge(header)
+    assert challenge is None or challenge.scheme == "bearer"
+
+
+def test_resource_metadata_is_looked_for_in_the_specs_order():
+    assert resource_metadata_urls("https://example.com/public/mcp", None) == [
+        "https://example.com/.well-known/oauth-protected-resource/public/mcp",
+        "https://example.com/.well-known/oauth-protected-resource",
+    ]
+    assert resource_metadata_urls("https://example.com/mcp", "https://example.com/prm") == [
+        "https://example.com/prm",
+        "https://example.com/.well-known/oauth-protected-resource/mcp",
+        "https://example.com/.well-known/oauth-protected-resource",
+    ]
+    assert resource_metadata_urls("https://example.com", None) == [
+        "https://example.com/.well-known/oauth-protected-resource"
+    ]
+
+
+def test_authorization_server_metadata_is_looked_for_in_the_specs_order():
+    assert authorization_server_metadata_urls("https://auth.example.com/tenant1") == [
+        "https://auth.example.com/.well-known/oauth-authorization-server/tenant1",
+        "https://auth.example.com/.well-known/openid-configuration/tenant1",
+        "https://auth.example.com/tenant1/.well-known/openid-configuration",
+    ]
+    assert authorization_server_metadata_urls("https://auth.example.com") == [
+        "https://auth.example.com/.well-known/oauth-authorization-server",
+        "https://auth.example.com/.well-known/openid-configuration",
+    ]
+
+
+@pytest.mark.parametrize(
+    "resource, server, covers",
+    [
+        ("https://mcp.example.com/mcp", "https://mcp.example.com/mcp", True),
+        ("https://mcp.example.com", "https://mcp.example.com/mcp", True),
+        ("https://MCP.example.com/", "https://mcp.example.com/mcp", True),
+        ("https://mcp.example.com/mcp", "https://mcp.example.com/mcp/", True),
+        ("https://mcp.example.com/mc", "https://mcp.example.com/mcp", False),
+        ("https://mcp.example.com/other", "https://mcp.example.com/mcp", False),
+        ("https://evil.example.com/mcp", "https://mcp.example.com/mcp", False),
+        ("http://mcp.example.com/mcp", "https://mcp.example.com/mcp", False),
+        ("https://mcp.example.com:8443/mcp", "https://mcp.example.com/mcp", False),
+    ],
+)
+def test_a_resource_covers_its_server_and_its_subpaths_only(resource, server, covers):
+    assert resource_covers(resource, server) is covers
+
+
+def test_the_canonical_resource_drops_what_is_not_the_server():
+    assert (
+        canonical_resource("HTTPS://MCP.Example.com:8443/Server/MCP?x=1#f") == "https://mcp.example.com:8443/Server/MCP"
+    )
+    assert canonical_resource("https://mcp.example.com/") == "https://mcp.example.com"
+
+
+@pytest.mark.parametrize(
+    "url", ["https://auth.example.com/token", "http://127.0.0.1:9/token", "http://localhost/t", "http://[::1]:80/t"]
+)
+def test_https_or_loopback_endpoints_are_accepted(url):
+    assert check_endpoint(url, "token endpoint", "s") == url
+
+
+@pytest.mark.parametrize(
+    "url", ["http://auth.example.com/token", "ftp://127.0.0.1/token", "https:///token", "javascript:alert(1)"]
+)
+def test_other_endpoints_are_refused(url):
+    with pytest.raises(AuthorizationError, match="not HTTPS"):
+        check_endpoint(url, "token endpoint", "s")
+
+
+def test_the_token_endpoint_auth_method_follows_the_server_and_what_the_client_holds():
+    both = ["client_secret_basic", "client_secret_post", "none", "private_key_jwt"]
+    assert choose_auth_method(both, secret=True, key=False) == "client_secret_basic"
+    assert choose_auth_method(["client_secret_post"], secret=True, key=False) == "client_secret_post"
+    assert choose_auth_method(None, secret=True, key=False) == "client_secret_basic"  # RFC 8414's default
+    assert choose_auth_method(both, secret=False, key=False) == "none"
+    assert choose_auth_method(both, secret=False, key=True) == "private_key_jwt"
+    with pytest.raises(AuthorizationError, match="private_key_jwt"):
+        choose_auth_method(["client_secret_basic"], secret=False, key=True)
+
+
+def test_a_token_is_refreshed_near_its_expiry_and_a_short_one_at_half_its_life():
+    now = time.time()
+    assert not expires_soon({"expires_at": now + 3600, "obtained_at": now})
+    assert expires_soon({"expires_at": now + 30, "obtained_at": now - 3570})
+    assert not expires_soon({"expires_at": now + 20, "obtained_at": now - 5})  # 25 s life: at half of it
+    assert expires_soon({"expires_at": now + 10, "obtained_at": now - 15})
+    assert not expires_soon({"expires_at": None})

@@ -1,0 +1,105 @@
+"""``mcpsync login``, ``logout`` and ``auth``, run as a person would, against the test authorization server.
+
+The login runs in a real subprocess with no browser (as over SSH): it prints
+the link, the test plays the browser (``approve``) and pastes the address the
+browser ended on, as the person would.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from mcpsync.testing.oauth import OAuthTestServer
+from tests.edges.test_cli import COMMAND_TIMEOUT, run
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("MCPSYNC_CONFIG", "DISPLAY", "WAYLAND_DISPLAY")}
+    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / "config"), XDG_DATA_HOME=str(home / "data"))
+    env["SSH_CONNECTION"] = "10.0.0.1 5000 10.0.0.2 22"  # no browser to open: the link is printed
+    return env
+
+
+def login(home: Path, server: OAuthTestServer) -> subprocess.CompletedProcess[str]:
+    """``mcpsync login --url``, answering its prompt with the address the browser ends on."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mcpsync", "login", "--url", server.url],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=home,
+        env=_env(home),
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    seen: list[str] = []
+
+    def read() -> None:
+        assert process.stderr is not None
+        for line in process.stderr:
+            lines.put(line)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        while True:
+            line = lines.get(timeout=COMMAND_TIMEOUT)
+            seen.append(line)
+            if line.startswith("  http"):
+                break
+        assert process.stdin is not None
+        process.stdin.write(server.approve(line.strip()) + "\n")
+        process.stdin.flush()
+        out, _ = process.communicate(timeout=COMMAND_TIMEOUT)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(5)
+    reader.join(5)
+    while not lines.empty():
+        seen.append(lines.get())
+    return subprocess.CompletedProcess(process.args, process.returncode, out, "".join(seen))
+
+
+def test_login_then_commands_use_the_kept_token_then_logout(tmp_path: Path) -> None:
+    with OAuthTestServer() as server:
+        done = login(tmp_path, server)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith(
+            f"inline: logged in at {server.issuer} (scopes: read offline_access; expires in 60 min)"
+        )
+        assert "open this link in a browser" in done.stderr
+
+        tools = run(tmp_path, "--url", server.url, "tools", trust=False)
+        assert tools.returncode == 0, tools.stderr
+        assert "echo" in tools.stdout
+
+        status = run(tmp_path, "auth", trust=False)
+        assert status.returncode == 0
+        assert server.url in status.stdout and server.issuer in status.stdout and "read offline_access" in status.stdout
+        assert not any(token in status.stdout for token in server.access_tokens)
+
+        out = run(tmp_path, "logout", "--url", server.url, trust=False)
+        assert out.stdout.strip() == "inline: logged out"
+        again = run(tmp_path, "--url", server.url, "tools", trust=False)
+        assert again.returncode == 1
+        assert f"log in once with: mcpsync login --url {server.url}" in again.stderr
+        assert len(server.requests_to("/authorize")) == 1
+
+
+def test_auth_with_nothing_stored_says_so(tmp_path: Path) -> None:
+    out = run(tmp_path, "auth", trust=False)
+    assert out.returncode == 0 and out.stdout.startswith("no stored logins")
+
+
+@pytest.mark.parametrize("command", ["login", "logout"])
+def test_login_and_logout_need_an_http_server(tmp_path: Path, command: str) -> None:
+    out = run(tmp_path, "--stdio", "python -m mcpsync.testing", command, trust=False)
+    assert out.returncode == 2 and "stdio server" in out.stderr
