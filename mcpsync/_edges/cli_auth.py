@@ -39,7 +39,10 @@ def _server(args: argparse.Namespace) -> HTTPServerConfig:
 
 def _login(args: argparse.Namespace, out: TextIO, store: TokenStore) -> int:
     server = _server(args)
-    auth = OAuth(store=store, interactive=True)
+    settings = server.oauth_options
+    if settings is None:
+        raise UsageError(f"{server.display_name}: its configuration turns OAuth off (oauth.enabled: false)")
+    auth = OAuth(store=store, interactive=True, **settings)
     auth.for_server(server.url, server.display_name).logout()
     timeout = args.timeout if args.timeout is not None else server.timeout
     with connect(server, auth=auth, timeout=timeout) as client:

@@ -107,6 +107,7 @@ _EXPECTED = {
     "timeout": "a positive number of milliseconds",
     "inheritEnv": "true or false",
     "maxMessageSize": "a positive whole number of bytes",
+    "oauth": "an object of OAuth settings (clientId, clientSecret, scopes, callbackPort, ...)",
 }
 #: The longest value an error message quotes.
 _SHOW_LIMIT = 60
@@ -340,6 +341,11 @@ def _expand_entry(raw: Mapping[str, Any], environ: Mapping[str, str], where: str
     for key in ("env", "headers"):
         if key in entry:
             entry[key] = {k: _expand(v, environ, f"{where}: {key}.{k}") for k, v in entry[key].items()}
+    if isinstance(entry.get("oauth"), dict):  # a client secret belongs in the environment, not the file
+        entry["oauth"] = {
+            k: _expand(v, environ, f"{where}: oauth.{k}") if isinstance(v, str) else v
+            for k, v in entry["oauth"].items()
+        }
     return entry
 
 

@@ -18,6 +18,7 @@ from typing import Any, Optional
 from .._core.errors import MCPError, TransportClosed
 from .._core.timeouts import Timeout
 from .._session.client import Client
+from .._session.connect import transport_auth
 from .._session.models import Tool
 from .._wire import create_transport
 from .._wire.config import HTTPServerConfig, ServerConfig
@@ -152,7 +153,12 @@ class Supervision:
                 self._connection_lost(server, holder[0])
 
         server.wake.clear()
-        client = Client(create_transport(server.config), on_list_changed=on_list_changed, on_close=on_close, **options)
+        client = Client(
+            create_transport(server.config, **_transport_options(server.entry)),
+            on_list_changed=on_list_changed,
+            on_close=on_close,
+            **options,
+        )
         holder.append(client)
         with self._lock:
             closing = self._closing
@@ -282,3 +288,18 @@ class Supervision:
         self._save_tools(server, tools)
         self._announce_tools()
         return True
+
+
+def _transport_options(entry: ServerEntry) -> dict[str, Any]:
+    """An HTTP server's auth from its ``oauth`` settings, and, for a server of a file, the login
+    command that names it (``mcpsync login NAME``; else the default, ``--url``)."""
+    config = entry.config
+    if not isinstance(config, HTTPServerConfig):
+        return {}
+    options: dict[str, Any] = {}
+    if not entry.source.startswith("<"):  # "<dict>", "<command line>": no file to find the name in
+        options["login_command"] = f"mcpsync login {entry.name}"
+    auth = transport_auth(config)
+    if auth is not None:
+        options["auth"] = auth
+    return options

@@ -12,12 +12,25 @@ from .._wire import create_transport
 from .._wire.config import HTTPServerConfig, server_config_from
 from .client import Client
 
-__all__ = ["SSE_FALLBACK_STATUSES", "connect"]
+__all__ = ["SSE_FALLBACK_STATUSES", "connect", "transport_auth"]
 
 logger = logging.getLogger("mcpsync.client")
 
 #: Answers to our first POST that mean "this is an HTTP+SSE (2024-11-05) server".
 SSE_FALLBACK_STATUSES = (400, 404, 405)
+
+
+def transport_auth(config: HTTPServerConfig, auth: Any = None) -> Any:
+    """The ``auth=`` of the transport of ``config``: the caller's; else an ``OAuth`` of the config's
+    ``oauth`` settings (``False``, no auth at all, when they turn it off); else ``None``: the default."""
+    if auth is not None or config.oauth is None:
+        return auth
+    options = config.oauth_options
+    if options is None:
+        return False
+    from .._auth import OAuth
+
+    return OAuth(**options)
 
 
 def connect(
@@ -51,10 +64,12 @@ def connect(
     """
     config = server_config_from(target, name)
     transport_options: dict[str, Any] = {}
-    if auth is not None:
-        if not isinstance(config, HTTPServerConfig):
-            raise ConfigurationError(f"{config.display_name}: auth= is for HTTP servers; a stdio server takes env=")
-        transport_options["auth"] = auth
+    if auth is not None and not isinstance(config, HTTPServerConfig):
+        raise ConfigurationError(f"{config.display_name}: auth= is for HTTP servers; a stdio server takes env=")
+    if isinstance(config, HTTPServerConfig):
+        chosen = transport_auth(config, auth)
+        if chosen is not None:
+            transport_options["auth"] = chosen
     client = Client(create_transport(config, **transport_options), **client_kwargs)
     try:
         client.initialize(timeout=timeout)

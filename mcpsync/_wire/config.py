@@ -8,6 +8,7 @@ configuration (the ``mcpServers`` entries other MCP clients write)
 
 from __future__ import annotations
 
+import difflib
 import os
 import shlex
 from collections.abc import Mapping, Sequence
@@ -28,6 +29,19 @@ __all__ = [
 ]
 
 HTTP_TYPES = ("http", "sse")
+#: The members of an entry's ``oauth`` object that mcpsync uses, and the ``mcpsync.OAuth`` argument each sets.
+OAUTH_SETTINGS = {
+    "clientId": "client_id",
+    "clientSecret": "client_secret",
+    "scopes": "scopes",
+    "redirectUri": "redirect_uri",
+    "callbackPort": "redirect_port",
+    "clientMetadataUrl": "client_metadata_url",
+    "issuer": "issuer",
+    "dpop": "dpop",
+}
+#: Members other clients write that mcpsync has no use for: it discovers the endpoints.
+OAUTH_IGNORED = ("enabled", "authorizationUrl", "tokenUrl", "audiences", "tokenParamName", "registrationUrl")
 #: Programs that start the real server named by their first argument.
 _LAUNCHERS = frozenset({"node", "npx", "uvx", "uv", "bunx", "deno", "pipx", "docker"})
 
@@ -120,6 +134,9 @@ class HTTPServerConfig:
         name: the server's name in logs and thread names (default: the URL's host).
         max_message_size: bytes one message from the server may have
             (``None``: no limit; ``USE_DEFAULT``: 64 MiB).
+        oauth: OAuth settings, as an ``mcpServers`` entry's ``oauth`` object has them
+            (``clientId``, ``clientSecret``, ``scopes``, ``redirectUri``, ``callbackPort``,
+            ``clientMetadataUrl``, ``issuer``, ``dpop``; ``"enabled": false`` turns OAuth off).
     """
 
     url: str
@@ -128,6 +145,7 @@ class HTTPServerConfig:
     timeout: Timeout = USE_DEFAULT
     name: Optional[str] = None
     max_message_size: MessageSize = USE_DEFAULT
+    oauth: Optional[Mapping[str, Any]] = None
 
     def __post_init__(self) -> None:
         where = f"server {self.name!r}" if self.name else "http server"
@@ -143,6 +161,16 @@ class HTTPServerConfig:
             object.__setattr__(self, "headers", dict(self.headers))
         object.__setattr__(self, "timeout", check_timeout(self.timeout, where))
         check_max_message_size(self.max_message_size, where)
+        if self.oauth is not None:
+            object.__setattr__(self, "oauth", _check_oauth(self.oauth, where))
+
+    @property
+    def oauth_options(self) -> Optional[dict[str, Any]]:
+        """The ``mcpsync.OAuth`` arguments of the ``oauth`` settings; ``None`` when OAuth is turned off."""
+        settings = self.oauth or {}
+        if settings.get("enabled") is False:
+            return None
+        return {OAUTH_SETTINGS[k]: v for k, v in settings.items() if k in OAUTH_SETTINGS}
 
     @property
     def display_name(self) -> str:
@@ -202,8 +230,36 @@ def server_config_from_dict(entry: Mapping[str, Any], name: Optional[str] = None
             timeout=timeout,
             name=name,
             max_message_size=max_message_size,
+            oauth=entry.get("oauth"),
         )
     raise ConfigurationError(f"{where}: unknown 'type' {kind!r}; expected 'stdio', 'http' or 'sse'")
+
+
+def _check_oauth(value: Any, where: str) -> dict[str, Any]:
+    """The ``oauth`` settings, checked: the known members of the right types; an unknown one is an error."""
+    if not isinstance(value, Mapping):
+        raise ConfigurationError(f"{where}: 'oauth' must be an object")
+    settings = dict(value)
+    for key, item in settings.items():
+        if key in OAUTH_IGNORED:
+            continue
+        if key not in OAUTH_SETTINGS:
+            close = difflib.get_close_matches(key, [*OAUTH_SETTINGS, *OAUTH_IGNORED], n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(OAUTH_SETTINGS)}"
+            raise ConfigurationError(f"{where}: unknown member 'oauth.{key}'{hint}")
+        if key == "scopes":
+            ok = isinstance(item, str) or (isinstance(item, list) and all(isinstance(s, str) for s in item))
+        elif key == "callbackPort":
+            ok = isinstance(item, int) and not isinstance(item, bool) and 0 < item < 65536
+        elif key == "dpop":
+            ok = isinstance(item, bool)
+        else:
+            ok = isinstance(item, str) and bool(item)
+        if not ok:
+            raise ConfigurationError(f"{where}: 'oauth.{key}' has the wrong type or value: {item!r}")
+    if "enabled" in settings and not isinstance(settings["enabled"], bool):
+        raise ConfigurationError(f"{where}: 'oauth.enabled' must be true or false")
+    return settings
 
 
 def server_config_from(target: Any, name: Optional[str] = None) -> ServerConfig:

@@ -68,6 +68,7 @@ class HTTPTransportBase(Transport):
         connect_timeout: float,
         read_timeout: float,
         session: Optional[requests.Session],
+        login_command: Optional[str] = None,
         **options: Any,
     ) -> None:
         config = HTTPServerConfig(url=url, headers=headers, type=type, timeout=timeout, name=name)  # validates them
@@ -80,6 +81,8 @@ class HTTPTransportBase(Transport):
         self._session = session
         self._http: Optional[HTTPClient] = None
         self._authorizer: Any = None
+        #: What an ``AuthorizationRequired`` tells the user to run (default: ``mcpsync login --url URL``).
+        self.login_command = login_command
 
     @property
     def address(self) -> str:
@@ -95,6 +98,8 @@ class HTTPTransportBase(Transport):
         """The auth the HTTP client applies: the user's, bound to this server if it can be (``OAuth``);
         by default MCP's OAuth, unless the request is authenticated another way already."""
         auth = self.auth
+        if auth is False:  # no auth at all, not even the default
+            return None
         make_default = auth_hook.default_auth
         if auth is None and make_default is not None:
             headers = {k.lower() for k in self.headers}
@@ -108,7 +113,7 @@ class HTTPTransportBase(Transport):
                 auth = make_default()
         bind = getattr(auth, "for_server", None)
         if bind is not None:
-            self._authorizer = bind(self.url, self.name, session=self._session)
+            self._authorizer = bind(self.url, self.name, session=self._session, login_command=self.login_command)
             return self._authorizer
         return auth
 

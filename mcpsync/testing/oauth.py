@@ -94,6 +94,11 @@ class Options:
     token_endpoint: Optional[str] = None
     #: The scopes the server grants at most (``None``: all that are asked).
     granted_scopes: Optional[tuple[str, ...]] = None
+    #: DPoP: ``dpop_signing_alg_values_supported: ["ES256"]``; a proof binds the token to its key.
+    dpop: bool = False
+    #: The token endpoint / the MCP server asks for a DPoP nonce (``use_dpop_nonce``) before it takes a proof.
+    dpop_nonce_at_token: bool = False
+    dpop_nonce_at_resource: bool = False
     #: ID tokens the identity provider (``/idp/token``) exchanges for an ID-JAG.
     idp_id_tokens: tuple[str, ...] = ()
 
@@ -117,6 +122,10 @@ class OAuthTestServer:
         self.access_tokens: dict[str, dict[str, Any]] = {}
         self.refresh_tokens: dict[str, dict[str, Any]] = {}
         self.idp_key = _ec_key()
+        #: Every DPoP proof that came in: {"where": "token" | "resource", "header": ..., "claims": ...}.
+        self.dpop_proofs: list[dict[str, Any]] = []
+        self.dpop_nonce = "nonce-" + secrets.token_urlsafe(8)
+        self._jtis: set[str] = set()
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="oauth-test-server", daemon=True
         )
@@ -156,6 +165,44 @@ class OAuthTestServer:
         with self.lock:
             self.access_tokens.clear()
 
+    def check_dpop(
+        self, proof: str, method: str, url: str, access_token: Optional[str], where: str
+    ) -> tuple[Optional[str], str]:
+        """``(the key's thumbprint, "")`` for a good proof, else ``(None, the OAuth error)``."""
+        from joserfc import jwt
+        from joserfc.jwk import ECKey
+
+        try:
+            header = json.loads(base64.urlsafe_b64decode(proof.split(".")[0] + "=="))
+            key = ECKey.import_key(header["jwk"])
+            claims = dict(jwt.decode(proof, key, algorithms=["ES256"]).claims)
+        except Exception:
+            return None, "invalid_dpop_proof"
+        with self.lock:
+            self.dpop_proofs.append({"where": where, "header": header, "claims": claims})
+            replayed = claims.get("jti") in self._jtis
+            self._jtis.add(str(claims.get("jti")))
+        expected_ath = None
+        if access_token is not None:
+            digest = hashlib.sha256(access_token.encode()).digest()
+            expected_ath = base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+        good = (
+            header.get("typ") == "dpop+jwt"
+            and header.get("alg") == "ES256"
+            and "d" not in header["jwk"]
+            and claims.get("htm") == method
+            and claims.get("htu") == url
+            and abs(time.time() - float(claims.get("iat", 0))) < 60
+            and not replayed
+            and claims.get("ath") == expected_ath
+        )
+        if not good:
+            return None, "invalid_dpop_proof"
+        nonce_wanted = self.options.dpop_nonce_at_token if where == "token" else self.options.dpop_nonce_at_resource
+        if nonce_wanted and claims.get("nonce") != self.dpop_nonce:
+            return None, "use_dpop_nonce"
+        return str(key.thumbprint()), ""
+
     def id_jag_public_key(self) -> str:
         return str(self.idp_key.as_pem(private=False).decode())
 
@@ -183,6 +230,8 @@ class OAuthTestServer:
             document["registration_endpoint"] = prefix + "/register"
         if o.client_id_metadata_documents:
             document["client_id_metadata_document_supported"] = True
+        if o.dpop:
+            document["dpop_signing_alg_values_supported"] = ["ES256"]
         if openid:
             document["jwks_uri"] = prefix + "/jwks"
             document["subject_types_supported"] = ["public"]
@@ -211,19 +260,32 @@ class OAuthTestServer:
         return "Bearer " + ", ".join(parts) if parts else "Bearer"
 
     def issue(
-        self, client_id: str, scopes: list[str], resource: Optional[str], issuer: str, refresh: bool
+        self,
+        client_id: str,
+        scopes: list[str],
+        resource: Optional[str],
+        issuer: str,
+        refresh: bool,
+        jkt: Optional[str] = None,
     ) -> dict[str, Any]:
         granted = self.options.granted_scopes
         if granted is not None:
             scopes = [s for s in scopes if s in granted]
         access = "at-" + secrets.token_urlsafe(16)
         expires = time.time() + self.options.token_lifetime
-        record = {"client_id": client_id, "scopes": scopes, "resource": resource, "issuer": issuer, "expires": expires}
+        record = {
+            "client_id": client_id,
+            "scopes": scopes,
+            "resource": resource,
+            "issuer": issuer,
+            "expires": expires,
+            "jkt": jkt,
+        }
         with self.lock:
             self.access_tokens[access] = record
         answer: dict[str, Any] = {
             "access_token": access,
-            "token_type": "Bearer",
+            "token_type": "DPoP" if jkt else "Bearer",
             "expires_in": int(self.options.token_lifetime),
             "scope": " ".join(scopes),
         }
@@ -447,6 +509,14 @@ class _AuthHandler(_Handler):
                 return
             client_id = authenticated
         scopes = form.get("scope", "").split()
+        jkt: Optional[str] = None
+        proof = self.headers.get("DPoP")
+        if proof is not None and oauth.options.dpop:
+            jkt, problem = oauth.check_dpop(proof, "POST", token_endpoint, None, "token")
+            if jkt is None:
+                headers = {"DPoP-Nonce": oauth.dpop_nonce} if problem == "use_dpop_nonce" else {}
+                _json(self, 400, {"error": problem}, headers)
+                return
         if grant == "authorization_code":
             with oauth.lock:
                 code = oauth.codes.pop(form.get("code", ""), None)
@@ -460,27 +530,27 @@ class _AuthHandler(_Handler):
             if form.get("resource") != code["resource"]:
                 _error(self, "invalid_target", "resource differs from the authorization request")
                 return
-            _json(self, 200, oauth.issue(client_id, code["scopes"], code["resource"], issuer, refresh=True))
+            _json(self, 200, oauth.issue(client_id, code["scopes"], code["resource"], issuer, True, jkt))
         elif grant == "refresh_token":
             with oauth.lock:
                 old = oauth.refresh_tokens.get(form.get("refresh_token", ""))
                 if old is not None and oauth.options.rotate_refresh_tokens:
                     del oauth.refresh_tokens[form["refresh_token"]]
-            if old is None or old["client_id"] != client_id:
-                _error(self, "invalid_grant", "unknown refresh token")
+            if old is None or old["client_id"] != client_id or old.get("jkt") != jkt:
+                _error(self, "invalid_grant", "unknown refresh token, or not bound to this key")
                 return
             answer = oauth.issue(
-                client_id, old["scopes"], form.get("resource"), issuer, oauth.options.rotate_refresh_tokens
+                client_id, old["scopes"], form.get("resource"), issuer, oauth.options.rotate_refresh_tokens, jkt
             )
             _json(self, 200, answer)
         elif grant == "client_credentials":
-            _json(self, 200, oauth.issue(client_id, scopes, form.get("resource"), issuer, refresh=False))
+            _json(self, 200, oauth.issue(client_id, scopes, form.get("resource"), issuer, False, jkt))
         elif grant == JWT_BEARER:
             claims = self._assertion_claims(form.get("assertion", ""), issuer)
             if claims is None:
                 _error(self, "invalid_grant", "assertion not accepted")
                 return
-            _json(self, 200, oauth.issue(str(claims.get("sub")), scopes, form.get("resource"), issuer, refresh=False))
+            _json(self, 200, oauth.issue(str(claims.get("sub")), scopes, form.get("resource"), issuer, False, jkt))
         else:
             _error(self, "unsupported_grant_type", str(grant))
 
@@ -523,9 +593,21 @@ class _AuthHandler(_Handler):
         """Whether the request carries a valid token (and the scope a scoped tool needs); else answered."""
         oauth, o = self.oauth, self.oauth.options
         header = self.headers.get("Authorization", "")
-        token = header[7:] if header.startswith("Bearer ") else None
+        scheme, _, token = header.partition(" ")
         with oauth.lock:
             record = oauth.access_tokens.get(token or "")
+        if record is not None and (record.get("jkt") is not None or scheme == "DPoP"):
+            proof = self.headers.get("DPoP")
+            jkt, problem = None, "invalid_dpop_proof"
+            if proof is not None and scheme == "DPoP":
+                url = oauth.base + urlsplit(self.path).path
+                jkt, problem = oauth.check_dpop(proof, self.command, url, token, "resource")
+            if jkt is None or jkt != record.get("jkt"):
+                headers = {"WWW-Authenticate": f'DPoP error="{problem or "invalid_token"}", algs="ES256"'}
+                if problem == "use_dpop_nonce":
+                    headers["DPoP-Nonce"] = oauth.dpop_nonce
+                self._reply(401, b"DPoP proof refused", headers=headers)
+                return False
         if record is None or record["expires"] < time.time() or record["issuer"] != oauth.issuer:
             error = "invalid_token" if token else None
             self._reply(401, b"unauthorized", headers={"WWW-Authenticate": oauth.challenge(error)})
