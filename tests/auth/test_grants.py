@@ -205,3 +205,43 @@ def test_with_a_browser_the_link_is_opened_and_printed_and_the_redirect_comes_to
         with mcpsync.connect(server.url, auth=auth, timeout=T) as client:
             assert client.call_tool("echo", {"text": "browsed"}, timeout=T).text == "browsed"
         assert "Opened a browser to log in" in capsys.readouterr().err
+
+
+def test_in_a_notebook_the_link_is_shown_and_the_redirect_comes_to_the_receiver(monkeypatch, capsys):
+    import IPython.display
+
+    shown: list[str] = []
+    monkeypatch.setattr(browser, "in_notebook", lambda: True)
+    monkeypatch.setattr(IPython.display, "display", lambda item: shown.append(item.data))
+    with OAuthTestServer() as server:
+
+        def click_later() -> None:
+            for _ in range(200):  # until the link is shown
+                if shown:
+                    break
+                time.sleep(0.02)
+            link = shown[0].split('href="', 1)[1].split('"', 1)[0].replace("&amp;", "&")
+            requests.get(server.approve(link), timeout=5)
+
+        clicker = threading.Thread(target=click_later)
+        clicker.start()
+        auth = mcpsync.OAuth(store=mcpsync.MemoryTokenStore(), interactive=True)
+        with mcpsync.connect(server.url, auth=auth, timeout=T) as client:
+            assert client.call_tool("echo", {"text": "clicked"}, timeout=T).text == "clicked"
+        clicker.join(T)
+        assert 'target="_blank"' in shown[0] and "Log in to" in shown[0]
+
+
+def test_ctrl_c_while_the_login_waits_for_the_person_ends_it_at_once(monkeypatch):
+    from tests.helpers import ctrl_c_after
+
+    monkeypatch.setattr(browser, "in_notebook", lambda: False)
+    monkeypatch.setattr(browser, "_browser_available", lambda: True)
+    monkeypatch.setattr(browser.webbrowser, "open", lambda url: True)  # a browser nobody uses
+    with OAuthTestServer() as server:
+        auth = mcpsync.OAuth(store=mcpsync.MemoryTokenStore(), interactive=True, login_timeout=60)
+        started = time.monotonic()
+        with ctrl_c_after(0.5):
+            mcpsync.connect(server.url, auth=auth, timeout=T)
+        assert time.monotonic() - started < 5
+        assert server.requests_to("/token") == []
