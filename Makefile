@@ -38,8 +38,19 @@ install: $(TEST_STAMP)
 demo: $(RUNTIME_STAMP)
 	$(VENV_PYTHON) -m mcpsync demo
 
+# Test-only peers from the npm registry (oidc-provider): installed when npm is there, else their tests skip.
+NODE_DIR := tests/interop/node
+NODE_STAMP := $(NODE_DIR)/node_modules/.installed
+
+$(NODE_STAMP): $(NODE_DIR)/package.json $(NODE_DIR)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		npm ci --prefix $(NODE_DIR) --no-audit --no-fund --loglevel=error && touch $@; \
+	else \
+		echo "npm not found: the tests against oidc-provider will be skipped"; \
+	fi
+
 ## test: run the whole test suite
-test: $(TEST_STAMP)
+test: $(TEST_STAMP) $(NODE_STAMP)
 	$(VENV_PYTHON) -m pytest $(PYTEST_ARGS)
 
 ## lint: ruff (rules and formatting), and the layer check (no lower layer imports a higher one)
@@ -62,5 +73,5 @@ soak: $(TEST_STAMP)
 
 ## clean: remove the virtualenv and build leftovers
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache $(NODE_DIR)/node_modules
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from requests.structures import CaseInsensitiveDict
+
 from .._core.errors import AuthorizationError, MCPError
 from .._wire.http_client import HTTPClient, finished, origin
 
@@ -112,7 +114,8 @@ class AuthHTTP:
                                 f"{self.name}: the answer of {url} is over {MAX_BODY} bytes; not read",
                                 server=self.name,
                             )
-                    return Answer(response.status_code, dict(response.headers), _json_object(data))
+                    # Header names without case (a Node server writes "dpop-nonce").
+                    return Answer(response.status_code, CaseInsensitiveDict(response.headers), _json_object(data))
         except AuthorizationError:
             raise
         except MCPError as exc:

@@ -99,6 +99,10 @@ class Options:
     #: The token endpoint / the MCP server asks for a DPoP nonce (``use_dpop_nonce``) before it takes a proof.
     dpop_nonce_at_token: bool = False
     dpop_nonce_at_resource: bool = False
+    #: An authorization server of someone else's (its issuer) whose JWT access tokens the MCP server
+    #: takes, checked against its JWKS (``external_jwks``: the URL): the resource metadata names it.
+    external_issuer: Optional[str] = None
+    external_jwks: Optional[str] = None
     #: ID tokens the identity provider (``/idp/token``) exchanges for an ID-JAG.
     idp_id_tokens: tuple[str, ...] = ()
 
@@ -112,7 +116,7 @@ class OAuthTestServer:
         self.base = f"http://127.0.0.1:{self._httpd.server_address[1]}"
         self.url = f"{self.base}/mcp"
         #: The issuer the resource metadata names (``migrate`` moves it to a second one).
-        self.issuer = self.base + self.options.issuer_path
+        self.issuer = self.options.external_issuer or self.base + self.options.issuer_path
         self.second_issuer = self.base + "/second"
         self.lock = threading.Lock()
         #: Every request to the authorization server's and metadata paths: dicts (see ``_record``).
@@ -202,6 +206,26 @@ class OAuthTestServer:
         if nonce_wanted and claims.get("nonce") != self.dpop_nonce:
             return None, "use_dpop_nonce"
         return str(key.thumbprint()), ""
+
+    def external_token(self, token: str) -> Optional[dict[str, Any]]:
+        """A JWT access token of the external authorization server, as a record like ours; ``None`` if bad."""
+        from joserfc import jwt
+        from joserfc.jwk import KeySet
+
+        try:
+            keys = KeySet.import_key_set(requests.get(str(self.options.external_jwks), timeout=10).json())
+            claims = dict(jwt.decode(token, keys).claims)
+        except Exception:
+            return None
+        audience = claims.get("aud")
+        return {
+            "client_id": claims.get("client_id"),
+            "scopes": str(claims.get("scope") or "").split(),
+            "resource": audience if isinstance(audience, str) else (audience or [None])[0],
+            "issuer": claims.get("iss"),
+            "expires": float(claims.get("exp") or 0),
+            "jkt": (claims.get("cnf") or {}).get("jkt"),
+        }
 
     def id_jag_public_key(self) -> str:
         return str(self.idp_key.as_pem(private=False).decode())
@@ -596,6 +620,8 @@ class _AuthHandler(_Handler):
         scheme, _, token = header.partition(" ")
         with oauth.lock:
             record = oauth.access_tokens.get(token or "")
+        if record is None and o.external_issuer and token:
+            record = oauth.external_token(token)
         if record is not None and (record.get("jkt") is not None or scheme == "DPoP"):
             proof = self.headers.get("DPoP")
             jkt, problem = None, "invalid_dpop_proof"
