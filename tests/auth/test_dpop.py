@@ -97,3 +97,11 @@ def test_client_credentials_get_dpop_bound_tokens_too():
         with mcpsync.connect(server.url, auth=mcpsync.ClientCredentials("svc", "s"), timeout=T) as client:
             client.list_tools(timeout=T)
         assert len(proofs(server, "token")) == 1 and proofs(server, "resource")
+
+
+def test_a_proofs_htu_leaves_out_the_query():
+    with OAuthTestServer(dpop=True) as server:
+        auth = mcpsync.OAuth(on_authorize=server.approve, store=MemoryTokenStore())
+        with mcpsync.connect(server.url + "?tenant=7", auth=auth, timeout=T) as client:
+            client.list_tools(timeout=T)
+        assert {p["claims"]["htu"] for p in proofs(server, "resource")} == {server.url}

@@ -245,3 +245,15 @@ def test_ctrl_c_while_the_login_waits_for_the_person_ends_it_at_once(monkeypatch
             mcpsync.connect(server.url, auth=auth, timeout=T)
         assert time.monotonic() - started < 5
         assert server.requests_to("/token") == []
+
+
+def test_client_credentials_take_the_private_key_from_a_pem_file(tmp_path):
+    private, public = _keys()
+    key_file = tmp_path / "key.pem"
+    key_file.write_text(private)
+    with OAuthTestServer(clients={"svc": {"public_key": public}}) as server:
+        with mcpsync.connect(server.url, auth=ClientCredentials("svc", private_key=str(key_file)), timeout=T) as client:
+            client.list_tools(timeout=T)
+        assert "client_assertion" in grants(server)[0]
+    with pytest.raises(AuthorizationError, match="cannot be read"):
+        ClientCredentials("svc", private_key=str(tmp_path / "missing.pem"))

@@ -439,3 +439,18 @@ def test_logout_forgets_the_servers_token(server, tmp_path: Path):
     assert any(k.startswith("token ") for k in store.keys())
     assert auth.for_server(server.url, "s").logout() is True
     assert not any(k.startswith(("token ", "server ")) for k in store.keys())
+
+
+def test_the_resource_is_sent_exactly_as_the_metadata_writes_it_no_slash_added():
+    with OAuthTestServer() as server:
+        server.options.resource = server.base  # the root, without a trailing slash: covers /mcp
+        assert call(server, oauth(server)) == "hi"
+        assert only(server, "/authorize")["query"]["resource"] == server.base
+        assert only(server, "/token")["form"]["resource"] == server.base
+
+
+def test_without_dynamic_registration_and_without_a_client_id_the_error_says_what_to_pass():
+    with OAuthTestServer(registration=False) as server:
+        with pytest.raises(AuthorizationError, match=r"takes no dynamic registration; pass the client_id"):
+            call(server, oauth(server))
+        assert server.requests_to("/authorize") == []
