@@ -28,13 +28,15 @@ exception's text.
 from __future__ import annotations
 
 import logging
+import math
 import secrets
 import threading
 import time
 from typing import Any, Callable, Optional, Union
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
-from .._core.errors import AuthorizationError, AuthorizationRequired
+from .._core.errors import AuthorizationError, AuthorizationRequired, WriteTimeout
+from .._wire.http_session import current
 from .browser import LoopbackReceiver, present, someone_is_there
 from .challenge import Challenge, bearer_challenge
 from .discovery import Discovered, canonical_resource, discover
@@ -178,14 +180,20 @@ class ServerAuth:
         """Put the token on ``request`` (a ``requests.PreparedRequest``), refreshing it first if it expires."""
         token = self._token
         if token is not None and expires_soon(token):
-            with self._lock:
-                token = self._token
-                if token is not None and expires_soon(token):
-                    try:
-                        self._refresh(time.monotonic() + AUTH_TIMEOUT)
-                    except AuthorizationError as exc:
-                        logger.info("server %r: refreshing the token failed: %s", self.name, exc)
+            # Within the request's own deadline: a refresh another thread runs is waited for no longer.
+            exchange = getattr(current, "exchange", None)
+            deadline = exchange.deadline if exchange is not None else time.monotonic() + AUTH_TIMEOUT
+            if self._lock.acquire(timeout=_wait(deadline)):
+                try:
                     token = self._token
+                    if token is not None and expires_soon(token):
+                        try:
+                            self._refresh(deadline)
+                        except AuthorizationError as exc:
+                            logger.info("server %r: refreshing the token failed: %s", self.name, exc)
+                        token = self._token
+                finally:
+                    self._lock.release()
         if token is not None:
             request.headers["Authorization"] = self._header_value(token)
             key = self._dpop_key(token)
@@ -239,7 +247,11 @@ class ServerAuth:
             AuthorizationError: a refusal, or a grant failed.
         """
         challenge = bearer_challenge(header)
-        with self._lock:
+        if not self._lock.acquire(timeout=_wait(deadline)):
+            raise WriteTimeout(
+                f"{self.name}: no answer within the time given to it (another thread was getting a token)"
+            )
+        with _Held(self._lock):
             self._last_header = header
             current = self._token
             if current is not None and sent != self._header_value(current):
@@ -429,14 +441,23 @@ class ServerAuth:
         """
         header = reason.www_authenticate if reason is not None else self._last_header
         challenge = bearer_challenge(header)
-        with _LOGIN_LOCK, self._lock:
+        before = self._token
+        # One login at a time in the process; this server's lock only for the state, never while the
+        # person takes their time (requests of other threads would wait past their deadlines).
+        with _LOGIN_LOCK:
+            now = self._token
+            if reason is not None and now is not None and now is not before:
+                granted = set(str(now.get("scope") or "").split())
+                if reason.status_code != 403 or set(reason.scopes) <= granted:
+                    return  # another thread's login, while this one waited for its turn, is what was needed
             discovered = self._discover(time.monotonic() + AUTH_TIMEOUT, challenge)
             extra = reason.scopes if reason is not None else ()
             held = tuple((self._token or {}).get("scope", "").split()) if extra else ()
             scopes = self._scopes_for(challenge, discovered, _union(extra, held))
             record = self._authorization_code_flow(discovered, scopes)
-            self._save(record)
-            self._step_ups = 0
+            with self._lock:
+                self._save(record)
+                self._step_ups = 0
         logger.info("server %r: logged in at %s", self.name, discovered.server.issuer)
 
     def _authorization_code_flow(self, discovered: Discovered, scopes: tuple[str, ...]) -> dict[str, Any]:
@@ -638,6 +659,28 @@ class ServerAuth:
             self._forget_token()
             self.owner.store.delete(server_key(canonical_resource(self.url)))
             return token is not None
+
+
+def _wait(deadline: float) -> float:
+    """Seconds to wait for a lock until ``deadline`` (``-1``: no limit, as ``Lock.acquire`` takes it)."""
+    if deadline == math.inf:
+        return -1
+    return max(0.0, deadline - time.monotonic())
+
+
+class _Held:
+    """Release a lock acquired already, when the block ends."""
+
+    __slots__ = ("_lock",)
+
+    def __init__(self, lock: Any) -> None:
+        self._lock = lock
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._lock.release()
 
 
 def _scopes(value: Union[str, list[str], tuple[str, ...], None]) -> tuple[str, ...]:

@@ -150,7 +150,7 @@ class Exchange:
     thread (and from the SIGINT handler: it takes only a re-entrant lock).
     """
 
-    __slots__ = ("_client", "_connection", "_outer", "_socket", "_token", "cut_reason", "deadline")
+    __slots__ = ("_client", "_connection", "_inner", "_outer", "_socket", "_token", "cut_reason", "deadline")
 
     def __init__(self, client: HTTPClient, deadline: float) -> None:
         self._client = client
@@ -162,19 +162,27 @@ class Exchange:
         self._socket: Any = None
         self._token: Optional[int] = None
         self._outer: Optional[Exchange] = None
+        #: An exchange this one waits for on its thread (the auth's token request, say): cut with it.
+        self._inner: Optional[Exchange] = None
 
     def __enter__(self) -> Exchange:
         client = self._client
         self._token = client._watchdog.watch(self.deadline, self._deadline_passed)
         with client._running_lock:
             client._running.add(self)
-        self._outer = getattr(current, "exchange", None)
+        outer = self._outer = getattr(current, "exchange", None)
+        if outer is not None:
+            outer._inner = self
+            if outer.cut_reason is not None:
+                self.cut_reason = outer.cut_reason
         current.exchange = self
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         client = self._client
         current.exchange = self._outer
+        if self._outer is not None:
+            self._outer._inner = None
         client._watchdog.unwatch(self._token)
         with client._running_lock:
             client._running.discard(self)
@@ -189,7 +197,8 @@ class Exchange:
             self._client.rewatch(self, deadline)
 
     def cut(self, reason: str = "given up") -> None:
-        """End the exchange now: shut its socket down, so that a blocked connect, read or write fails at once."""
+        """End the exchange now: shut its socket down, so that a blocked connect, read or write fails at once;
+        and the exchange it waits for, if any (``_inner``)."""
         with self._client.owners:
             if self.cut_reason is None:
                 self.cut_reason = reason
@@ -197,6 +206,9 @@ class Exchange:
             # Under the lock: the connection cannot go back to the pool (and on to another exchange) meanwhile.
             if connection is not None and getattr(connection, "mcpsync_exchange", None) is self:
                 _shut_down(self._socket)
+        inner = self._inner
+        if inner is not None:
+            inner.cut(reason)
 
     def _attach(self, connection: Any) -> None:
         """A connection of ours starts (or goes on) working for this exchange."""

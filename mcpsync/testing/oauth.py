@@ -103,6 +103,8 @@ class Options:
     #: takes, checked against its JWKS (``external_jwks``: the URL): the resource metadata names it.
     external_issuer: Optional[str] = None
     external_jwks: Optional[str] = None
+    #: Seconds the token endpoint waits before it answers (a slow or stuck authorization server).
+    token_delay: float = 0.0
     #: ID tokens the identity provider (``/idp/token``) exchanges for an ID-JAG.
     idp_id_tokens: tuple[str, ...] = ()
 
@@ -119,6 +121,8 @@ class OAuthTestServer:
         self.issuer = self.options.external_issuer or self.base + self.options.issuer_path
         self.second_issuer = self.base + "/second"
         self.lock = threading.Lock()
+        #: Set by ``close``: a delayed answer ends then.
+        self.closed = threading.Event()
         #: Every request to the authorization server's and metadata paths: dicts (see ``_record``).
         self.seen: list[dict[str, Any]] = []
         self.registered: dict[str, dict[str, Any]] = {}  # client_id -> metadata (with "issuer")
@@ -142,6 +146,7 @@ class OAuthTestServer:
         self.close()
 
     def close(self) -> None:
+        self.closed.set()
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(5)
@@ -444,6 +449,8 @@ class _AuthHandler(_Handler):
             return
         form = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace")).items()}
         self._record(form)
+        if path.endswith("/token") and self.oauth.options.token_delay:
+            self.oauth.closed.wait(self.oauth.options.token_delay)  # ends when the server closes
         if path == "/idp/token":
             self._token_exchange(form)
             return

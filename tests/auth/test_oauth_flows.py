@@ -15,6 +15,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -454,3 +455,56 @@ def test_without_dynamic_registration_and_without_a_client_id_the_error_says_wha
         with pytest.raises(AuthorizationError, match=r"takes no dynamic registration; pass the client_id"):
             call(server, oauth(server))
         assert server.requests_to("/authorize") == []
+
+
+# -- bounds ------------------------------------------------------------------------------------------
+
+
+def test_a_call_whose_token_refresh_hangs_ends_at_its_timeout():
+    with OAuthTestServer() as server:
+        with mcpsync.connect(server.url, auth=oauth(server), timeout=T) as client:
+            server.revoke_access_tokens()
+            server.options.token_delay = 30
+            started = time.monotonic()
+            with pytest.raises((mcpsync.RequestTimeout, AuthorizationError)):
+                client.call_tool("echo", {"text": "x"}, timeout=1)
+            assert time.monotonic() - started < 5
+
+
+def test_ctrl_c_during_a_token_refresh_returns_at_once():
+    from tests.helpers import ctrl_c_after
+
+    with OAuthTestServer() as server:
+        with mcpsync.connect(server.url, auth=oauth(server), timeout=T) as client:
+            server.revoke_access_tokens()
+            server.options.token_delay = 30
+            started = time.monotonic()
+            with ctrl_c_after(0.5):
+                client.call_tool("echo", {"text": "x"}, timeout=T)
+            assert time.monotonic() - started < 5
+            server.options.token_delay = 0
+            assert client.call_tool("echo", {"text": "after"}, timeout=T).text == "after"
+
+
+def test_threads_that_need_a_login_at_once_get_one_login(server):
+    auth = oauth(server)
+    with mcpsync.connect(server.url, auth=auth, timeout=T) as client:
+        auth.for_server(server.url, "x").logout()
+        client.transport.authorizer._token = None  # as if the token had been revoked for good
+        server.revoke_access_tokens()
+        server.refresh_tokens.clear()
+        errors: list[BaseException] = []
+
+        def work() -> None:
+            try:
+                client.call_tool("echo", {"text": "t"}, timeout=T)
+            except BaseException as exc:
+                errors.append(exc)
+
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(T)
+        assert errors == []
+    assert len(server.requests_to("/authorize")) == 2  # the first login, and one for all four threads
