@@ -33,6 +33,9 @@ class RequestFuture(Future):  # type: ignore[type-arg]
     gate here is a plain lock that only this future's waiter ever takes.
     """
 
+    #: Extra HTTP headers of the request (a modern request's ``Mcp-Method`` and the like), or ``None``.
+    headers: Optional[dict[str, str]] = None
+
     def __init__(self, request_id: int, method: str, on_cancel: Optional[Callable[[RequestFuture], None]]) -> None:
         super().__init__()
         self.request_id = request_id

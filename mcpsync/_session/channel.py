@@ -19,6 +19,7 @@ import time
 from typing import Any, Callable, Optional, Union
 
 from .._core.endpoint import Endpoint
+from .._core.eras import http_headers, with_meta
 from .._core.errors import AuthorizationRequired, RequestTimeout, ServerError, WriteTimeout
 from .._core.jsonrpc import RequestId
 from .._core.pending import RequestFuture
@@ -41,6 +42,10 @@ class Channel:
     def __init__(self, transport: Transport) -> None:
         self.transport = transport
         self.endpoint: Endpoint = transport.endpoint
+        #: The ``_meta`` every request carries (the modern era's version, capabilities and identity),
+        #: and the version it names; ``None`` in the legacy era (see ``_core.eras``).
+        self.meta: Optional[dict[str, Any]] = None
+        self.version: Optional[str] = None
 
     def request(
         self,
@@ -122,7 +127,12 @@ class Channel:
         wait: bool,
         timeout: Optional[float] = None,
     ) -> RequestFuture:
+        meta, version = self.meta, self.version
+        if meta is not None and version is not None:
+            params = with_meta(params, meta)
         future, data = self.endpoint.request(method, params, on_cancel=self._cancelled)
+        if meta is not None and version is not None:
+            future.headers = http_headers(version, method, params)
         try:
             self.transport.send_request(future, data, deadline=deadline, wait=wait)
         except WriteTimeout:

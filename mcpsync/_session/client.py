@@ -23,6 +23,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, Callable, Optional, TypeVar, Union
 
+from .._core.eras import LEGACY_VERSIONS, LOG_LEVEL, MODERN_VERSIONS, SERVER_INFO, request_meta, result_type
 from .._core.errors import ProtocolError, RequestTimeout, UnsupportedProtocolVersion
 from .._core.jsonrpc import LOG_LEVELS
 from .._core.pending import RequestFuture
@@ -33,6 +34,7 @@ from .._wire.interrupts import deferred_interrupts
 from . import exit_cleanup
 from .channel import Channel
 from .dispatch import Dispatcher
+from .era import LEGACY, MODERN, check_protocol, probe, rounds
 from .inbox import Inbox, ListCache, LogHandler, NotificationHandler
 from .models import (
     CallToolResult,
@@ -60,7 +62,7 @@ __all__ = [
 logger = logging.getLogger("mcpsync.client")
 
 #: Protocol revisions we negotiate, newest first; we offer the first.
-SUPPORTED_PROTOCOL_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+SUPPORTED_PROTOCOL_VERSIONS: tuple[str, ...] = LEGACY_VERSIONS
 LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0]
 #: Seconds a call with ``on_progress`` waits, after its answer, for the progress callbacks queued before it.
 PROGRESS_DRAIN_WAIT = 1.0
@@ -122,6 +124,14 @@ class Client:
         on_error: ``fn(error)`` for each message from the server that was
             skipped or refused (a ``ProtocolError``; it is logged too), on
             the dispatch thread.
+        protocol: the era: ``"legacy"`` (default for now: the ``initialize`` handshake, which
+            dual-era servers serve in full), ``"auto"`` (``server/discover`` first, as the
+            2026-07-28 revision says; a legacy server falls back to the handshake), ``"modern"``
+            or ``"2026-07-28"`` (no fallback). In the modern era every request carries its
+            version, capabilities and identity in ``_meta`` (and its headers over HTTP), a server's
+            ``input_required`` results are answered with the handlers above and the request sent
+            again, ``ping`` asks ``server/discover``, and ``set_logging_level`` sets the level each
+            request asks for.
         A handler's answer to a request the server has meanwhile cancelled is not sent.
     """
 
@@ -144,8 +154,14 @@ class Client:
         refresh_on_list_changed: bool = False,
         on_close: Optional[Callable[[Optional[BaseException]], None]] = None,
         on_error: Optional[Callable[[BaseException], None]] = None,
+        protocol: str = LEGACY,
     ) -> None:
         self.transport = transport
+        #: ``"legacy"`` (the ``initialize`` handshake; the default for now), ``"auto"`` (probe with
+        #: ``server/discover``, fall back to the handshake), or ``"modern"`` / a modern version.
+        self.protocol = check_protocol(protocol)
+        #: The versions a modern server said it supports (``server/discover``); ``()`` for a legacy one.
+        self.supported_versions: tuple[str, ...] = ()
         self.client_info = dict(client_info or {"name": "mcpsync", "version": __version__})
         self.on_notification = on_notification
         self.on_elicitation_complete = on_elicitation_complete
@@ -259,21 +275,24 @@ class Client:
         try:
             with deferred_interrupts():  # starting threads and processes: not to be cut in half
                 self.transport.open(self._inbox, deadline=deadline)
-            params = {
-                "protocolVersion": LATEST_PROTOCOL_VERSION,
-                "capabilities": self.capabilities,
-                "clientInfo": self.client_info,
-            }
             left = None if seconds is None else max(0.0, deadline - time.monotonic())
-            try:
-                result = self._channel.request("initialize", params, timeout=left)
-            except RequestTimeout:
-                raise RequestTimeout("initialize", seconds or 0.0) from None  # the timeout given, not what was left
-            self._accept_initialize_result(result)
-            assert self.protocol_version is not None
-            self.transport.negotiated(self.protocol_version)
-            self._channel.notify("notifications/initialized")
-            self.transport.handshake_complete()
+            discovered = None
+            if self.protocol != LEGACY and self.transport.kind != "sse":  # HTTP+SSE is legacy only
+                discovered = probe(
+                    self._channel,
+                    protocol=self.protocol,
+                    capabilities=self.capabilities,
+                    client_info=self.client_info,
+                    timeout=left,
+                    stdio=self.transport.kind == "stdio",
+                )
+            if discovered is not None:
+                result = discovered
+                self._accept_discover_result(discovered)
+                assert self.protocol_version is not None
+                self.transport.negotiated(self.protocol_version)
+            else:
+                result = self._initialize(seconds, deadline)
         except BaseException:
             self.close()
             raise
@@ -289,6 +308,56 @@ class Client:
             self.protocol_version,
         )
         return result
+
+    def _initialize(self, seconds: Optional[float], deadline: float) -> dict[str, Any]:
+        """The legacy handshake: ``initialize``, then ``notifications/initialized``."""
+        params = {
+            "protocolVersion": LATEST_PROTOCOL_VERSION,
+            "capabilities": self.capabilities,
+            "clientInfo": self.client_info,
+        }
+        left = None if seconds is None else max(0.0, deadline - time.monotonic())
+        try:
+            result = self._channel.request("initialize", params, timeout=left)
+        except RequestTimeout:
+            raise RequestTimeout("initialize", seconds or 0.0) from None  # the timeout given, not what was left
+        self._accept_initialize_result(result)
+        assert self.protocol_version is not None
+        self.transport.negotiated(self.protocol_version)
+        self._channel.notify("notifications/initialized")
+        self.transport.handshake_complete()
+        return result
+
+    def _accept_discover_result(self, result: dict[str, Any]) -> None:
+        """A modern server's ``server/discover`` answer: its versions, capabilities, identity, instructions."""
+        supported = result.get("supportedVersions")
+        versions = tuple(v for v in supported if isinstance(v, str)) if isinstance(supported, list) else ()
+        chosen = self._channel.version
+        if chosen not in versions:
+            shared = [v for v in MODERN_VERSIONS if v in versions]
+            if not shared:
+                raise UnsupportedProtocolVersion(chosen, versions)
+            chosen = shared[0]
+            self._channel.meta = request_meta(chosen, self.capabilities, self.client_info)
+            self._channel.version = chosen
+        capabilities = result.get("capabilities", {})
+        if not isinstance(capabilities, dict):
+            raise ProtocolError(f"server/discover result: 'capabilities' must be an object, got {capabilities!r}")
+        meta = result.get("_meta")
+        instructions = result.get("instructions")
+        self.server_info = ServerInfo.from_dict(meta.get(SERVER_INFO) if isinstance(meta, dict) else None)
+        self.server_capabilities = capabilities
+        self.supported_versions = versions
+        self.protocol_version = chosen
+        self.instructions = instructions if isinstance(instructions, str) else None
+
+    @property
+    def era(self) -> Optional[str]:
+        """``"modern"`` (2026-07-28: no handshake, every request carries its version) or ``"legacy"``
+        (the ``initialize`` handshake); ``None`` before ``initialize``."""
+        if self.protocol_version is None:
+            return None
+        return MODERN if self.protocol_version in MODERN_VERSIONS else LEGACY
 
     def _accept_initialize_result(self, result: dict[str, Any]) -> None:
         version = result.get("protocolVersion")
@@ -388,6 +457,35 @@ class Client:
         """
         self._check_open()
         seconds = resolve_timeout(timeout, self.transport.default_timeout)
+        started = time.monotonic()
+
+        def send(again: Optional[dict[str, Any]], left: Optional[float]) -> dict[str, Any]:
+            return self._request_once(method, again, left, on_progress, max_total_timeout, progress_resets_timeout)
+
+        result = send(params, seconds)
+        if result_type(result) == "complete":
+            return result
+        return rounds(
+            method,
+            params,
+            result,
+            send=send,
+            fulfil=self._server_requests.fulfil,
+            timeout=seconds,
+            started=started,
+            name=self.name,
+        )
+
+    def _request_once(
+        self,
+        method: str,
+        params: Optional[dict[str, Any]],
+        seconds: Optional[float],
+        on_progress: Optional[ProgressCallback],
+        max_total_timeout: Optional[float],
+        progress_resets_timeout: Optional[bool],
+    ) -> dict[str, Any]:
+        """One request and its answer (see ``request``), whatever its ``resultType``."""
         if on_progress is None and max_total_timeout is None:
             return self._channel.request(method, params, timeout=seconds)
         if progress_resets_timeout is None:
@@ -434,8 +532,11 @@ class Client:
     # -- typed methods ------------------------------------------------------
 
     def ping(self, *, timeout: Timeout = USE_DEFAULT) -> None:
-        """Check the server answers; raises like ``request`` if it does not."""
-        self.request("ping", timeout=timeout)
+        """Check the server answers; raises like ``request`` if it does not.
+
+        The 2026-07-28 revision has no ``ping``: a modern server is asked ``server/discover`` instead.
+        """
+        self.request("server/discover" if self.era == MODERN else "ping", timeout=timeout)
 
     def list_tools(self, *, timeout: Timeout = USE_DEFAULT) -> list[Tool]:
         """All the server's tools, across every page (``timeout`` bounds the whole listing).
@@ -650,6 +751,11 @@ class Client:
         """
         if level not in LOG_LEVELS:
             raise ValueError(f"unknown logging level {level!r}; one of {', '.join(LOG_LEVELS)}")
+        meta = self._channel.meta
+        if self.era == MODERN and meta is not None:
+            # The 2026-07-28 revision has no logging/setLevel: each request carries the level it wants.
+            self._channel.meta = {**meta, LOG_LEVEL: level}
+            return
         self.request("logging/setLevel", {"level": level}, timeout=timeout)
 
     def set_roots(self, roots: Roots) -> None:

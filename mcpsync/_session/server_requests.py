@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Callable, Optional, Union
 
 from .._core import jsonrpc
-from .._core.errors import MCPError, ProtocolError, ServerError
+from .._core.errors import MCPError, NotSupportedError, ProtocolError, ServerError
 from .._core.jsonrpc import Message
 from .channel import Channel
 from .dispatch import Dispatcher
@@ -34,6 +34,14 @@ Roots = Union[Sequence[Union[str, Mapping[str, Any]]], Callable[[], Sequence[Any
 
 #: How many request ids cancelled by the server we remember (the oldest are forgotten first).
 _CANCELLED_KEPT = 1024
+
+
+#: The ``Client`` argument that handles each kind of input a server may ask for.
+_HANDLER_ARGUMENTS = {
+    "elicitation/create": "elicitation=",
+    "sampling/createMessage": "sampling=",
+    "roots/list": "roots=",
+}
 
 
 class ServerRequests:
@@ -96,6 +104,25 @@ class ServerRequests:
     def _list_roots(self, params: Optional[dict[str, Any]]) -> dict[str, Any]:
         roots = self._roots() if callable(self._roots) else self._roots
         return {"roots": [{"uri": root} if isinstance(root, str) else dict(root) for root in roots or ()]}
+
+    def fulfil(self, method: str, params: Optional[dict[str, Any]]) -> dict[str, Any]:
+        """Answer one of a modern server's input requests (an ``input_required`` result's), on the caller's thread.
+
+        Raises:
+            NotSupportedError: no handler for ``method`` (the text says which argument gives one).
+            TypeError: the handler did not return a dict. What the handler raises, as it is.
+        """
+        handler = self.handlers.get(method)
+        if handler is None:
+            argument = _HANDLER_ARGUMENTS.get(method, "request_handlers=")
+            raise NotSupportedError(
+                f"{self.name}: the server wants input by {method}, and this client has no handler for it; "
+                f"pass {argument} to Client"
+            )
+        result = handler(params)
+        if not isinstance(result, dict):
+            raise TypeError(f"the {method} handler must return a dict, not {type(result).__name__}")
+        return result
 
     def cancelled(self, request_id: Any) -> None:
         """Reader thread: the server withdrew its request ``request_id``; its handler's answer is not sent.

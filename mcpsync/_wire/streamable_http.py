@@ -257,6 +257,8 @@ class StreamableHTTPTransport(HTTPTransportBase):
     def _exchange(self, exchange: Exchange, future: RequestFuture, data: bytes, retried: bool = False) -> _Outcome:
         """POST a request and handle what comes back (once more after renewing an expired session)."""
         headers = self._request_headers()
+        if future.headers:
+            headers.update(future.headers)  # a modern request's own: Mcp-Method, Mcp-Name, its version
         sent_session = headers.get(MCP_SESSION_ID)
         response = exchange.send("POST", self.url, headers, data)
         with finished(response):

@@ -47,6 +47,7 @@ TOOLS = {
     "slow_state",
     "die",
     "ask_name",
+    "ask_in_rounds",
     "ping_client",
     "tools_changed",
     "ask_sampling",

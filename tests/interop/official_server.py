@@ -22,6 +22,7 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
+from mcp_types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult, ListRootsRequest
 from pydantic import BaseModel
 
 # ctx.info() warns that logging is deprecated as of 2026-07-28; keep stderr to what tests write.
@@ -166,6 +167,29 @@ async def ask_sampling(question: str, ctx: Context) -> str:
         warnings.simplefilter("ignore")  # sampling is deprecated as of 2026-07-28; still legacy-era MCP
         result = await ctx.session.create_message([message], max_tokens=10, related_request_id=ctx.request_id)
     return f"{result.model}: {result.content.text}"
+
+
+@app.tool()
+async def ask_in_rounds(ctx: Context) -> str | InputRequiredResult:
+    """2026-07-28 only: ask for a name (elicitation) and the roots by input_required, then greet."""
+    responses = ctx.input_responses
+    if not responses:
+        return InputRequiredResult(
+            input_requests={
+                "name": ElicitRequest(
+                    params=ElicitRequestFormParams(
+                        message="Your name?",
+                        requested_schema={"type": "object", "properties": {"name": {"type": "string"}}},
+                    )
+                ),
+                "roots": ListRootsRequest(),
+            },
+            request_state="round-1",
+        )
+    answers = {key: value.model_dump(mode="json", exclude_none=True) for key, value in responses.items()}
+    name = answers["name"]["content"]["name"]
+    roots = " ".join(root["uri"] for root in answers["roots"]["roots"])
+    return f"hello {name} ({roots}) state={ctx.request_state}"
 
 
 @app.tool()
