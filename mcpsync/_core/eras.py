@@ -33,9 +33,11 @@ __all__ = [
     "PROTOCOL_VERSION",
     "SERVER_INFO",
     "UNSUPPORTED_VERSION",
+    "header_problems",
     "header_value",
     "http_headers",
     "is_modern_error",
+    "param_headers",
     "request_meta",
     "result_type",
     "with_meta",
@@ -59,6 +61,9 @@ MISSING_CAPABILITY = -32021
 UNSUPPORTED_VERSION = -32022
 MODERN_ERRORS = frozenset((HEADER_MISMATCH, MISSING_CAPABILITY, UNSUPPORTED_VERSION))
 
+_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+#: The types whose values a tool may mirror into a header (``x-mcp-header``).
+_HEADER_TYPES = ("string", "integer", "boolean")
 _SENTINEL = re.compile(r"^=\?base64\?.*\?=$", re.DOTALL)
 _PLAIN = re.compile(r"^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$")
 
@@ -110,3 +115,48 @@ def result_type(result: Mapping[str, Any]) -> str:
     """A result's ``resultType``; ``"complete"`` when it has none (servers of earlier revisions)."""
     kind = result.get("resultType")
     return kind if isinstance(kind, str) else "complete"
+
+
+def header_problems(input_schema: Any) -> list[str]:
+    """What is wrong with a tool's ``x-mcp-header`` annotations (``[]``: nothing), each said as a rule.
+
+    An annotation must be a non-empty name of RFC 9110 token characters, unique (without case)
+    within the tool, on a property of type ``string``, ``integer`` or ``boolean``.
+    """
+    properties = input_schema.get("properties") if isinstance(input_schema, Mapping) else None
+    if not isinstance(properties, Mapping):
+        return []
+    problems: list[str] = []
+    seen: dict[str, str] = {}
+    for name, schema in properties.items():
+        if not isinstance(schema, Mapping) or "x-mcp-header" not in schema:
+            continue
+        header = schema["x-mcp-header"]
+        if not isinstance(header, str) or not header:
+            problems.append(f"the x-mcp-header of {name!r} is empty or not a string")
+            continue
+        if not _TOKEN.match(header):
+            problems.append(f"the x-mcp-header {header!r} of {name!r} has characters a header name cannot have")
+        kind = schema.get("type")
+        if kind not in _HEADER_TYPES:
+            problems.append(
+                f"the x-mcp-header {header!r} is on {name!r} of type {kind!r}, not string, integer or boolean"
+            )
+        other = seen.setdefault(header.lower(), name)
+        if other != name:
+            problems.append(f"the x-mcp-header {header!r} names both {other!r} and {name!r}")
+    return problems
+
+
+def param_headers(input_schema: Any, arguments: Optional[Mapping[str, Any]]) -> dict[str, str]:
+    """The ``Mcp-Param-<Name>`` headers of a call: each annotated argument that is there and not null."""
+    properties = input_schema.get("properties") if isinstance(input_schema, Mapping) else None
+    if not isinstance(properties, Mapping) or not arguments:
+        return {}
+    headers = {}
+    for name, schema in properties.items():
+        if isinstance(schema, Mapping) and isinstance(schema.get("x-mcp-header"), str):
+            value = arguments.get(name)
+            if value is not None:
+                headers[f"Mcp-Param-{schema['x-mcp-header']}"] = header_value(value)
+    return headers

@@ -4,6 +4,8 @@ Every exception is an ``MCPError``; catch that to catch them all::
 
     MCPError
     ├── ServerError                  the server answered with a JSON-RPC error object
+    │   ├── HeaderMismatch           -32020: a header differs from the body (2026-07-28)
+    │   └── MissingClientCapability  -32021: the request needs a capability we did not declare
     ├── TransportError               the connection could not carry the message
     │   ├── TransportClosed          the connection is gone ("Transport closed")
     │   ├── ConnectError             the server could not be started or reached
@@ -39,9 +41,11 @@ __all__ = [
     "ConfigurationError",
     "ConnectError",
     "HTTPStatusError",
+    "HeaderMismatch",
     "InvalidMessage",
     "MCPError",
     "MessageTooLarge",
+    "MissingClientCapability",
     "NoResponseError",
     "NotSupportedError",
     "OutputSchemaError",
@@ -80,8 +84,44 @@ class ServerError(MCPError):
 
     @classmethod
     def from_error_object(cls, error: dict[str, Any]) -> ServerError:
-        """Build from the ``error`` member of a JSON-RPC error response."""
-        return cls(error["code"], error["message"], error.get("data"))
+        """Build from the ``error`` member of a JSON-RPC error response (the 2026-07-28 revision's
+        own codes as their subclasses)."""
+        kind = _SERVER_ERRORS.get(error["code"], cls) if cls is ServerError else cls
+        return kind(error["code"], error["message"], error.get("data"))
+
+
+class HeaderMismatch(ServerError):
+    """-32020 (2026-07-28): an HTTP header of the request differs from its body, as the server reads them."""
+
+    def __str__(self) -> str:
+        return (
+            f"{super().__str__()} (the server read an HTTP header, such as MCP-Protocol-Version, Mcp-Method "
+            "or Mcp-Name, that differs from the request body; a proxy that rewrites headers does this)"
+        )
+
+
+class MissingClientCapability(ServerError):
+    """-32021 (2026-07-28): the request needs a client capability the client did not declare.
+
+    Attributes:
+        required: the capabilities the server wants (``data.requiredCapabilities``).
+    """
+
+    @property
+    def required(self) -> dict[str, Any]:
+        data = self.data if isinstance(self.data, dict) else {}
+        wanted = data.get("requiredCapabilities")
+        return dict(wanted) if isinstance(wanted, dict) else {}
+
+    def __str__(self) -> str:
+        names = ", ".join(sorted(self.required)) or "one it did not name"
+        hints = {"elicitation": "elicitation=", "sampling": "sampling=", "roots": "roots="}
+        give = [hints[n] for n in sorted(self.required) if n in hints]
+        how = f"; pass {' and '.join(give)} to Client" if give else ""
+        return f"{super().__str__()} (the server needs the client capability {names}{how})"
+
+
+_SERVER_ERRORS: dict[int, type[ServerError]] = {-32020: HeaderMismatch, -32021: MissingClientCapability}
 
 
 class TransportError(MCPError):

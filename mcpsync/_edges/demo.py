@@ -24,11 +24,13 @@ def run_demo(out: TextIO = sys.stdout) -> int:
     """Run the demo, writing to ``out``; returns the exit status."""
     threads_before = threading.active_count()
     started = time.perf_counter()
-    with connect(server_config(name="demo-server")) as client:
+    with connect(server_config(name="demo-server"), protocol="auto") as client:
         info = client.server_info
         assert info is not None
+        how = "server/discover" if client.era == "modern" else "server/discover refused, so the initialize handshake"
         out.write(f"Connected to {info.name} {info.version} over stdio ")
-        out.write(f"(protocol {client.protocol_version}) in {time.perf_counter() - started:.2f}s\n\n")
+        out.write(f"(protocol {client.protocol_version}, {client.era} era: {how}) ")
+        out.write(f"in {time.perf_counter() - started:.2f}s\n\n")
 
         tools = client.list_tools()
         out.write(f"{len(tools)} tools:\n")

@@ -46,6 +46,8 @@ class Channel:
         #: and the version it names; ``None`` in the legacy era (see ``_core.eras``).
         self.meta: Optional[dict[str, Any]] = None
         self.version: Optional[str] = None
+        #: ``fn(method, params) -> headers`` a modern request adds over HTTP (a tool's ``Mcp-Param-*``).
+        self.header_hook: Optional[Callable[[str, Optional[dict[str, Any]]], dict[str, str]]] = None
 
     def request(
         self,
@@ -133,6 +135,8 @@ class Channel:
         future, data = self.endpoint.request(method, params, on_cancel=self._cancelled)
         if meta is not None and version is not None:
             future.headers = http_headers(version, method, params)
+            if self.header_hook is not None:
+                future.headers.update(self.header_hook(method, params))
         try:
             self.transport.send_request(future, data, deadline=deadline, wait=wait)
         except WriteTimeout:

@@ -23,8 +23,18 @@ import time
 from collections.abc import Mapping
 from typing import Any, Callable, Optional, TypeVar, Union
 
-from .._core.eras import LEGACY_VERSIONS, LOG_LEVEL, MODERN_VERSIONS, SERVER_INFO, request_meta, result_type
-from .._core.errors import ProtocolError, RequestTimeout, UnsupportedProtocolVersion
+from .._core.eras import (
+    LEGACY_VERSIONS,
+    LOG_LEVEL,
+    MODERN_VERSIONS,
+    SERVER_INFO,
+    UNSUPPORTED_VERSION,
+    header_problems,
+    param_headers,
+    request_meta,
+    result_type,
+)
+from .._core.errors import ProtocolError, RequestTimeout, ServerError, UnsupportedProtocolVersion
 from .._core.jsonrpc import LOG_LEVELS
 from .._core.pending import RequestFuture
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
@@ -350,6 +360,40 @@ class Client:
         self.supported_versions = versions
         self.protocol_version = chosen
         self.instructions = instructions if isinstance(instructions, str) else None
+        self._channel.header_hook = self._param_headers
+
+    def _param_headers(self, method: str, params: Optional[dict[str, Any]]) -> dict[str, str]:
+        """A modern ``tools/call``'s ``Mcp-Param-*`` headers, from the tool's ``x-mcp-header`` annotations."""
+        if method != "tools/call" or not params:
+            return {}
+        for tool in self._lists.get("tools") or ():
+            if tool.name == params.get("name"):
+                return param_headers(tool.input_schema, params.get("arguments"))
+        return {}
+
+    def _renegotiate(self, error: ServerError) -> None:
+        """Switch to another modern version the server supports, after its -32022 to a request.
+
+        Raises:
+            UnsupportedProtocolVersion: we share no other version with it.
+        """
+        data = error.data if isinstance(error.data, dict) else {}
+        supported = tuple(v for v in data.get("supported") or () if isinstance(v, str))
+        shared = [v for v in MODERN_VERSIONS if v in supported and v != self.protocol_version]
+        if not shared:
+            raise UnsupportedProtocolVersion(self.protocol_version, supported) from error
+        version = shared[0]
+        self._channel.meta = request_meta(version, self.capabilities, self.client_info)
+        self._channel.version = version
+        self.protocol_version = version
+        self.transport.negotiated(version)
+
+    def _headers_valid(self, tool: Tool) -> bool:
+        """Whether a tool's ``x-mcp-header`` annotations keep the rules; one that breaks them is left out."""
+        problems = header_problems(tool.input_schema)
+        for problem in problems:
+            logger.warning("server %r: tool %r left out: %s", self.name, tool.name, problem)
+        return not problems
 
     @property
     def era(self) -> Optional[str]:
@@ -462,7 +506,13 @@ class Client:
         def send(again: Optional[dict[str, Any]], left: Optional[float]) -> dict[str, Any]:
             return self._request_once(method, again, left, on_progress, max_total_timeout, progress_resets_timeout)
 
-        result = send(params, seconds)
+        try:
+            result = send(params, seconds)
+        except ServerError as exc:
+            if exc.code != UNSUPPORTED_VERSION or self.era != MODERN:
+                raise
+            self._renegotiate(exc)  # the server stopped taking our version: another we share, once
+            result = send(params, seconds)
         if result_type(result) == "complete":
             return result
         return rounds(
@@ -546,6 +596,8 @@ class Client:
                 or sent a malformed tool.
         """
         tools = self._list("tools/list", "tools", Tool.from_dict, timeout)
+        if self.era == MODERN:
+            tools = [tool for tool in tools if self._headers_valid(tool)]
         self._output_schemas.remember(tools)
         self._lists.put("tools", tools)
         return tools
@@ -650,6 +702,8 @@ class Client:
         params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
         if meta is not None:
             params["_meta"] = dict(meta)
+        if self.era == MODERN and self._lists.get("tools") is None and "tools" in self.server_capabilities:
+            self.list_tools(timeout=timeout)  # once: its x-mcp-header annotations say which headers go with a call
         if progress_resets_timeout is None:
             # Decided by the caller's own arguments, before a bar (there only when someone watches) joins in.
             progress_resets_timeout = on_progress is not None or max_total_timeout is not None

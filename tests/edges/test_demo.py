@@ -12,6 +12,7 @@ def test_run_demo_prints_tools_and_results():
     assert run_demo(out) == 0
     text = out.getvalue()
     assert "Connected to mcpsync-test-server" in text
+    assert "legacy era: server/discover refused, so the initialize handshake" in text
     for tool in ("echo", "add", "fail", "sleep"):
         assert f"\n  {tool} " in text
     assert "'Hello from mcpsync'" in text

@@ -111,3 +111,90 @@ def test_a_legacy_server_refusing_the_probe_with_a_plain_400_gets_the_handshake(
         assert client.era == "legacy" and client.server_info.name == "old"
     initialize_headers = next(h for h, m in seen if m.get("method") == "initialize")
     assert "Mcp-Method" not in initialize_headers and "MCP-Protocol-Version" not in initialize_headers
+
+
+def scripted(seen: list[tuple[dict[str, str], dict[str, Any]]], answers: dict[str, Any]):
+    """A modern server answering each method with ``answers[method]``: a result, or ("error", object)."""
+
+    def answer(request):
+        message = json.loads(request.body)
+        seen.append((dict(request.headers), message))
+        if "id" not in message:
+            return (202, {}, "")
+        reply = answers.get(message["method"], {"resultType": "complete"})
+        if message["method"] == "server/discover":
+            reply = DISCOVER
+        if isinstance(reply, tuple):
+            body = {"error": reply[1]}
+        else:
+            body = {"result": reply}
+        return (200, {"Content-Type": "application/json"}, json.dumps({"jsonrpc": "2.0", "id": message["id"], **body}))
+
+    return answer
+
+
+def tool(name: str, properties: dict[str, Any]) -> dict[str, Any]:
+    return {"name": name, "inputSchema": {"type": "object", "properties": properties}}
+
+
+@responses.activate
+def test_x_mcp_header_arguments_go_as_headers_and_tools_breaking_the_rules_are_left_out(caplog):
+    tools = [
+        tool(
+            "good",
+            {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "n": {"type": "integer", "x-mcp-header": "N"},
+                "on": {"type": "boolean", "x-mcp-header": "On"},
+            },
+        ),
+        tool("on_an_object", {"filter": {"type": "object", "x-mcp-header": "Filter"}}),
+        tool("twice", {"a": {"type": "string", "x-mcp-header": "Key"}, "b": {"type": "string", "x-mcp-header": "key"}}),
+        tool("bad_name", {"a": {"type": "string", "x-mcp-header": "Not A Token"}}),
+        tool("empty", {"a": {"type": "string", "x-mcp-header": ""}}),
+    ]
+    seen: list[tuple[dict[str, str], dict[str, Any]]] = []
+    answers = {
+        "tools/list": {"tools": tools, "resultType": "complete"},
+        "tools/call": {"content": [], "resultType": "complete"},
+    }
+    responses.add_callback(responses.POST, URL, callback=scripted(seen, answers))
+    with mcpsync.connect(URL, protocol="modern", auth=False, timeout=T) as client:
+        assert [t.name for t in client.list_tools(timeout=T)] == ["good"]
+        client.call_tool("good", {"region": "Zürich", "n": 42, "on": False}, timeout=T)
+        client.call_tool("good", {"region": "us-west1", "n": None}, timeout=T)
+    first, second = [h for h, m in seen if m.get("method") == "tools/call"]
+    assert (first["Mcp-Param-Region"], first["Mcp-Param-N"], first["Mcp-Param-On"]) == (
+        "=?base64?WsO8cmljaA==?=",
+        "42",
+        "false",
+    )
+    assert second["Mcp-Param-Region"] == "us-west1" and "Mcp-Param-N" not in second and "Mcp-Param-On" not in second
+    for name, rule in [
+        ("on_an_object", "of type 'object'"),
+        ("twice", "names both"),
+        ("bad_name", "characters"),
+        ("empty", "empty"),
+    ]:
+        assert any(f"tool {name!r} left out" in r.getMessage() and rule in r.getMessage() for r in caplog.records), name
+
+
+@responses.activate
+def test_typed_modern_errors_say_what_to_change():
+    answers = {
+        "tools/call": (
+            "error",
+            {"code": -32021, "message": "Missing capability", "data": {"requiredCapabilities": {"elicitation": {}}}},
+        ),
+        "prompts/get": ("error", {"code": -32020, "message": "Header mismatch"}),
+        "resources/read": ("error", {"code": -32022, "message": "Unsupported", "data": {"supported": ["2099-01-01"]}}),
+    }
+    responses.add_callback(responses.POST, URL, callback=scripted([], answers))
+    with mcpsync.connect(URL, protocol="modern", auth=False, timeout=T) as client:
+        with pytest.raises(mcpsync.MissingClientCapability) as missing:
+            client.call_tool("t", {}, timeout=T)
+        assert missing.value.required == {"elicitation": {}} and "pass elicitation= to Client" in str(missing.value)
+        with pytest.raises(mcpsync.HeaderMismatch, match="differs from the request body"):
+            client.get_prompt("p", timeout=T)
+        with pytest.raises(UnsupportedProtocolVersion, match="2099-01-01"):
+            client.read_resource("x://y", timeout=T)
