@@ -20,7 +20,7 @@ from typing import Any, Callable, Optional, Union
 
 from .._core.endpoint import Endpoint
 from .._core.eras import http_headers, with_meta
-from .._core.errors import AuthorizationRequired, RequestTimeout, ServerError, WriteTimeout
+from .._core.errors import AuthorizationRequired, NoResponseError, RequestTimeout, ServerError, WriteTimeout
 from .._core.jsonrpc import RequestId
 from .._core.pending import RequestFuture
 from .._wire.base import Transport
@@ -82,9 +82,21 @@ class Channel:
             KeyboardInterrupt: as usual; the request is cancelled first.
         """
         logins = 0
+        reissued = False
+        started, given = time.monotonic(), timeout
         while True:
             try:
                 return self._request_once(method, params, timeout, max_total, last_activity)
+            except NoResponseError:
+                # The 2026-07-28 revision: a broken answer stream loses the request (nothing resumes
+                # it); it goes again, once, under a new id, in what is left of its time.
+                if self.meta is None or reissued:
+                    raise
+                reissued = True
+                if given is not None:
+                    timeout = given - (time.monotonic() - started)
+                    if timeout <= 0:
+                        raise RequestTimeout(method, given) from None
             except AuthorizationRequired as exc:
                 # A login waits for a person: here, on the caller's thread, never inside the exchange.
                 authorizer = getattr(self.transport, "authorizer", None)

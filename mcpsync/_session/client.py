@@ -61,6 +61,7 @@ from .progress import ProgressCallback, ProgressTokens, with_progress_token
 from .progress_bars import progress_bar_for
 from .server_requests import RequestHandler, Roots, ServerRequests
 from .structured_output import OutputSchemas
+from .subscriptions import Subscriptions
 
 __all__ = [
     "LATEST_PROTOCOL_VERSION",
@@ -194,6 +195,7 @@ class Client:
         self._initializing = False
         self._lock = threading.Lock()
         self._dispatcher = Dispatcher(transport.name, on_drop=self._dropped)
+        self._subscriptions = Subscriptions(self._channel, transport.name, lambda: self._state is ClientState.OPEN)
         try:
             self._server_requests = ServerRequests(
                 self._channel,
@@ -310,6 +312,8 @@ class Client:
             if self._state is not ClientState.UNOPENED:  # close() ran meanwhile
                 raise self.transport.closed_error()
             self._state = ClientState.OPEN
+        if self.era == MODERN:
+            self._subscriptions.start(self.server_capabilities)  # the list changes, as the GET stream had them
         logger.info(
             "server %r: connected to %s %s (protocol %s)",
             self.name,
@@ -424,6 +428,7 @@ class Client:
         with deferred_interrupts():
             with self._lock:
                 self._state = ClientState.CLOSED
+            self._subscriptions.close()
             # Outside the lock: a handler calling close() while another thread closes must not deadlock.
             try:
                 self.transport.close()
@@ -746,11 +751,22 @@ class Client:
         return ReadResourceResult.from_dict(self.request("resources/read", {"uri": uri}, timeout=timeout), uri)
 
     def subscribe_resource(self, uri: str, *, timeout: Timeout = USE_DEFAULT) -> None:
-        """Ask for ``notifications/resources/updated`` when the resource changes (see ``on_notification``)."""
+        """Ask for ``notifications/resources/updated`` when the resource changes (see ``on_notification``).
+
+        In the modern era the resource joins the client's ``subscriptions/listen``.
+        """
+        if self.era == MODERN:
+            self._check_open()
+            self._subscriptions.subscribe(uri)
+            return
         self.request("resources/subscribe", {"uri": uri}, timeout=timeout)
 
     def unsubscribe_resource(self, uri: str, *, timeout: Timeout = USE_DEFAULT) -> None:
         """Stop the updates ``subscribe_resource`` asked for."""
+        if self.era == MODERN:
+            self._check_open()
+            self._subscriptions.unsubscribe(uri)
+            return
         self.request("resources/unsubscribe", {"uri": uri}, timeout=timeout)
 
     def list_prompts(self, *, timeout: Timeout = USE_DEFAULT) -> list[Prompt]:

@@ -38,6 +38,7 @@ from typing import Any, Optional
 import requests
 
 from .._core import jsonrpc
+from .._core.eras import MODERN_VERSIONS
 from .._core.errors import MCPError, MessageTooLarge, NoResponseError, ProtocolError, SessionExpired, TransportError
 from .._core.pending import RequestFuture
 from .._core.sse import events
@@ -299,7 +300,8 @@ class StreamableHTTPTransport(HTTPTransportBase):
         position = self._read_stream_once(exchange, response, future, StreamPosition())
         attempt = 0
         while not future.settled and not self._closing.is_set():
-            if position.last_id is None or attempt >= self.max_resumptions:
+            if position.last_id is None or attempt >= self.max_resumptions or self.protocol_version in MODERN_VERSIONS:
+                # The 2026-07-28 revision resumes nothing: the request is lost (its caller sends it anew).
                 raise NoResponseError(future.request_id)
             attempt += 1
             retry = position.retry

@@ -48,6 +48,7 @@ TOOLS = {
     "die",
     "ask_name",
     "ask_in_rounds",
+    "publish_changes",
     "ping_client",
     "tools_changed",
     "ask_sampling",

@@ -146,6 +146,15 @@ async def tools_changed(ctx: Context) -> str:
     return "sent"
 
 
+@app.tool()
+async def publish_changes(uri: str = "", ctx: Context = None) -> str:  # type: ignore[assignment]
+    """2026-07-28: tell subscriptions/listen streams that the tools changed, and that ``uri`` was updated."""
+    await ctx.notify_tools_changed()
+    if uri:
+        await ctx.notify_resource_updated(uri)
+    return "published"
+
+
 @app.resource("data://greeting", mime_type="text/plain")
 def greeting() -> str:
     return "hello from a resource"
