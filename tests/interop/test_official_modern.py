@@ -78,7 +78,8 @@ def test_every_modern_request_carries_its_version_capabilities_and_identity(targ
             client.call_tool("echo", {"text": "x"}, timeout=T)
     sent = [json.loads(r.getMessage().split(" --> ", 1)[1]) for r in caplog.records if " --> " in r.getMessage()]
     requests = [m for m in sent if "id" in m and "method" in m]
-    assert [m["method"] for m in requests][:3] == ["server/discover", "tools/list", "tools/call"]
+    methods = [m["method"] for m in requests]
+    assert methods[0] == "server/discover" and {"subscriptions/listen", "tools/list", "tools/call"} <= set(methods)
     assert "initialize" not in [m.get("method") for m in sent]
     for message in requests:
         meta = message["params"]["_meta"]
@@ -118,3 +119,23 @@ def test_auto_falls_back_to_the_handshake_with_a_legacy_server_and_modern_refuse
 def test_a_bad_protocol_is_refused_at_once(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="protocol must be"):
         mcpsync.Client(mcpsync.create_transport(server_config()), protocol="2099-01-01")
+
+
+def test_list_changes_and_resource_updates_come_by_subscriptions_listen(target: Any) -> None:
+    import time
+
+    changes: list[str] = []
+    updates: list[str] = []
+    with mcpsync.connect(
+        target, protocol="auto", timeout=T, on_list_changed=changes.append, on_resource_updated=updates.append
+    ) as client:
+        client.subscribe_resource("data://greeting", timeout=T)
+        assert client._subscriptions.wanted["resourceSubscriptions"] == ["data://greeting"]
+        deadline = time.monotonic() + T
+        while not (changes and updates) and time.monotonic() < deadline:
+            # Published again until heard: the new subscription may not be acknowledged yet.
+            client.call_tool("publish_changes", {"uri": "data://greeting"}, timeout=T)
+            time.sleep(0.2)
+        client.unsubscribe_resource("data://greeting", timeout=T)
+        assert "resourceSubscriptions" not in client._subscriptions.wanted
+    assert "tools" in changes and "data://greeting" in updates

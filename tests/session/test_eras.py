@@ -198,3 +198,46 @@ def test_typed_modern_errors_say_what_to_change():
             client.get_prompt("p", timeout=T)
         with pytest.raises(UnsupportedProtocolVersion, match="2099-01-01"):
             client.read_resource("x://y", timeout=T)
+
+
+@responses.activate
+def test_a_broken_answer_stream_is_not_resumed_but_the_request_goes_again_under_a_new_id():
+    calls: list[dict[str, Any]] = []
+
+    def answer(request):
+        message = json.loads(request.body)
+        if "id" not in message:
+            return (202, {}, "")
+        if message["method"] == "server/discover":
+            return (
+                200,
+                {"Content-Type": "application/json"},
+                json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": DISCOVER}),
+            )
+        calls.append(message)
+        if message["method"] == "tools/list":
+            return (
+                200,
+                {"Content-Type": "application/json"},
+                json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": []}}),
+            )
+        if len([c for c in calls if c["method"] == "tools/call"]) == 1:  # an event stream that ends before its answer
+            progress = {
+                "jsonrpc": "2.0",
+                "method": "notifications/progress",
+                "params": {"progressToken": "x", "progress": 1},
+            }
+            return (200, {"Content-Type": "text/event-stream"}, f"id: e1\ndata: {json.dumps(progress)}\n\n")
+        result = {"content": [{"type": "text", "text": "second time"}], "resultType": "complete"}
+        return (
+            200,
+            {"Content-Type": "application/json"},
+            json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}),
+        )
+
+    responses.add_callback(responses.POST, URL, callback=answer)
+    with mcpsync.connect(URL, protocol="modern", auth=False, timeout=T) as client:
+        assert client.call_tool("t", {}, timeout=T).text == "second time"
+    tool_calls = [c for c in calls if c["method"] == "tools/call"]
+    assert len(tool_calls) == 2 and tool_calls[0]["id"] != tool_calls[1]["id"]
+    assert not any(call.request.method == "GET" for call in responses.calls)  # no resumption in the modern era
