@@ -47,6 +47,24 @@ def call(server: OAuthTestServer, auth: Any, tool: str = "echo") -> str:
         return result.text
 
 
+def calls_from_threads(client: mcpsync.Client, threads: int) -> list[BaseException]:
+    """``threads`` threads make one call each on ``client`` at once; what they raised."""
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            client.call_tool("echo", {"text": "t"}, timeout=T)
+        except BaseException as exc:
+            errors.append(exc)
+
+    running = [threading.Thread(target=work) for _ in range(threads)]
+    for thread in running:
+        thread.start()
+    for thread in running:
+        thread.join(T)
+    return errors
+
+
 def paths(server: OAuthTestServer) -> list[str]:
     return [f"{r['method']} {r['path']}" for r in server.seen]
 
@@ -342,20 +360,7 @@ def test_many_threads_meeting_a_revoked_token_refresh_it_once(server):
     auth = oauth(server)
     with mcpsync.connect(server.url, auth=auth, timeout=T) as client:
         server.revoke_access_tokens()
-        errors: list[BaseException] = []
-
-        def work() -> None:
-            try:
-                client.call_tool("echo", {"text": "t"}, timeout=T)
-            except BaseException as exc:
-                errors.append(exc)
-
-        threads = [threading.Thread(target=work) for _ in range(8)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(T)
-        assert errors == []
+        assert calls_from_threads(client, 8) == []
     refreshes = [r for r in server.requests_to("/token") if r["form"]["grant_type"] == "refresh_token"]
     assert len(refreshes) == 1
 
@@ -493,18 +498,5 @@ def test_threads_that_need_a_login_at_once_get_one_login(server):
         client.transport.authorizer._token = None  # as if the token had been revoked for good
         server.revoke_access_tokens()
         server.refresh_tokens.clear()
-        errors: list[BaseException] = []
-
-        def work() -> None:
-            try:
-                client.call_tool("echo", {"text": "t"}, timeout=T)
-            except BaseException as exc:
-                errors.append(exc)
-
-        threads = [threading.Thread(target=work) for _ in range(4)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(T)
-        assert errors == []
+        assert calls_from_threads(client, 4) == []
     assert len(server.requests_to("/authorize")) == 2  # the first login, and one for all four threads

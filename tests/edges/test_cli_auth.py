@@ -54,15 +54,19 @@ def login(home: Path, server: OAuthTestServer) -> subprocess.CompletedProcess[st
             seen.append(line)
             if line.startswith("  http"):
                 break
-        assert process.stdin is not None
+        assert process.stdin is not None and process.stdout is not None
         process.stdin.write(server.approve(line.strip()) + "\n")
-        process.stdin.flush()
-        out, _ = process.communicate(timeout=COMMAND_TIMEOUT)
+        process.stdin.close()
+        process.wait(COMMAND_TIMEOUT)
+        out = process.stdout.read()  # small: the pipe never filled
     finally:
         if process.poll() is None:
             process.kill()
             process.wait(5)
-    reader.join(5)
+    reader.join(5)  # stderr ends with the process: its reader is done before the pipes close
+    for stream in (process.stdout, process.stderr):
+        if stream is not None:
+            stream.close()
     while not lines.empty():
         seen.append(lines.get())
     return subprocess.CompletedProcess(process.args, process.returncode, out, "".join(seen))
