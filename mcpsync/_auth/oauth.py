@@ -14,11 +14,9 @@ server (``for_server``), and the ``ServerAuth`` it gets does the work:
 - **A ``403`` with ``insufficient_scope``**: the same, asking for the union
   of the scopes held and the scopes asked (step-up), a few times at most.
 - **A login** (``login``, which the session calls when someone is there, and
-  ``mcpsync login``): discovery (``discovery``), registration
-  (``registration``), the authorization-code flow with PKCE S256, ``state``
-  and ``resource``; the browser's answer comes back through the loopback
-  receiver, a pasted URL, or the ``on_authorize`` callable; its ``iss`` is
-  checked (RFC 9207) before the code goes to any token endpoint.
+  ``mcpsync login``): discovery (``discovery``), then the authorization-code
+  flow of ``login`` (PKCE S256, ``state``, ``resource``, registration, the
+  person's part, the ``iss`` check), whose token is kept here.
 
 Tokens are kept in the token store (``store``): the next run sends its token
 at once. No token, code, verifier or secret is ever logged or put in an
@@ -29,19 +27,18 @@ from __future__ import annotations
 
 import logging
 import math
-import secrets
 import threading
 import time
 from typing import Any, Callable, Optional, Union
-from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from .._core.errors import AuthorizationError, AuthorizationRequired, WriteTimeout
 from .._wire.http_session import current
-from .browser import LoopbackReceiver, present, someone_is_there
+from .browser import someone_is_there
 from .challenge import Challenge, bearer_challenge
 from .discovery import Discovered, canonical_resource, discover
 from .dpop import DPoPKey, supports_dpop
 from .http import AUTH_TIMEOUT, AuthHTTP
+from .login import authorization_code_flow
 from .registration import Registrar
 from .store import FileTokenStore, TokenStore, client_key, server_key, token_key
 from .tokens import ClientInfo, expires_soon, record_from_response, request_token
@@ -454,138 +451,11 @@ class ServerAuth:
             extra = reason.scopes if reason is not None else ()
             held = tuple((self._token or {}).get("scope", "").split()) if extra else ()
             scopes = self._scopes_for(challenge, discovered, _union(extra, held))
-            record = self._authorization_code_flow(discovered, scopes)
+            record = authorization_code_flow(self, discovered, scopes)
             with self._lock:
                 self._save(record)
                 self._step_ups = 0
         logger.info("server %r: logged in at %s", self.name, discovered.server.issuer)
-
-    def _authorization_code_flow(self, discovered: Discovered, scopes: tuple[str, ...]) -> dict[str, Any]:
-        from authlib.oauth2.rfc7636 import create_s256_code_challenge
-
-        name, server, owner = self.name, discovered.server, self.owner
-        methods = server.metadata.get("code_challenge_methods_supported")
-        if not isinstance(methods, list) or "S256" not in methods:
-            raise AuthorizationError(
-                f"{name}: the authorization server {server.issuer} does not say it supports PKCE with S256 "
-                f"(code_challenge_methods_supported: {methods!r}); refused",
-                server=name,
-            )
-        authorization_endpoint = server.endpoint("authorization_endpoint")
-        token_endpoint = server.endpoint("token_endpoint")
-        if authorization_endpoint is None or token_endpoint is None:
-            raise AuthorizationError(
-                f"{name}: the authorization server {server.issuer} names no authorization or token endpoint",
-                server=name,
-            )
-        if owner.on_authorize is None and not self.can_login():
-            raise self._required(401, self._last_header, scopes)
-        state = secrets.token_urlsafe(32)
-        verifier = secrets.token_urlsafe(64)
-        with self._receiver(server.issuer, state) as receiver:
-            redirect_uri = owner.redirect_uri or receiver.redirect_uri
-            with AuthHTTP(name, self.url, deadline=time.monotonic() + AUTH_TIMEOUT, session=self.session) as http:
-                client = owner.registrar.client(http, server, redirect_uri, ("authorization_code", "refresh_token"))
-            params = {
-                "response_type": "code",
-                "client_id": client.client_id,
-                "redirect_uri": redirect_uri,
-                "state": state,
-                "code_challenge": create_s256_code_challenge(verifier),
-                "code_challenge_method": "S256",
-                "resource": discovered.resource,
-            }
-            if scopes:
-                params["scope"] = " ".join(scopes)
-            url = _add_query(authorization_endpoint, params)
-            logger.info("server %r: authorization needed at %s", name, server.issuer)
-            if owner.on_authorize is not None:
-                redirected = owner.on_authorize(url)
-            else:
-                redirected = present(url, receiver, name, owner.login_timeout)
-        code = self._code_from(redirected, state, server.issuer, server.metadata)
-        form = {
-            "grant_type": "authorization_code",
-            "code": code,
-            "redirect_uri": redirect_uri,
-            "code_verifier": verifier,
-            "resource": discovered.resource,
-        }
-        key = self._new_dpop_key(discovered)
-        with AuthHTTP(name, self.url, deadline=time.monotonic() + AUTH_TIMEOUT, session=self.session) as http:
-            response = request_token(
-                http, token_endpoint, client, form, private_key=owner.private_key, algorithm=owner.algorithm, dpop=key
-            )
-        return record_from_response(
-            response,
-            dpop=key,
-            issuer=server.issuer,
-            resource=discovered.resource,
-            token_endpoint=token_endpoint,
-            client=client,
-            scopes=scopes,
-            previous=self._token,
-        )
-
-    def _receiver(self, issuer: str, state: str) -> LoopbackReceiver:
-        """The loopback receiver, on the port of the registration kept for ``issuer`` if there is one."""
-        owner = self.owner
-        port = owner.redirect_port or 0
-        if owner.redirect_uri is not None:
-            parts = urlsplit(owner.redirect_uri)
-            fixed = (parts.port or 0) if parts.hostname == "127.0.0.1" else 0
-            return LoopbackReceiver(state, fixed, parts.path or "/")
-        if not port and owner.registrar.client_id is None:
-            stored = owner.store.load(client_key(issuer)) or {}
-            registered = stored.get("redirect_uri")
-            if isinstance(registered, str) and registered.startswith("http://127.0.0.1:"):
-                port = urlsplit(registered).port or 0
-        try:
-            return LoopbackReceiver(state, port)
-        except OSError:
-            logger.info("server %r: port %d is taken; the login uses another (and registers again)", self.name, port)
-            return LoopbackReceiver(state, 0)
-
-    def _code_from(self, redirected: str, state: str, issuer: str, metadata: dict[str, Any]) -> str:
-        """The authorization code of the redirect, once ``state`` and ``iss`` check out (RFC 9207 §2.4)."""
-        name = self.name
-        if not isinstance(redirected, str) or not redirected:
-            raise AuthorizationRequired(f"{name}: the login gave no redirect URL; nothing was authorized", server=name)
-        query = parse_qs(urlsplit(redirected.strip()).query)
-
-        def one(key: str) -> Optional[str]:
-            values = query.get(key)
-            return values[0] if values else None
-
-        if one("state") != state:
-            raise AuthorizationError(
-                f"{name}: the redirect's state does not match the login's; refused (not the login we started)",
-                server=name,
-            )
-        iss = one("iss")
-        if iss is not None and iss != issuer:
-            raise AuthorizationError(
-                f"{name}: the redirect came from the issuer {iss!r}, not {issuer!r}; refused before the token request",
-                server=name,
-            )
-        if iss is None and metadata.get("authorization_response_iss_parameter_supported") is True:
-            raise AuthorizationError(
-                f"{name}: the authorization server says it names itself in redirects (iss), and this one "
-                "does not; refused before the token request",
-                server=name,
-            )
-        error = one("error")
-        if error is not None:
-            description = one("error_description") or ""
-            raise AuthorizationError(
-                f"{name}: the authorization server refused: {error}{': ' + description[:300] if description else ''}",
-                server=name,
-                error=error,
-            )
-        code = one("code")
-        if not code:
-            raise AuthorizationError(f"{name}: the redirect carries no authorization code", server=name)
-        return code
 
     # -- keeping tokens ----------------------------------------------------------------
 
@@ -693,12 +563,6 @@ def _scopes(value: Union[str, list[str], tuple[str, ...], None]) -> tuple[str, .
 
 def _union(*groups: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(s for group in groups for s in group))
-
-
-def _add_query(url: str, params: dict[str, str]) -> str:
-    parts = urlsplit(url)
-    query = parts.query + ("&" if parts.query else "") + urlencode(params)
-    return urlunsplit((parts.scheme, parts.netloc, parts.path, query, parts.fragment))
 
 
 def _read_key(value: Optional[str]) -> Optional[str]:

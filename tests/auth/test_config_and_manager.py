@@ -104,7 +104,7 @@ def test_a_server_waiting_for_a_login_does_not_hold_the_others(tmp_path: Path, m
             return server.approve(url)
 
         monkeypatch.setattr("mcpsync._auth.oauth.someone_is_there", lambda: True)
-        monkeypatch.setattr("mcpsync._auth.oauth.present", slow_person)
+        monkeypatch.setattr("mcpsync._auth.login.present", slow_person)
         config = {
             "mcpServers": {
                 "remote": {"url": server.url},
