@@ -79,6 +79,8 @@ LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0]
 PROGRESS_DRAIN_WAIT = 1.0
 #: Pages one listing may take: a server that hands out a fresh cursor for ever is stopped there.
 MAX_PAGES = 1000
+#: Seconds a server's ``ttlMs`` may keep a result fresh, at most.
+MAX_TTL = 24 * 3600.0
 #: Items one listing may hold, over all its pages.
 MAX_LIST_ITEMS = 100_000
 
@@ -593,18 +595,24 @@ class Client:
         """
         self.request("server/discover" if self.era == MODERN else "ping", timeout=timeout)
 
-    def list_tools(self, *, timeout: Timeout = USE_DEFAULT) -> list[Tool]:
+    def list_tools(self, *, timeout: Timeout = USE_DEFAULT, cache: bool = True) -> list[Tool]:
         """All the server's tools, across every page (``timeout`` bounds the whole listing).
+
+        ``cache``: serve the list fetched last while the server's ``ttlMs`` says it is fresh
+        (2026-07-28; a list change ends that); ``False`` always asks the server.
 
         Raises:
             ProtocolError: the server repeated a cursor (it would page forever)
                 or sent a malformed tool.
         """
-        tools = self._list("tools/list", "tools", Tool.from_dict, timeout)
+        held = self._lists.fresh("tools") if cache else None
+        if held is not None:
+            return list(held)
+        tools, ttl = self._list_ttl("tools/list", "tools", Tool.from_dict, timeout)
         if self.era == MODERN:
             tools = [tool for tool in tools if self._headers_valid(tool)]
         self._output_schemas.remember(tools)
-        self._lists.put("tools", tools)
+        self._lists.put("tools", tools, ttl)
         return tools
 
     @property
@@ -626,11 +634,21 @@ class Client:
         return cached if cached is not None else self.list_resources()
 
     def _list(self, method: str, key: str, build: Callable[[Any, str], _Item], timeout: Timeout) -> list[_Item]:
+        return self._list_ttl(method, key, build, timeout)[0]
+
+    def _list_ttl(
+        self, method: str, key: str, build: Callable[[Any, str], _Item], timeout: Timeout
+    ) -> tuple[list[_Item], Optional[float]]:
+        """The items of a listing, and for how many seconds the server says they stay fresh (the
+        least ``ttlMs`` of its pages; ``None`` when a page has none)."""
         items: list[_Item] = []
-        for page in self._pages(method, key, timeout):
+        ttls: list[Optional[float]] = []
+        for page, ttl in self._pages(method, key, timeout):
+            ttls.append(ttl)
             for item in page:
                 items.append(build(item, f"{method} item #{len(items)}"))
-        return items
+        fresh = None if not ttls or None in ttls else min(t for t in ttls if t is not None)
+        return items, fresh
 
     def _pages(self, method: str, key: str, timeout: Timeout) -> Any:
         """The pages of a listing; ``timeout`` bounds the whole of it, ``MAX_PAGES`` and ``MAX_LIST_ITEMS`` its size.
@@ -659,7 +677,7 @@ class Client:
             count += len(items)
             if count > MAX_LIST_ITEMS:
                 raise ProtocolError(f"{method}: the server listed more than {MAX_LIST_ITEMS} items; stopped")
-            yield items
+            yield items, _ttl(result)
             cursor = result.get("nextCursor")
             if cursor is None:
                 return
@@ -732,23 +750,36 @@ class Client:
             self._output_schemas.check(typed)
         return typed
 
-    def list_resources(self, *, timeout: Timeout = USE_DEFAULT) -> list[Resource]:
-        """All the server's resources, across every page (``timeout`` bounds the whole listing)."""
-        resources = self._list("resources/list", "resources", Resource.from_dict, timeout)
-        self._lists.put("resources", resources)
+    def list_resources(self, *, timeout: Timeout = USE_DEFAULT, cache: bool = True) -> list[Resource]:
+        """All the server's resources, across every page (``timeout`` bounds the whole listing;
+        ``cache`` as for ``list_tools``)."""
+        held = self._lists.fresh("resources") if cache else None
+        if held is not None:
+            return list(held)
+        resources, ttl = self._list_ttl("resources/list", "resources", Resource.from_dict, timeout)
+        self._lists.put("resources", resources, ttl)
         return resources
 
     def list_resource_templates(self, *, timeout: Timeout = USE_DEFAULT) -> list[ResourceTemplate]:
         """All the server's resource templates (``uriTemplate`` in RFC 6570 form), across every page."""
         return self._list("resources/templates/list", "resourceTemplates", ResourceTemplate.from_dict, timeout)
 
-    def read_resource(self, uri: str, *, timeout: Timeout = USE_DEFAULT) -> ReadResourceResult:
+    def read_resource(self, uri: str, *, timeout: Timeout = USE_DEFAULT, cache: bool = True) -> ReadResourceResult:
         """Read a resource: ``result.contents`` (text, or binary as ``.data`` bytes), ``result.text``.
+
+        ``cache``: serve the contents read last while the server's ``ttlMs`` says they are fresh
+        (2026-07-28; ``resources/updated`` for it, or a resource list change, ends that).
 
         Raises:
             ServerError: e.g. -32002, the resource does not exist.
         """
-        return ReadResourceResult.from_dict(self.request("resources/read", {"uri": uri}, timeout=timeout), uri)
+        held = self._lists.fresh_read(uri) if cache else None
+        if held is not None:
+            return held  # type: ignore[no-any-return]
+        raw = self.request("resources/read", {"uri": uri}, timeout=timeout)
+        result = ReadResourceResult.from_dict(raw, uri)
+        self._lists.put_read(uri, result, _ttl(raw))
+        return result
 
     def subscribe_resource(self, uri: str, *, timeout: Timeout = USE_DEFAULT) -> None:
         """Ask for ``notifications/resources/updated`` when the resource changes (see ``on_notification``).
@@ -769,10 +800,13 @@ class Client:
             return
         self.request("resources/unsubscribe", {"uri": uri}, timeout=timeout)
 
-    def list_prompts(self, *, timeout: Timeout = USE_DEFAULT) -> list[Prompt]:
-        """All the server's prompts, across every page."""
-        prompts = self._list("prompts/list", "prompts", Prompt.from_dict, timeout)
-        self._lists.put("prompts", prompts)
+    def list_prompts(self, *, timeout: Timeout = USE_DEFAULT, cache: bool = True) -> list[Prompt]:
+        """All the server's prompts, across every page (``cache`` as for ``list_tools``)."""
+        held = self._lists.fresh("prompts") if cache else None
+        if held is not None:
+            return list(held)
+        prompts, ttl = self._list_ttl("prompts/list", "prompts", Prompt.from_dict, timeout)
+        self._lists.put("prompts", prompts, ttl)
         return prompts
 
     def get_prompt(
@@ -854,3 +888,11 @@ class Client:
     def refresh(self, kind: str) -> None:
         """Fetch the ``"tools"``, ``"prompts"`` or ``"resources"`` list again (as ``refresh_on_list_changed`` does)."""
         {"tools": self.list_tools, "prompts": self.list_prompts, "resources": self.list_resources}[kind]()
+
+
+def _ttl(result: Mapping[str, Any]) -> Optional[float]:
+    """The seconds a result stays fresh by its ``ttlMs`` (2026-07-28); ``None`` without one, or a bad one."""
+    value = result.get("ttlMs")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        return None
+    return min(float(value) / 1000.0, MAX_TTL)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from typing import Any, Callable, Optional
 
 from .._core.errors import MCPError, ProtocolError
@@ -47,26 +48,63 @@ PYTHON_LEVELS = {
 }
 
 
+#: Read resources held at most (each for its ``ttlMs``).
+MAX_READS_HELD = 256
+
+
 class ListCache:
-    """The last tools, prompts and resources lists a client fetched; ``None``: not fetched, or stale."""
+    """The last tools, prompts and resources lists a client fetched; ``None``: not fetched, or stale.
+
+    With the 2026-07-28 revision's ``ttlMs`` a list (and a read resource) is also *fresh* for that
+    long: ``fresh`` serves it without asking the server. A list change, or ``resources/updated``
+    for a resource, ends that at once.
+    """
 
     KINDS = ("tools", "prompts", "resources")
 
     def __init__(self, on_forget: Callable[[str], None]) -> None:
         self._lists: dict[str, Optional[list[Any]]] = dict.fromkeys(self.KINDS)
+        self._fresh_until: dict[str, float] = {}
+        self._reads: dict[str, tuple[Any, float]] = {}
         self._on_forget = on_forget
 
     def get(self, kind: str) -> Optional[list[Any]]:
         """The list held for ``kind``, if any."""
         return self._lists[kind]
 
-    def put(self, kind: str, items: list[Any]) -> None:
-        """Hold a freshly fetched list."""
+    def put(self, kind: str, items: list[Any], ttl: Optional[float] = None) -> None:
+        """Hold a freshly fetched list; fresh for ``ttl`` seconds (the server's ``ttlMs``), if any."""
         self._lists[kind] = items
+        self._fresh_until[kind] = time.monotonic() + ttl if ttl else 0.0
+
+    def fresh(self, kind: str) -> Optional[list[Any]]:
+        """The list held for ``kind`` if the server's ``ttlMs`` says it is still fresh."""
+        items = self._lists[kind]
+        return items if items is not None and time.monotonic() < self._fresh_until.get(kind, 0.0) else None
+
+    def put_read(self, uri: str, result: Any, ttl: Optional[float]) -> None:
+        """Hold a read resource for ``ttl`` seconds (nothing without one)."""
+        if ttl:
+            if len(self._reads) >= MAX_READS_HELD:
+                self._reads.pop(next(iter(self._reads)))
+            self._reads[uri] = (result, time.monotonic() + ttl)
+
+    def fresh_read(self, uri: str) -> Any:
+        held = self._reads.get(uri)
+        if held is None or time.monotonic() >= held[1]:
+            return None
+        return held[0]
+
+    def forget_read(self, uri: Any) -> None:
+        """The server said the resource changed."""
+        self._reads.pop(uri, None)
 
     def forget(self, kind: str) -> None:
         """The server said the list changed."""
         self._lists[kind] = None
+        self._fresh_until.pop(kind, None)
+        if kind == "resources":
+            self._reads.clear()
         self._on_forget(kind)
 
     def held(self) -> dict[str, list[Any]]:
@@ -141,8 +179,10 @@ class Inbox:
                 submit(self._refresh, kind_of_list)
             if callbacks.on_list_changed is not None:
                 submit(callbacks.on_list_changed, kind_of_list)
-        elif method == "notifications/resources/updated" and callbacks.on_resource_updated is not None:
-            submit(callbacks.on_resource_updated, params.get("uri"))
+        elif method == "notifications/resources/updated":
+            self._cache.forget_read(params.get("uri"))
+            if callbacks.on_resource_updated is not None:
+                submit(callbacks.on_resource_updated, params.get("uri"))
         elif method == "notifications/elicitation/complete" and callbacks.on_elicitation_complete is not None:
             submit(callbacks.on_elicitation_complete, params)
         if callbacks.on_notification is not None:

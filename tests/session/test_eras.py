@@ -241,3 +241,39 @@ def test_a_broken_answer_stream_is_not_resumed_but_the_request_goes_again_under_
     tool_calls = [c for c in calls if c["method"] == "tools/call"]
     assert len(tool_calls) == 2 and tool_calls[0]["id"] != tool_calls[1]["id"]
     assert not any(call.request.method == "GET" for call in responses.calls)  # no resumption in the modern era
+
+
+@responses.activate
+def test_ttl_ms_keeps_lists_and_reads_fresh_until_a_change_says_otherwise():
+    from mcpsync._core.jsonrpc import Kind
+
+    seen: list[tuple[dict[str, str], dict[str, Any]]] = []
+    answers = {
+        "tools/list": {"tools": [tool("t", {})], "ttlMs": 60000, "cacheScope": "private", "resultType": "complete"},
+        "prompts/list": {"prompts": [], "ttlMs": 0, "resultType": "complete"},
+        "resources/read": {"contents": [{"uri": "r://x", "text": "v"}], "ttlMs": 60000, "resultType": "complete"},
+    }
+    responses.add_callback(responses.POST, URL, callback=scripted(seen, answers))
+
+    def asked(method: str) -> int:
+        return sum(1 for _, m in seen if m.get("method") == method)
+
+    with mcpsync.connect(URL, protocol="modern", auth=False, timeout=T) as client:
+        client.list_tools(timeout=T)
+        client.list_tools(timeout=T)
+        assert asked("tools/list") == 1  # fresh for 60 s: served from the cache
+        client.list_tools(timeout=T, cache=False)
+        assert asked("tools/list") == 2  # asked for: the server is asked
+        client._inbox.incoming({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}, Kind.NOTIFICATION)
+        client.list_tools(timeout=T)
+        assert asked("tools/list") == 3  # a list change ends the freshness
+        client.list_prompts(timeout=T)
+        client.list_prompts(timeout=T)
+        assert asked("prompts/list") == 2  # ttlMs 0: never cached
+        assert client.read_resource("r://x", timeout=T).text == "v"
+        client.read_resource("r://x", timeout=T)
+        assert asked("resources/read") == 1
+        updated = {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "r://x"}}
+        client._inbox.incoming(updated, Kind.NOTIFICATION)
+        client.read_resource("r://x", timeout=T)
+        assert asked("resources/read") == 2
