@@ -84,6 +84,8 @@ class ClientCredentials(OAuth):
     """
 
     needs_person = False
+    #: What a modern request declares in its capabilities (MCP's client credentials extension).
+    extension = "io.modelcontextprotocol/oauth-client-credentials"
 
     def __init__(
         self,
@@ -195,6 +197,8 @@ class EnterpriseAuth(OAuth):
     """
 
     needs_person = False
+    #: What a modern request declares in its capabilities (MCP's enterprise-managed authorization).
+    extension = "io.modelcontextprotocol/enterprise-managed-authorization"
 
     def __init__(
         self,

@@ -89,6 +89,8 @@ class OAuth:
 
     #: Whether getting a token needs a person (the authorization-code flow); the grants do not.
     needs_person = True
+    #: The authorization extension a modern request declares in its capabilities (``None``: core OAuth).
+    extension: Optional[str] = None
 
     def __init__(
         self,

@@ -295,7 +295,7 @@ class Client:
                 discovered = probe(
                     self._channel,
                     protocol=self.protocol,
-                    capabilities=self.capabilities,
+                    capabilities=self._modern_capabilities(),
                     client_info=self.client_info,
                     timeout=left,
                     stdio=self.transport.kind == "stdio",
@@ -354,7 +354,7 @@ class Client:
             if not shared:
                 raise UnsupportedProtocolVersion(chosen, versions)
             chosen = shared[0]
-            self._channel.meta = request_meta(chosen, self.capabilities, self.client_info)
+            self._channel.meta = request_meta(chosen, self._modern_capabilities(), self.client_info)
             self._channel.version = chosen
         capabilities = result.get("capabilities", {})
         if not isinstance(capabilities, dict):
@@ -377,6 +377,16 @@ class Client:
                 return param_headers(tool.input_schema, params.get("arguments"))
         return {}
 
+    def _modern_capabilities(self) -> dict[str, Any]:
+        """The capabilities a modern request declares: ours, and the authorization extension the
+        transport's auth uses (``io.modelcontextprotocol/oauth-client-credentials``, say)."""
+        extension = getattr(getattr(self.transport, "auth", None), "extension", None)
+        if not isinstance(extension, str):
+            return self.capabilities
+        capabilities = dict(self.capabilities)
+        capabilities["extensions"] = {**capabilities.get("extensions", {}), extension: {}}
+        return capabilities
+
     def _renegotiate(self, error: ServerError) -> None:
         """Switch to another modern version the server supports, after its -32022 to a request.
 
@@ -389,7 +399,7 @@ class Client:
         if not shared:
             raise UnsupportedProtocolVersion(self.protocol_version, supported) from error
         version = shared[0]
-        self._channel.meta = request_meta(version, self.capabilities, self.client_info)
+        self._channel.meta = request_meta(version, self._modern_capabilities(), self.client_info)
         self._channel.version = version
         self.protocol_version = version
         self.transport.negotiated(version)

@@ -277,3 +277,16 @@ def test_ttl_ms_keeps_lists_and_reads_fresh_until_a_change_says_otherwise():
         client._inbox.incoming(updated, Kind.NOTIFICATION)
         client.read_resource("r://x", timeout=T)
         assert asked("resources/read") == 2
+
+
+@responses.activate
+def test_a_modern_request_declares_the_authorization_extension_its_grant_uses():
+    seen: list[tuple[dict[str, str], dict[str, Any]]] = []
+    responses.add_callback(responses.POST, URL, callback=scripted(seen, {}))
+    auth = mcpsync.ClientCredentials("svc", "secret")  # idle: the mocked server asks for no token
+    with mcpsync.connect(URL, protocol="modern", auth=auth, timeout=T) as client:
+        client.list_prompts(timeout=T)
+    for _, message in seen:
+        if "id" in message:
+            extensions = message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["extensions"]
+            assert extensions == {"io.modelcontextprotocol/oauth-client-credentials": {}}
