@@ -160,8 +160,8 @@ def present(url: str, receiver: LoopbackReceiver, server: str, timeout: float) -
             link = html.escape(url, quote=True)
             page = f'<a href="{link}" target="_blank" rel="noopener">Log in to {html.escape(server)}</a>'
             display(HTML(page))  # type: ignore[no-untyped-call]
-        except Exception:
-            pass
+        except Exception as exc:  # the link is printed below all the same
+            logger.debug("showing the login link as HTML failed: %s", exc)
         print(f"Log in to {server} with this link (waiting up to {timeout:g}s): {url}", file=sys.stderr)
         return receiver.wait(timeout, server)
     if _browser_available() and webbrowser.open(url):

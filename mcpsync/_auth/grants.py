@@ -23,10 +23,8 @@ from __future__ import annotations
 from typing import Any, Callable, Optional, Union
 
 from .._core.errors import AuthorizationError
-from .discovery import Discovered, check_endpoint
-from .dpop import DPoPKey
-from .http import AuthHTTP
-from .oauth import OAuth, ServerAuth
+from .discovery import check_endpoint
+from .oauth import GrantRequest, OAuth
 from .store import MemoryTokenStore, TokenStore
 from .tokens import ClientInfo, request_token
 
@@ -39,20 +37,6 @@ ID_TOKEN = "urn:ietf:params:oauth:token-type:id_token"
 
 Scopes = Union[str, list[str], tuple[str, ...], None]
 Assertion = Union[str, Callable[[], str]]
-
-
-def _token_endpoint(discovered: Discovered, name: str) -> str:
-    endpoint = discovered.server.endpoint("token_endpoint")
-    if endpoint is None:
-        raise AuthorizationError(f"{name}: the authorization server names no token endpoint", server=name)
-    return endpoint
-
-
-def _form(grant_type: str, discovered: Discovered, scopes: tuple[str, ...], **fields: str) -> dict[str, str]:
-    form = {"grant_type": grant_type, **fields, "resource": discovered.resource}
-    if scopes:
-        form["scope"] = " ".join(scopes)
-    return form
 
 
 def _assertion(source: Assertion, what: str, name: str) -> str:
@@ -113,21 +97,10 @@ class ClientCredentials(OAuth):
             token_endpoint_auth_method=token_endpoint_auth_method,
         )
 
-    def obtain_without_person(
-        self,
-        server: ServerAuth,
-        http: AuthHTTP,
-        discovered: Discovered,
-        scopes: tuple[str, ...],
-        dpop: Optional[DPoPKey],
-    ) -> Optional[tuple[dict[str, Any], Optional[ClientInfo]]]:
-        client = self.registrar.client(http, discovered.server, None, ("client_credentials",))
-        form = _form("client_credentials", discovered, scopes)
-        endpoint = _token_endpoint(discovered, server.name)
-        token = request_token(
-            http, endpoint, client, form, private_key=self.private_key, algorithm=self.algorithm, dpop=dpop
-        )
-        return token, client
+    def obtain_without_person(self, request: GrantRequest) -> Optional[tuple[dict[str, Any], Optional[ClientInfo]]]:
+        client = self.registrar.client(request.http, request.discovered.server, None, ("client_credentials",))
+        form = request.form("client_credentials")
+        return request.token(client, form, private_key=self.private_key, algorithm=self.algorithm), client
 
 
 class WorkloadIdentity(OAuth):
@@ -160,27 +133,18 @@ class WorkloadIdentity(OAuth):
         )
         self.assertion = assertion
 
-    def obtain_without_person(
-        self,
-        server: ServerAuth,
-        http: AuthHTTP,
-        discovered: Discovered,
-        scopes: tuple[str, ...],
-        dpop: Optional[DPoPKey],
-    ) -> Optional[tuple[dict[str, Any], Optional[ClientInfo]]]:
-        name = server.name
+    def obtain_without_person(self, request: GrantRequest) -> Optional[tuple[dict[str, Any], Optional[ClientInfo]]]:
+        name, issuer = request.name, request.discovered.server.issuer
         client_id = self.registrar.client_id
         assert client_id is not None
-        if self.registrar.issuer is not None and self.registrar.issuer != discovered.server.issuer:
+        if self.registrar.issuer is not None and self.registrar.issuer != issuer:
             raise AuthorizationError(
                 f"{name}: the workload is known at {self.registrar.issuer}, but the server uses "
-                f"{discovered.server.issuer}; its assertion is not sent there",
+                f"{issuer}; its assertion is not sent there",
                 server=name,
             )
-        form = _form(JWT_BEARER, discovered, scopes, assertion=_assertion(self.assertion, "assertion", name))
-        form["client_id"] = client_id
-        response = request_token(http, _token_endpoint(discovered, name), None, form, dpop=dpop)
-        return response, ClientInfo(client_id, None, "none", kind="workload")
+        form = request.form(JWT_BEARER, assertion=_assertion(self.assertion, "assertion", name), client_id=client_id)
+        return request.token(None, form), ClientInfo(client_id, None, "none", kind="workload")
 
 
 class EnterpriseAuth(OAuth):
@@ -236,32 +200,22 @@ class EnterpriseAuth(OAuth):
             return self.id_token
         return _assertion(self.id_token, "ID token", name)
 
-    def obtain_without_person(
-        self,
-        server: ServerAuth,
-        http: AuthHTTP,
-        discovered: Discovered,
-        scopes: tuple[str, ...],
-        dpop: Optional[DPoPKey],
-    ) -> Optional[tuple[dict[str, Any], Optional[ClientInfo]]]:
-        name = server.name
+    def obtain_without_person(self, request: GrantRequest) -> Optional[tuple[dict[str, Any], Optional[ClientInfo]]]:
+        name = request.name
         idp = check_endpoint(self.idp_token_endpoint, "identity provider's token endpoint", name)
-        exchange = _form(
+        exchange = request.form(
             TOKEN_EXCHANGE,
-            discovered,
-            scopes,
             requested_token_type=ID_JAG,
-            audience=discovered.server.issuer,
+            audience=request.discovered.server.issuer,
             subject_token=self._id_token(name),
             subject_token_type=self.subject_token_type,
         )
-        exchanged = request_token(http, idp, self.idp_client, exchange)
+        exchanged = request_token(request.http, idp, self.idp_client, exchange)  # at the IdP: no DPoP key of ours
         if exchanged.get("issued_token_type") != ID_JAG:
             raise AuthorizationError(
                 f"{name}: the identity provider issued {exchanged.get('issued_token_type')!r}, not an ID-JAG",
                 server=name,
             )
-        client = self.registrar.client(http, discovered.server, None, (JWT_BEARER,))
-        grant = _form(JWT_BEARER, discovered, scopes, assertion=exchanged["access_token"])
-        endpoint = _token_endpoint(discovered, name)
-        return request_token(http, endpoint, client, grant, private_key=self.private_key, dpop=dpop), client
+        client = self.registrar.client(request.http, request.discovered.server, None, (JWT_BEARER,))
+        grant = request.form(JWT_BEARER, assertion=exchanged["access_token"])
+        return request.token(client, grant, private_key=self.private_key), client

@@ -29,6 +29,7 @@ import logging
 import math
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any, Callable, Optional, Union
 
 from .._core.errors import AuthorizationError, AuthorizationRequired, WriteTimeout
@@ -143,18 +144,38 @@ class OAuth:
         """The auth of one server (what its HTTP client applies to each request)."""
         return ServerAuth(self, url, name, session=session, login_command=login_command)
 
-    def obtain_without_person(
-        self,
-        server: ServerAuth,
-        http: AuthHTTP,
-        discovered: Discovered,
-        scopes: tuple[str, ...],
-        dpop: Optional[DPoPKey],
-    ) -> Optional[tuple[dict[str, Any], Optional[ClientInfo]]]:
-        """A token response from a grant that needs nobody (its token request with a proof of
-        ``dpop``, if given), and the client that got it; ``None`` here, where there is no such
-        grant (the subclasses in ``grants`` have one)."""
+    def obtain_without_person(self, request: GrantRequest) -> Optional[tuple[dict[str, Any], Optional[ClientInfo]]]:
+        """A token response from a grant that needs nobody, and the client that got it; ``None``
+        here, where there is no such grant (the subclasses in ``grants`` have one)."""
         return None
+
+
+@dataclass(frozen=True)
+class GrantRequest:
+    """What a grant that needs nobody works with: one server's authorization server, the scopes to
+    ask for, the DPoP key for the token (if any), and the requests to make them with."""
+
+    name: str
+    http: AuthHTTP
+    discovered: Discovered
+    scopes: tuple[str, ...]
+    token_endpoint: str
+    dpop: Optional[DPoPKey]
+
+    def form(self, grant_type: str, **fields: str) -> dict[str, str]:
+        """A grant's form: its fields, the ``resource`` and the scopes."""
+        form = {"grant_type": grant_type, **fields, "resource": self.discovered.resource}
+        if self.scopes:
+            form["scope"] = " ".join(self.scopes)
+        return form
+
+    def token(
+        self, client: Optional[ClientInfo], form: dict[str, str], *, private_key: Any = None, algorithm: Any = None
+    ) -> dict[str, Any]:
+        """The token response of ``form`` at the authorization server's token endpoint (with a DPoP proof)."""
+        return request_token(
+            self.http, self.token_endpoint, client, form, private_key=private_key, algorithm=algorithm, dpop=self.dpop
+        )
 
 
 class ServerAuth:
@@ -357,7 +378,8 @@ class ServerAuth:
             raise AuthorizationError(f"{self.name}: the authorization server names no token endpoint", server=self.name)
         key = self._new_dpop_key(discovered)
         with AuthHTTP(self.name, self.url, deadline=deadline, session=self.session) as http:
-            obtained = self.owner.obtain_without_person(self, http, discovered, scopes, key)
+            request = GrantRequest(self.name, http, discovered, scopes, token_endpoint, key)
+            obtained = self.owner.obtain_without_person(request)
         if obtained is None:
             raise self._required(401, self._last_header, scopes)
         response, client = obtained
@@ -442,8 +464,16 @@ class ServerAuth:
         challenge = bearer_challenge(header)
         before = self._token
         # One login at a time in the process; this server's lock only for the state, never while the
-        # person takes their time (requests of other threads would wait past their deadlines).
-        with _LOGIN_LOCK:
+        # person takes their time (requests of other threads would wait past their deadlines). The
+        # wait for another login's turn is bounded as a login is: it cannot take longer itself.
+        if not _LOGIN_LOCK.acquire(timeout=self.owner.login_timeout + AUTH_TIMEOUT):
+            raise AuthorizationRequired(
+                f"{self.name}: another login of this process did not end within "
+                f"{self.owner.login_timeout + AUTH_TIMEOUT:g}s; log in with: {self.login_command}",
+                server=self.name,
+                login_command=self.login_command,
+            )
+        with _Held(_LOGIN_LOCK):
             now = self._token
             if reason is not None and now is not None and now is not before:
                 granted = set(str(now.get("scope") or "").split())

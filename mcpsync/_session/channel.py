@@ -19,7 +19,7 @@ import time
 from typing import Any, Callable, Optional, Union
 
 from .._core.endpoint import Endpoint
-from .._core.eras import http_headers, with_meta
+from .._core.eras import LOG_LEVEL, http_headers, request_meta, with_meta
 from .._core.errors import AuthorizationRequired, NoResponseError, RequestTimeout, ServerError, WriteTimeout
 from .._core.jsonrpc import RequestId
 from .._core.pending import RequestFuture
@@ -48,6 +48,18 @@ class Channel:
         self.version: Optional[str] = None
         #: ``fn(method, params) -> headers`` a modern request adds over HTTP (a tool's ``Mcp-Param-*``).
         self.header_hook: Optional[Callable[[str, Optional[dict[str, Any]]], dict[str, str]]] = None
+
+    def speak(self, version: Optional[str], capabilities: Any = None, client_info: Any = None) -> None:
+        """Carry the modern ``_meta`` of ``version`` on every request from now on (``None``: the
+        legacy era, no ``_meta``). A log level set for the modern era stays set."""
+        if version is None:
+            self.meta = self.version = None
+            return
+        level = (self.meta or {}).get(LOG_LEVEL)
+        meta = request_meta(version, capabilities or {}, client_info or {})
+        if level is not None:
+            meta[LOG_LEVEL] = level
+        self.meta, self.version = meta, version
 
     def request(
         self,

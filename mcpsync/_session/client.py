@@ -31,7 +31,6 @@ from .._core.eras import (
     UNSUPPORTED_VERSION,
     header_problems,
     param_headers,
-    request_meta,
     result_type,
 )
 from .._core.errors import ProtocolError, RequestTimeout, ServerError, UnsupportedProtocolVersion
@@ -354,8 +353,7 @@ class Client:
             if not shared:
                 raise UnsupportedProtocolVersion(chosen, versions)
             chosen = shared[0]
-            self._channel.meta = request_meta(chosen, self._modern_capabilities(), self.client_info)
-            self._channel.version = chosen
+            self._channel.speak(chosen, self._modern_capabilities(), self.client_info)
         capabilities = result.get("capabilities", {})
         if not isinstance(capabilities, dict):
             raise ProtocolError(f"server/discover result: 'capabilities' must be an object, got {capabilities!r}")
@@ -399,8 +397,7 @@ class Client:
         if not shared:
             raise UnsupportedProtocolVersion(self.protocol_version, supported) from error
         version = shared[0]
-        self._channel.meta = request_meta(version, self._modern_capabilities(), self.client_info)
-        self._channel.version = version
+        self._channel.speak(version, self._modern_capabilities(), self.client_info)
         self.protocol_version = version
         self.transport.negotiated(version)
 

@@ -30,7 +30,6 @@ from .._core.eras import (
     MODERN_VERSIONS,
     UNSUPPORTED_VERSION,
     is_modern_error,
-    request_meta,
     result_type,
 )
 from .._core.errors import HTTPStatusError, ProtocolError, RequestTimeout, ServerError, UnsupportedProtocolVersion
@@ -95,8 +94,7 @@ def probe(
     version = versions[0]
     while True:
         tried.add(version)
-        channel.meta = request_meta(version, capabilities, client_info)
-        channel.version = version
+        channel.speak(version, capabilities, client_info)
         try:
             return channel.request("server/discover", None, timeout=wait)
         except ServerError as exc:
@@ -104,11 +102,11 @@ def probe(
         except HTTPStatusError as exc:
             error = _modern_error_in(exc)
             if error is None and (forced or exc.status_code not in _LEGACY_STATUSES):
-                _legacy(channel)
+                channel.speak(None)
                 raise
         except RequestTimeout:
             if forced or not stdio:
-                _legacy(channel)
+                channel.speak(None)
                 raise
             error = None
         if error is not None and is_modern_error(error.code):
@@ -119,13 +117,13 @@ def probe(
                 if shared:
                     version = shared[0]
                     continue
-                _legacy(channel)
+                channel.speak(None)
                 if not forced and any(v in LEGACY_VERSIONS for v in supported):
                     return None  # a dual-era server that offers a legacy version we speak: initialize
                 raise UnsupportedProtocolVersion(version, supported) from None
-            _legacy(channel)
+            channel.speak(None)
             raise error
-        _legacy(channel)
+        channel.speak(None)
         if forced:
             raise ProtocolError(
                 f"{channel.transport.name}: the server does not speak the 2026-07-28 revision "
@@ -133,11 +131,6 @@ def probe(
             )
         logger.debug("server %r: server/discover gave %s: a legacy server", channel.transport.name, error or "nothing")
         return None
-
-
-def _legacy(channel: Channel) -> None:
-    channel.meta = None
-    channel.version = None
 
 
 def rounds(
