@@ -37,6 +37,7 @@ from ._core.errors import (
     ServerError,
     ServerUnavailable,
     SessionExpired,
+    TaskCancelled,
     ToolError,
     TransportClosed,
     TransportError,
@@ -70,6 +71,7 @@ from ._session.models import (
     UnknownContent,
 )
 from ._session.progress_bars import set_progress_bars
+from ._session.tasks import ToolTask
 from ._version import __version__
 from ._wire import StdioTransport, Transport, create_transport
 from ._wire.config import HTTPServerConfig, ServerConfig, StdioServerConfig
@@ -198,11 +200,13 @@ __all__ = [
     "StdioServerConfig",
     "StdioTransport",
     "StreamableHTTPTransport",
+    "TaskCancelled",
     "TextContent",
     "Timeout",
     "TokenStore",
     "Tool",
     "ToolError",
+    "ToolTask",
     "Transport",
     "TransportClosed",
     "TransportError",

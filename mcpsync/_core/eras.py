@@ -103,6 +103,8 @@ def http_headers(version: str, method: str, params: Optional[Mapping[str, Any]])
         headers["Mcp-Name"] = header_value(params["name"])
     elif method in ("resources/read",) and isinstance(params.get("uri"), str):
         headers["Mcp-Name"] = header_value(params["uri"])
+    elif method in ("tasks/get", "tasks/update", "tasks/cancel") and isinstance(params.get("taskId"), str):
+        headers["Mcp-Name"] = header_value(params["taskId"])  # the tasks extension: intermediaries route by it
     return headers
 
 

@@ -54,6 +54,7 @@ __all__ = [
     "ServerError",
     "ServerUnavailable",
     "SessionExpired",
+    "TaskCancelled",
     "ToolError",
     "TransportClosed",
     "TransportError",
@@ -363,6 +364,23 @@ class NotSupportedError(MCPError, NotImplementedError):
 
 class UnknownNameError(MCPError, LookupError):
     """No server, tool or prompt of that name (the message suggests close matches)."""
+
+
+class TaskCancelled(MCPError):
+    """A tool call's task was cancelled (by us, by someone else, or by the server) before it ended.
+
+    Attributes:
+        tool: the tool's name.
+        task_id: the server's task id.
+        status_message: the server's words on it, if any.
+    """
+
+    def __init__(self, tool: str, task_id: str, status_message: Optional[str] = None) -> None:
+        why = f": {status_message}" if status_message else ""
+        super().__init__(f"tools/call {tool}: task {task_id} was cancelled{why}")
+        self.tool = tool
+        self.task_id = task_id
+        self.status_message = status_message
 
 
 class ToolError(MCPError):

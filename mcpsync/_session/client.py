@@ -61,6 +61,7 @@ from .progress_bars import progress_bar_for
 from .server_requests import RequestHandler, Roots, ServerRequests
 from .structured_output import OutputSchemas
 from .subscriptions import Subscriptions
+from .tasks import TASKS_EXTENSION, OnStatus, ToolTask, created_task
 
 __all__ = [
     "LATEST_PROTOCOL_VERSION",
@@ -376,13 +377,15 @@ class Client:
         return {}
 
     def _modern_capabilities(self) -> dict[str, Any]:
-        """The capabilities a modern request declares: ours, and the authorization extension the
-        transport's auth uses (``io.modelcontextprotocol/oauth-client-credentials``, say)."""
+        """The capabilities a modern request declares: ours, the tasks extension, and the authorization
+        extension the transport's auth uses (``io.modelcontextprotocol/oauth-client-credentials``, say)."""
+        # A tools/call may come back as a task: call_tool sees it through.
+        extensions: dict[str, Any] = {TASKS_EXTENSION: {}}
         extension = getattr(getattr(self.transport, "auth", None), "extension", None)
-        if not isinstance(extension, str):
-            return self.capabilities
+        if isinstance(extension, str):
+            extensions[extension] = {}
         capabilities = dict(self.capabilities)
-        capabilities["extensions"] = {**capabilities.get("extensions", {}), extension: {}}
+        capabilities["extensions"] = {**capabilities.get("extensions", {}), **extensions}
         return capabilities
 
     def _renegotiate(self, error: ServerError) -> None:
@@ -527,18 +530,20 @@ class Client:
                 raise
             self._renegotiate(exc)  # the server stopped taking our version: another we share, once
             result = send(params, seconds)
-        if result_type(result) == "complete":
-            return result
-        return rounds(
-            method,
-            params,
-            result,
-            send=send,
-            fulfil=self._server_requests.fulfil,
-            timeout=seconds,
-            started=started,
-            name=self.name,
-        )
+        if result_type(result) == "input_required":
+            result = rounds(
+                method,
+                params,
+                result,
+                send=send,
+                fulfil=self._server_requests.fulfil,
+                timeout=seconds,
+                started=started,
+                name=self.name,
+            )
+        if result_type(result) == "task" and method != "tools/call":
+            raise ProtocolError(f"{self.name}: {method}: the server answered with a task, which only tools/call may")
+        return result
 
     def _request_once(
         self,
@@ -711,9 +716,18 @@ class Client:
         ``result.raise_for_error()`` to raise ``ToolError``); a JSON-RPC error
         (unknown tool, bad arguments) raises ``ServerError``.
 
+        A call the server runs as a task (the tasks extension on 2026-07-28, or
+        a 2025-11-25 tool whose ``execution.taskSupport`` asks for one) is
+        waited for here: the task is polled at the server's pace, the input it
+        asks for goes to the same handlers, and its result comes back as if the
+        call had been synchronous. Its status messages are progress (a bar,
+        ``on_progress(step, None, message)``). A timeout or Ctrl-C cancels the
+        task on the server. ``start_tool`` gives you the task instead.
+
         Args:
             arguments: the tool's arguments (a JSON object).
-            timeout: seconds; ``None`` for no limit; default: the transport's.
+            timeout: seconds; ``None`` for no limit; default: the transport's. It
+                covers the whole call, a task's too.
             meta: passed through as the request's ``_meta``.
             on_progress, max_total_timeout, progress_resets_timeout: as for ``request``.
             progress_bar: show the server's progress as a bar (tqdm): ``True``,
@@ -726,30 +740,146 @@ class Client:
             OutputSchemaError: the tool declared an ``outputSchema`` that its
                 ``structuredContent`` does not match (``validate_structured_output``
                 turns the check off). The result is on the error's ``result``.
+            TaskCancelled: the call's task was cancelled on the server.
         """
-        if arguments is not None and not isinstance(arguments, Mapping):
-            raise TypeError(f"arguments must be a mapping, not {type(arguments).__name__}")
-        params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
-        if meta is not None:
-            params["_meta"] = dict(meta)
-        if self.era == MODERN and self._lists.get("tools") is None and "tools" in self.server_capabilities:
-            self.list_tools(timeout=timeout)  # once: its x-mcp-header annotations say which headers go with a call
+        seconds = resolve_timeout(timeout, self.transport.default_timeout)
+        started = time.monotonic()
         if progress_resets_timeout is None:
             # Decided by the caller's own arguments, before a bar (there only when someone watches) joins in.
             progress_resets_timeout = on_progress is not None or max_total_timeout is not None
         bar = progress_bar_for(progress_bar, name, on_progress)
+        progress = bar.update if bar else on_progress
         try:
-            result = self.request(
-                "tools/call",
-                params,
-                timeout=timeout,
-                on_progress=bar.update if bar else on_progress,
+            task = self._start_tool(
+                name,
+                arguments,
+                meta,
+                seconds,
+                on_progress=progress,
                 max_total_timeout=max_total_timeout,
                 progress_resets_timeout=progress_resets_timeout,
+                on_status=_status_as_progress(progress) if progress else None,
             )
+            if task.done():
+                return task.result()  # type: ignore[no-any-return]
+            try:
+                return task.result(timeout=_left(seconds, started))  # type: ignore[no-any-return]
+            except RequestTimeout as exc:
+                task.give_up()
+                raise RequestTimeout(exc.method, seconds or 0.0) from None  # the caller's figure
+            except BaseException:  # Ctrl-C, a handler's failure, a server's lie: the task is not left running
+                task.give_up()
+                raise
         finally:
             if bar is not None:
                 bar.close()
+
+    def start_tool(
+        self,
+        name: str,
+        arguments: Optional[Mapping[str, Any]] = None,
+        *,
+        timeout: Timeout = USE_DEFAULT,
+        meta: Optional[Mapping[str, Any]] = None,
+        on_status: Optional[OnStatus] = None,
+    ) -> ToolTask:
+        """Call a tool and return its task (a ``ToolTask``) as soon as the server has taken the call.
+
+        A server that answers at once gives a task that is done already. On
+        2025-11-25, a task is asked for when the server runs tools as tasks and
+        the tool allows it (``execution.taskSupport``); on 2026-07-28 the server
+        decides. ``task.result(timeout=)`` waits for the end (the input the task
+        asks for goes to the client's handlers), ``task.cancel()`` ends it,
+        ``task.status`` / ``task.status_message`` say where it is, and
+        ``on_status(task)`` hears each change. ``timeout`` bounds this call only.
+        """
+        seconds = resolve_timeout(timeout, self.transport.default_timeout)
+        return self._start_tool(name, arguments, meta, seconds, on_status=on_status, ask_for_task=True)
+
+    def _start_tool(
+        self,
+        name: str,
+        arguments: Optional[Mapping[str, Any]],
+        meta: Optional[Mapping[str, Any]],
+        seconds: Optional[float],
+        *,
+        on_progress: Optional[ProgressCallback] = None,
+        max_total_timeout: Optional[float] = None,
+        progress_resets_timeout: Optional[bool] = None,
+        on_status: Optional[OnStatus] = None,
+        ask_for_task: bool = False,
+    ) -> ToolTask:
+        """``tools/call``, as a task where the 2025-11-25 tool asks for one (or allows one, with
+        ``ask_for_task``), and its answer as a ``ToolTask`` (done already unless the server made a task)."""
+        if arguments is not None and not isinstance(arguments, Mapping):
+            raise TypeError(f"arguments must be a mapping, not {type(arguments).__name__}")
+        started = time.monotonic()
+        params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
+        if meta is not None:
+            params["_meta"] = dict(meta)
+        modern = self.era == MODERN
+        # Once: a modern listing's x-mcp-header annotations say which headers go with a call; a 2025-11-25
+        # server that runs tools as tasks says in its listing which tools need one.
+        listed = self._lists.get("tools") is None and "tools" in self.server_capabilities
+        listed = listed and (modern or self._runs_tasks())
+        if listed:
+            self.list_tools(timeout=seconds)
+        wanted = ("required", "optional") if ask_for_task else ("required",)
+        if not modern and self._legacy_task_support(name) in wanted:
+            params["task"] = {}
+
+        def call(params: dict[str, Any], first: bool = False) -> dict[str, Any]:
+            return self.request(
+                "tools/call",
+                params,
+                timeout=seconds if first else _left(seconds, started),  # the caller's figure, in its error
+                on_progress=on_progress,
+                max_total_timeout=max_total_timeout,
+                progress_resets_timeout=progress_resets_timeout,
+            )
+
+        try:
+            result = call(params, first=not listed)
+        except ServerError as exc:
+            # A 2025-11-25 tool that runs only as a task, called before its listing said so: list, and again.
+            if modern or "task" in params or exc.code != -32601 or not self._runs_tasks():
+                raise
+            self.list_tools(timeout=_left(seconds, started), cache=False)
+            if self._legacy_task_support(name) not in wanted:
+                raise
+            result = call({**params, "task": {}})
+        snapshot = created_task(result, modern=modern)
+        return ToolTask(
+            name,
+            snapshot or {},
+            modern=modern,
+            request=lambda method, p, left: self.request(method, p, timeout=left),
+            fulfil=self._server_requests.fulfil,
+            finish=lambda final: self._tool_result(final, name, seconds),
+            default_timeout=self.transport.default_timeout,
+            server=self.name,
+            on_status=on_status,
+            result=None if snapshot is not None else result,
+        )
+
+    def _runs_tasks(self) -> bool:
+        """Whether a 2025-11-25 server runs tool calls as tasks (``tasks.requests.tools.call``)."""
+        tasks = self.server_capabilities.get("tasks")
+        requests = tasks.get("requests") if isinstance(tasks, dict) else None
+        tools = requests.get("tools") if isinstance(requests, dict) else None
+        return isinstance(tools, dict) and "call" in tools
+
+    def _legacy_task_support(self, name: str) -> str:
+        """A 2025-11-25 tool's ``taskSupport``, as its listing says (``"forbidden"`` when unknown)."""
+        if not self._runs_tasks():
+            return "forbidden"
+        for tool in self._lists.get("tools") or ():
+            if tool.name == name:
+                return str(tool.task_support)
+        return "forbidden"
+
+    def _tool_result(self, result: dict[str, Any], name: str, timeout: Optional[float]) -> CallToolResult:
+        """A ``tools/call`` result, typed, its structured content checked against the tool's schema."""
         typed = CallToolResult.from_dict(result, name)
         if self.validate_structured_output and (typed.structured_content is not None or self._output_schemas.known):
             if not self._output_schemas.known:
@@ -895,6 +1025,23 @@ class Client:
     def refresh(self, kind: str) -> None:
         """Fetch the ``"tools"``, ``"prompts"`` or ``"resources"`` list again (as ``refresh_on_list_changed`` does)."""
         {"tools": self.list_tools, "prompts": self.list_prompts, "resources": self.list_resources}[kind]()
+
+
+def _left(seconds: Optional[float], started: float) -> Optional[float]:
+    """What is left of ``seconds`` counted from ``started`` (``None``: no limit); at least a millisecond."""
+    return None if seconds is None else max(0.001, seconds - (time.monotonic() - started))
+
+
+def _status_as_progress(progress: ProgressCallback) -> OnStatus:
+    """A task's status messages as progress steps: ``progress(step, None, message)``."""
+    steps = [0]
+
+    def on_status(task: ToolTask) -> None:
+        if task.status_message:
+            steps[0] += 1
+            progress(steps[0], None, task.status_message)
+
+    return on_status
 
 
 def _ttl(result: Mapping[str, Any]) -> Optional[float]:

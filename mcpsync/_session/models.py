@@ -90,6 +90,7 @@ _TOOL: _Spec = (
     ("input_schema", "inputSchema", Mapping, True),
     ("output_schema", "outputSchema", Mapping, False),
     ("annotations", "annotations", Mapping, False),
+    ("execution", "execution", Mapping, False),
 )
 
 
@@ -174,10 +175,19 @@ class Tool(_FromWire):
     output_schema: Optional[Mapping[str, Any]] = None
     title: Optional[str] = None
     annotations: Optional[Mapping[str, Any]] = None
+    #: How the tool runs (``{"taskSupport": "required"}``, say); ``task_support`` reads it.
+    execution: Optional[Mapping[str, Any]] = None
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     _SPEC: ClassVar[_Spec] = _TOOL
     _WHAT: ClassVar[str] = "tool"
+
+    @property
+    def task_support(self) -> str:
+        """``"required"``, ``"optional"`` or ``"forbidden"`` (the default): whether the tool runs as a
+        task (2025-11-25 ``execution.taskSupport``)."""
+        value = (self.execution or {}).get("taskSupport")
+        return value if value in ("required", "optional") else "forbidden"
 
     def __repr__(self) -> str:
         return f"<Tool {self.name!r}({parameters_signature(self.input_schema)}){_gist(self.description)}>"

@@ -84,7 +84,10 @@ def test_every_modern_request_carries_its_version_capabilities_and_identity(targ
     for message in requests:
         meta = message["params"]["_meta"]
         assert meta["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
-        assert meta["io.modelcontextprotocol/clientCapabilities"] == {"roots": {"listChanged": True}}
+        assert meta["io.modelcontextprotocol/clientCapabilities"] == {
+            "roots": {"listChanged": True},
+            "extensions": {"io.modelcontextprotocol/tasks": {}},  # call_tool waits for a task, if one comes
+        }
         assert meta["io.modelcontextprotocol/clientInfo"]["name"] == "mcpsync"
 
 

@@ -289,4 +289,7 @@ def test_a_modern_request_declares_the_authorization_extension_its_grant_uses():
     for _, message in seen:
         if "id" in message:
             extensions = message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["extensions"]
-            assert extensions == {"io.modelcontextprotocol/oauth-client-credentials": {}}
+            assert extensions == {
+                "io.modelcontextprotocol/oauth-client-credentials": {},
+                "io.modelcontextprotocol/tasks": {},
+            }

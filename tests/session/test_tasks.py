@@ -1,0 +1,299 @@
+"""Tool calls run as tasks, against scripted servers (``responses``) that do what real ones rarely do:
+pace their polls oddly, ask twice, fail, cancel on their own, and lie about the task.
+
+The real servers are in tests/interop/test_fastmcp_tasks.py (the tasks
+extension) and tests/interop/test_everything_tasks.py (2025-11-25 tasks).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Optional
+
+import pytest
+import responses
+
+import mcpsync
+from mcpsync import NotSupportedError, ProtocolError, RequestTimeout, ServerError, TaskCancelled
+from mcpsync._session.tasks import MAX_POLL_INTERVAL
+
+URL = "http://mcp.test/mcp"
+T = 10
+TASK_ID = "task-7"
+TOOL = {"name": "job", "inputSchema": {"type": "object"}}
+
+
+def snapshot(status: str, **fields: Any) -> dict[str, Any]:
+    return {"taskId": TASK_ID, "status": status, "ttlMs": 60000, "pollIntervalMs": 50, **fields}
+
+
+class TaskServer:
+    """A modern server whose ``tools/call`` makes a task and whose ``tasks/get`` says what it is told to."""
+
+    def __init__(self, snapshots: list[dict[str, Any]], created: Optional[dict[str, Any]] = None) -> None:
+        self.snapshots = list(snapshots)
+        self.created = created or snapshot("working")
+        self.seen: list[tuple[float, dict[str, str], dict[str, Any]]] = []
+
+    def methods(self) -> list[str]:
+        return [message["method"] for _, _, message in self.seen if "method" in message]
+
+    def sent(self, method: str) -> list[tuple[float, dict[str, str], dict[str, Any]]]:
+        return [entry for entry in self.seen if entry[2].get("method") == method]
+
+    def __call__(self, request: Any) -> tuple[int, dict[str, str], str]:
+        message = json.loads(request.body)
+        self.seen.append((time.monotonic(), dict(request.headers), message))
+        method = message["method"]
+        if method == "server/discover":
+            result: dict[str, Any] = {
+                "supportedVersions": ["2026-07-28"],
+                "capabilities": {"tools": {}, "prompts": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}},
+                "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "tasks", "version": "1"}},
+            }
+        elif method == "tools/list":
+            result = {"tools": [TOOL]}
+        elif method == "tools/call":
+            result = {**self.created, "resultType": "task"}
+        elif method == "prompts/get":
+            result = {**snapshot("working"), "resultType": "task"}
+        elif method == "tasks/get":
+            result = self.snapshots.pop(0) if len(self.snapshots) > 1 else self.snapshots[0]
+        else:  # tasks/update, tasks/cancel: an empty acknowledgement
+            result = {}
+        body = {"jsonrpc": "2.0", "id": message["id"], "result": {"resultType": "complete", **result}}
+        return 200, {"Content-Type": "application/json"}, json.dumps(body)
+
+
+def serve(server: TaskServer) -> None:
+    responses.add_callback(responses.POST, URL, callback=server)
+
+
+def connect(**options: Any) -> mcpsync.Client:
+    return mcpsync.connect(URL, protocol="modern", auth=False, timeout=T, **options)
+
+
+@responses.activate
+def test_polls_keep_the_servers_pace_and_its_status_messages_are_the_calls_progress():
+    done = {"content": [{"type": "text", "text": "done"}]}
+    server = TaskServer(
+        [
+            snapshot("working", pollIntervalMs=200, statusMessage="step 1"),
+            snapshot("working", pollIntervalMs=200, statusMessage="step 2"),
+            snapshot("working", pollIntervalMs=200, statusMessage="step 2"),
+            snapshot("completed", result=done),
+        ],
+        created=snapshot("working", pollIntervalMs=200),
+    )
+    serve(server)
+    progress: list[tuple[float, Optional[float], Optional[str]]] = []
+    with connect() as client:
+        result = client.call_tool("job", timeout=T, on_progress=lambda *step: progress.append(step))
+    assert result.text == "done"
+    polls = [at for at, _, _ in server.sent("tasks/get")]
+    assert len(polls) == 4
+    assert all(later - earlier >= 0.18 for earlier, later in zip(polls, polls[1:]))  # never sooner than asked
+    assert progress == [(1, None, "step 1"), (2, None, "step 2")]  # a message said twice is one step
+    for _, headers, message in server.sent("tasks/get"):
+        assert headers["Mcp-Name"] == TASK_ID and headers["Mcp-Method"] == "tasks/get"  # routable by the task
+        assert message["params"] == {"taskId": TASK_ID, "_meta": message["params"]["_meta"]}
+
+
+@responses.activate
+def test_input_asked_on_two_polls_is_answered_once_with_the_handlers_answer():
+    ask = {"method": "elicitation/create", "params": {"message": "Sure?", "requestedSchema": {"type": "object"}}}
+    roots = {"method": "roots/list"}
+    server = TaskServer(
+        [
+            snapshot("input_required", inputRequests={"a": ask}),
+            snapshot("input_required", inputRequests={"a": ask, "b": roots}),
+            snapshot("completed", result={"content": []}),
+        ]
+    )
+    serve(server)
+    asked: list[str] = []
+
+    def elicit(params: dict[str, Any]) -> dict[str, Any]:
+        asked.append(params["message"])
+        return {"action": "accept", "content": {}}
+
+    with connect(elicitation=elicit, roots=["file:///w"]) as client:
+        assert client.call_tool("job", timeout=T).content == []
+    assert asked == ["Sure?"]
+    updates = [message["params"] for _, _, message in server.sent("tasks/update")]
+    assert [u["inputResponses"] for u in updates] == [
+        {"a": {"action": "accept", "content": {}}},
+        {"b": {"roots": [{"uri": "file:///w"}]}},
+    ]
+    assert all(u["taskId"] == TASK_ID for u in updates)
+
+
+@responses.activate
+def test_a_failed_task_raises_the_error_the_call_would_have_raised():
+    serve(TaskServer([snapshot("failed", error={"code": -32603, "message": "rate limited"})]))
+    with connect() as client:
+        with pytest.raises(ServerError, match="rate limited") as info:
+            client.call_tool("job", timeout=T)
+    assert info.value.code == -32603
+
+
+@responses.activate
+def test_a_task_the_server_cancels_raises_task_cancelled_with_its_words():
+    serve(TaskServer([snapshot("cancelled", statusMessage="an operator stopped it")]))
+    with connect() as client:
+        with pytest.raises(TaskCancelled, match="job: task task-7 was cancelled: an operator stopped it"):
+            client.call_tool("job", timeout=T)
+
+
+@pytest.mark.parametrize(
+    ("lie", "complaint"),
+    [
+        (snapshot("sleeping"), r"unknown status 'sleeping'"),
+        ({**snapshot("working"), "taskId": "someone-else"}, r"described task 'someone-else' instead"),
+        (snapshot("completed"), r"completed, without a 'result' object"),
+        (snapshot("failed", error="bad"), r"failed, without a JSON-RPC 'error'"),
+        (snapshot("input_required", inputRequests=["x"]), r"without an 'inputRequests' object"),
+        (snapshot("input_required", inputRequests={"k": {"params": {}}}), r"input request 'k' has no method"),
+    ],
+)
+@responses.activate
+def test_a_task_that_lies_is_a_protocol_error_and_is_cancelled(lie: dict[str, Any], complaint: str):
+    server = TaskServer([lie])
+    serve(server)
+    with connect() as client:
+        with pytest.raises(ProtocolError, match=complaint):
+            client.call_tool("job", timeout=T)
+    if lie.get("taskId") == TASK_ID and lie["status"] not in ("completed", "failed"):
+        assert server.methods()[-1] == "tasks/cancel"  # not left running on the server
+
+
+@responses.activate
+def test_a_task_without_an_id_is_a_protocol_error():
+    serve(TaskServer([snapshot("working")], created={"status": "working"}))
+    with connect() as client:
+        with pytest.raises(ProtocolError, match="made a task without a 'taskId'"):
+            client.call_tool("job", timeout=T)
+
+
+@responses.activate
+def test_a_task_for_a_request_that_cannot_have_one_is_an_invalid_answer():
+    serve(TaskServer([snapshot("working")]))
+    with connect() as client:
+        with pytest.raises(ProtocolError, match="prompts/get: the server answered with a task"):
+            client.get_prompt("p", timeout=T)
+
+
+@responses.activate
+def test_input_without_a_handler_says_which_and_cancels_the_task():
+    ask = {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5}}
+    server = TaskServer([snapshot("input_required", inputRequests={"s": ask})])
+    serve(server)
+    with connect() as client:
+        with pytest.raises(NotSupportedError, match=r"sampling/createMessage.*pass sampling= to Client"):
+            client.call_tool("job", timeout=T)
+    assert server.methods()[-1] == "tasks/cancel"
+
+
+@pytest.mark.parametrize("interval", [1e12, 1e300, -5, "soon", None])
+@responses.activate
+def test_any_poll_interval_is_kept_in_bounds_and_the_callers_timeout_holds(interval: Any):
+    server = TaskServer([snapshot("working", pollIntervalMs=interval)], created=snapshot("working"))
+    serve(server)
+    with connect() as client:
+        task = client.start_tool("job", timeout=T)
+        task.refresh(timeout=T)
+        assert 0.05 <= task.poll_interval <= MAX_POLL_INTERVAL
+        started = time.monotonic()
+        with pytest.raises(RequestTimeout, match=r"after 0\.5s \(tools/call job: task task-7 still working\)"):
+            task.result(timeout=0.5)
+        assert time.monotonic() - started < T  # no sleep past the caller's deadline
+        assert server.methods()[-1] != "tasks/cancel"  # the handle's own wait: the task runs on
+
+
+@responses.activate
+def test_a_timeout_of_a_blocking_call_cancels_the_task_and_says_the_callers_figure():
+    server = TaskServer([snapshot("working")])
+    serve(server)
+    with connect() as client:
+        with pytest.raises(RequestTimeout, match=r"after 0\.4s"):
+            client.call_tool("job", timeout=0.4)
+    assert server.methods()[-1] == "tasks/cancel"
+    assert server.sent("tasks/cancel")[0][2]["params"]["taskId"] == TASK_ID
+
+
+@responses.activate
+def test_an_interrupt_while_waiting_cancels_the_task():
+    server = TaskServer([snapshot("working", statusMessage="busy")])
+    serve(server)
+
+    def interrupt(*_: Any) -> None:
+        raise KeyboardInterrupt
+
+    with connect() as client:
+        with pytest.raises(KeyboardInterrupt):
+            client.call_tool("job", timeout=T, on_progress=interrupt)
+    assert server.methods()[-1] == "tasks/cancel"
+
+
+@responses.activate
+def test_start_tool_on_an_ended_task_needs_no_more_requests():
+    server = TaskServer([snapshot("completed", result={"content": [{"type": "text", "text": "ok"}]})])
+    serve(server)
+    with connect() as client:
+        task = client.start_tool("job", timeout=T)
+        assert repr(task) == "<ToolTask 'job' task-7 working>"
+        assert task.result(timeout=T).text == "ok" and task.done()
+        count = len(server.seen)
+        task.cancel(timeout=T)  # ended: nothing to cancel
+        assert task.result(timeout=T).text == "ok" and task.refresh(timeout=T) == "completed"
+        assert len(server.seen) == count
+
+
+def legacy_server(seen: list[str]) -> Any:
+    """A 2025-11-25 server that runs ``job`` only as a task, and first lists it without saying so."""
+    listings = [[TOOL], [{**TOOL, "execution": {"taskSupport": "required"}}]]
+    task = {"taskId": TASK_ID, "status": "working", "ttl": 1000, "pollInterval": 50}
+
+    def answer(request: Any) -> tuple[int, dict[str, str], str]:
+        message = json.loads(request.body)
+        if "id" not in message:
+            return 202, {}, ""
+        method = message["method"]
+        seen.append(method + (" (task)" if "task" in message.get("params", {}) else ""))
+        body: dict[str, Any]
+        if method == "initialize":
+            capabilities = {"tools": {}, "tasks": {"requests": {"tools": {"call": {}}}, "cancel": {}}}
+            result = {"protocolVersion": "2025-11-25", "capabilities": capabilities, "serverInfo": {"name": "old"}}
+            body = {"result": {**result, "serverInfo": {"name": "old", "version": "1"}}}
+        elif method == "tools/list":
+            body = {"result": {"tools": listings.pop(0) if len(listings) > 1 else listings[0]}}
+        elif method == "tools/call" and "task" not in message["params"]:
+            body = {"error": {"code": -32601, "message": "job requires task augmentation"}}
+        elif method == "tools/call":
+            body = {"result": {"task": task}}
+        elif method == "tasks/get":
+            body = {"result": {**task, "status": "completed"}}
+        else:  # tasks/result
+            body = {"result": {"content": [{"type": "text", "text": "from the task"}]}}
+        headers = {"Content-Type": "application/json", "Mcp-Session-Id": "s"}
+        return 200, headers, json.dumps({"jsonrpc": "2.0", "id": message["id"], **body})
+
+    return answer
+
+
+@responses.activate
+def test_a_2025_tool_refused_without_a_task_is_listed_again_and_called_as_one():
+    seen: list[str] = []
+    responses.add_callback(responses.POST, URL, callback=legacy_server(seen))
+    responses.add(responses.DELETE, URL, status=204)
+    with mcpsync.connect(URL, protocol="legacy", auth=False, timeout=T) as client:
+        assert client.call_tool("job", timeout=T).text == "from the task"
+    assert seen[seen.index("tools/list") :] == [
+        "tools/list",
+        "tools/call",
+        "tools/list",
+        "tools/call (task)",
+        "tasks/get",
+        "tasks/result",
+    ]
