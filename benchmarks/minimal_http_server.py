@@ -10,6 +10,8 @@ endpoints, which differ only in how they answer a POSTed request:
            with Content-Length so that the connection can be reused
   /bearer  as /json, but every request must carry ``Authorization: Bearer TOKEN``;
            without it the answer is 401, so a client that drops the header fails
+  /modern  as /json, in the 2026-07-28 revision only (``minimal_server.py --modern``):
+           no session; ``MCP-Protocol-Version`` and ``Mcp-Method`` must match the body
 
 Notifications get 202; every request but ``initialize`` needs the session id
 the server handed out (400 without, 404 unknown); GET is 405 (no server
@@ -26,9 +28,9 @@ import threading
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from minimal_server import answer, dumps, error
+from minimal_server import VERSION_KEY, answer, dumps, error
 
-MODES = ("/json", "/sse", "/bearer")
+MODES = ("/json", "/sse", "/bearer", "/modern")
 SESSIONS = set()  # the connection threads share it: add and discard are atomic under the GIL
 REASONS = {200: "OK", 202: "Accepted", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 405: "Not Allowed"}
 
@@ -62,6 +64,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         message = json.loads(body)
         method, session = message.get("method"), self.headers.get("Mcp-Session-Id")
+        if self.path == "/modern":
+            return self.modern(message)
         extra = []
         if method == "initialize":
             session = uuid.uuid4().hex
@@ -77,6 +81,19 @@ class Handler(BaseHTTPRequestHandler):
             self.send(200, b"data: " + data + b"\n\n", ["Content-Type: text/event-stream", *extra])
         else:
             self.send(200, data, ["Content-Type: application/json", *extra])
+
+    def modern(self, message):
+        """A 2026-07-28 request: no session; the headers must say what the body says."""
+        if "id" not in message or "method" not in message:
+            return self.send(202)
+        meta = (message.get("params") or {}).get("_meta", {})
+        if (self.headers.get("Mcp-Method"), self.headers.get("MCP-Protocol-Version")) != (
+            message["method"],
+            meta.get(VERSION_KEY),
+        ):
+            problem = dumps(error(message["id"], -32020, "headers do not match the body")).encode()
+            return self.send(400, problem, ["Content-Type: application/json"])
+        self.send(200, dumps(answer(message, modern=True)).encode(), ["Content-Type: application/json"])
 
     def do_GET(self):
         if not self.refused():

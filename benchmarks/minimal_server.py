@@ -1,6 +1,6 @@
 """The benchmark's stdio server: newline-delimited JSON-RPC on stdin/stdout, one tool, ``echo``.
 
-    python benchmarks/minimal_server.py
+    python benchmarks/minimal_server.py [--modern]
 
 Standard library only, single-threaded, and as little work per message as
 possible, so that the benchmark measures the clients, not the server. It
@@ -13,12 +13,27 @@ exits when stdin reaches EOF. ``answer()`` is shared with
   tools/call echo  -> {"content": [{"type": "text", "text": <text>}], "isError": false}
   anything else    -> -32601, ``server/discover`` included: the official SDK probes it
                       first and falls back to ``initialize`` on this answer
+
+With ``--modern`` it speaks only the 2026-07-28 revision: ``server/discover``
+answers, ``initialize`` is -32601, every request must carry the revision in
+its ``_meta`` (else -32022), and every result says ``resultType``. A client
+that cannot speak the revision fails, rather than being measured in the other era.
 """
 
 import json
 import sys
 
 VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+MODERN_VERSION = "2026-07-28"
+VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+DISCOVER = {
+    "supportedVersions": [MODERN_VERSION],
+    "capabilities": {"tools": {}},
+    "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "minimal", "version": "1.0"}},
+    "resultType": "complete",
+    "ttlMs": 0,
+    "cacheScope": "private",
+}
 ECHO_TOOL = {
     "name": "echo",
     "description": "Returns its text argument unchanged.",
@@ -31,11 +46,20 @@ def error(request_id, code, text):
     return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": text}}
 
 
-def result(message):
+def result(message, modern=False):
     """The result of a known request, or None for a method we do not implement."""
     method, params = message["method"], message.get("params") or {}
     if method == "tools/call" and params.get("name") == "echo":
-        return {"content": [{"type": "text", "text": params["arguments"]["text"]}], "isError": False}
+        text = params["arguments"]["text"]
+        if modern:
+            return {"content": [{"type": "text", "text": text}], "isError": False, "resultType": "complete"}
+        return {"content": [{"type": "text", "text": text}], "isError": False}
+    if modern:
+        if method == "server/discover":
+            return DISCOVER
+        if method == "tools/list":
+            return {"tools": [ECHO_TOOL], "resultType": "complete", "ttlMs": 0, "cacheScope": "private"}
+        return None
     if method == "initialize":
         asked = params.get("protocolVersion")
         return {
@@ -50,10 +74,12 @@ def result(message):
     return None
 
 
-def answer(message):
+def answer(message, modern=False):
     """The response to one request (a dict with an id and a method)."""
     try:
-        found = result(message)
+        if modern and (message.get("params") or {}).get("_meta", {}).get(VERSION_KEY) != MODERN_VERSION:
+            return error(message["id"], -32022, "Unsupported protocol version")
+        found = result(message, modern)
     except (KeyError, TypeError, AttributeError):
         return error(message["id"], -32602, "Invalid params")
     if found is None:
@@ -62,6 +88,7 @@ def answer(message):
 
 
 def main():
+    modern = sys.argv[1:] == ["--modern"]
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     for line in stdin:
         try:
@@ -71,7 +98,7 @@ def main():
         if not isinstance(message, dict) or "id" not in message or "method" not in message:
             continue  # notifications, and answers to requests we never send
         try:
-            stdout.write(dumps(answer(message)).encode() + b"\n")
+            stdout.write(dumps(answer(message, modern)).encode() + b"\n")
             stdout.flush()
         except OSError:
             break  # the client went away

@@ -7,13 +7,18 @@ look fast:
 
 raw       the floor. stdio: ``subprocess`` + ``json`` + ``select``/``os.read``, no
           threads (16 threads share it under one lock); HTTP: one ``requests.Session``
-          posting by hand, a thread pool for requests in flight.
+          posting by hand, a thread pool for requests in flight. On a 2026-07-28
+          server: no handshake, the revision's ``_meta`` (and headers) on every request.
 official  the official SDK, ``mcp``: ``mcp.client.Client`` under asyncio, with
           ``StdioServerParameters``, a URL, or ``streamable_http_client`` given an
           ``httpx2.AsyncClient`` that carries the token.
 mcpsync   ``mcpsync.connect``, ``call_tool``; ``send_request`` futures for requests
           in flight. Public API only, so that this file also measures an older
           checkout put first on ``PYTHONPATH``.
+
+Each client connects with its defaults and picks the era itself; a 2026-07-28
+server refuses ``initialize``, so a client that would not speak the revision
+fails its row rather than being measured in the other era.
 
 Sync peers (raw, mcpsync) have ``call(text)``, ``batch(texts)`` (all in flight
 at once), ``threaded_call(text)`` and ``close()``; ``official()`` is an async
@@ -41,11 +46,29 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 STDIO = "stdio"  # the target of a stdio peer; an HTTP peer's target is its URL
+STDIO_MODERN = "stdio-modern"  # the stdio server in the 2026-07-28 revision only
 STDIO_SERVER = [sys.executable, os.path.join(HERE, "minimal_server.py")]
+SERVERS = {STDIO: STDIO_SERVER, STDIO_MODERN: [*STDIO_SERVER, "--modern"]}
 TOKEN = "bench-token-4e1f"
 TIMEOUT = 30.0  # seconds: every call and every wait is bounded by it
 PROTOCOL_VERSION = "2025-11-25"
 INITIALIZE = {"protocolVersion": PROTOCOL_VERSION, "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}
+MODERN_VERSION = "2026-07-28"
+#: What every 2026-07-28 request carries in its ``_meta``: no handshake, each request says it all.
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+}
+
+
+#: Extra connect() arguments for mcpsync (``MCPSYNC_BENCH_PROTOCOL=modern``, say); by default none: its defaults.
+PROTOCOL = {"protocol": os.environ["MCPSYNC_BENCH_PROTOCOL"]} if os.environ.get("MCPSYNC_BENCH_PROTOCOL") else {}
+
+
+def modern(target):
+    """Whether `target` is a server of the 2026-07-28 revision (stdio, or the /modern endpoint)."""
+    return target == STDIO_MODERN or target.endswith("/modern")
 
 
 class BenchError(Exception):
@@ -124,16 +147,20 @@ class HTTPServer:
 class RawStdio:
     """A minimal MCP client over stdio, no threads: every read and write bounded by a deadline."""
 
-    def __init__(self):
-        self.proc = subprocess.Popen(STDIO_SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+    def __init__(self, target=STDIO):
+        self.modern = modern(target)
+        self.proc = subprocess.Popen(SERVERS[target], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
         self.rfd, self.wfd = self.proc.stdout.fileno(), self.proc.stdin.fileno()
         os.set_blocking(self.wfd, False)
         self.lines, self.partial = collections.deque(), b""
         self.ids = itertools.count(1)
         self.lock = threading.Lock()  # only for threaded_call
         try:
-            check(self.request("initialize", INITIALIZE)["protocolVersion"], PROTOCOL_VERSION)
-            self.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n', time.monotonic() + TIMEOUT)
+            if self.modern:
+                check(self.request("server/discover", {})["supportedVersions"], [MODERN_VERSION])
+            else:
+                check(self.request("initialize", INITIALIZE)["protocolVersion"], PROTOCOL_VERSION)
+                self.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n', time.monotonic() + TIMEOUT)
         except BaseException:
             self.close()
             raise
@@ -171,6 +198,8 @@ class RawStdio:
 
     def send(self, method, params):
         request_id = next(self.ids)
+        if self.modern:
+            params = {**params, "_meta": MODERN_META}
         message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
         return request_id, json.dumps(message).encode() + b"\n"
 
@@ -222,6 +251,11 @@ class RawHTTP:
         self.session.headers.update(bearer(url))  # the token, as a user gives it: once, on the session
         self.ids = itertools.count(1)  # next() on a count is atomic under the GIL: safe from the pool's threads
         self.pool = None
+        self.modern = modern(url)
+        if self.modern:
+            self.headers["MCP-Protocol-Version"] = MODERN_VERSION
+            check(self.request("server/discover", {})[0]["supportedVersions"], [MODERN_VERSION])
+            return
         try:
             result, response = self.request("initialize", INITIALIZE)
             check(result["protocolVersion"], PROTOCOL_VERSION)
@@ -233,7 +267,13 @@ class RawHTTP:
             raise
 
     def post(self, message):
-        response = self.session.post(self.url, data=json.dumps(message).encode(), headers=self.headers, timeout=TIMEOUT)
+        headers = self.headers
+        if self.modern and "id" in message:
+            message["params"] = {**message["params"], "_meta": MODERN_META}
+            headers = {**headers, "Mcp-Method": message["method"]}
+            if message["method"] == "tools/call":
+                headers["Mcp-Name"] = message["params"]["name"]
+        response = self.session.post(self.url, data=json.dumps(message).encode(), headers=headers, timeout=TIMEOUT)
         if response.status_code not in (200, 202):
             raise BenchError("HTTP %d: %r" % (response.status_code, response.content[:200]))
         return response
@@ -278,12 +318,12 @@ class Mcpsync:
     def __init__(self, target):
         import mcpsync
 
-        if target == STDIO:
-            self.client = mcpsync.connect(list(STDIO_SERVER), timeout=TIMEOUT)
+        if target in SERVERS:
+            self.client = mcpsync.connect(list(SERVERS[target]), timeout=TIMEOUT, **PROTOCOL)
         elif bearer(target):
             self.client = mcpsync.connect({"type": "http", "url": target, "headers": bearer(target)}, timeout=TIMEOUT)
         else:
-            self.client = mcpsync.connect(target, timeout=TIMEOUT)
+            self.client = mcpsync.connect(target, timeout=TIMEOUT, **PROTOCOL)
 
     def call(self, text):
         result = self.client.call_tool("echo", {"text": text}, timeout=TIMEOUT)
@@ -306,7 +346,7 @@ def sync_peer(client, target):
     """A connected raw or mcpsync peer for `target` (STDIO, or an HTTP URL)."""
     if client == "mcpsync":
         return Mcpsync(target)
-    return RawStdio() if target == STDIO else RawHTTP(target)
+    return RawStdio(target) if target in SERVERS else RawHTTP(target)
 
 
 # -- official SDK -------------------------------------------------------------
@@ -341,10 +381,10 @@ async def official(target):
     from mcp.client import Client
 
     async with contextlib.AsyncExitStack() as stack:
-        if target == STDIO:
+        if target in SERVERS:
             from mcp.client.stdio import StdioServerParameters
 
-            server = StdioServerParameters(command=STDIO_SERVER[0], args=STDIO_SERVER[1:])
+            server = StdioServerParameters(command=SERVERS[target][0], args=SERVERS[target][1:])
         elif bearer(target):
             # Headers go on the httpx2 client that the transport is given, as its docstring says.
             import httpx2

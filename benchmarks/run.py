@@ -37,7 +37,7 @@ import time
 from importlib.metadata import version
 
 import peers
-from peers import STDIO, TIMEOUT, BenchError
+from peers import STDIO, STDIO_MODERN, TIMEOUT, BenchError
 
 import mcpsync
 
@@ -53,6 +53,8 @@ CASES = {
         "stdio_sequential": (STDIO, ("sequential", 1)),
         "stdio_inflight": (STDIO, ("inflight", 100)),
         "stdio_threads": (STDIO, ("threads", 16)),
+        "stdio_modern": (STDIO_MODERN, ("sequential", 1)),
+        "stdio_modern_inflight": (STDIO_MODERN, ("inflight", 100)),
     },
     "http": {
         "http_json": ("json", ("sequential", 1)),
@@ -60,6 +62,7 @@ CASES = {
         "http_bearer": ("bearer", ("sequential", 1)),
         "http_json_inflight": ("json", ("inflight", 10)),
         "http_sse_inflight": ("sse", ("inflight", 10)),
+        "http_modern": ("modern", ("sequential", 1)),
     },
 }
 # (key, label, unit) of the table; a "_cpu" key is the client CPU of its row's measurements.
@@ -68,12 +71,15 @@ ROWS = [
     ("stdio_inflight", "stdio 100 in flight (calls/s)", "rate"),
     ("stdio_threads", "stdio 16 threads ¹ (calls/s)", "rate"),
     ("stdio_sequential_cpu", "stdio sequential: client CPU (µs/call)", "time"),
+    ("stdio_modern", "stdio sequential, 2026-07-28 (calls/s)", "rate"),
+    ("stdio_modern_inflight", "stdio 100 in flight, 2026-07-28 (calls/s)", "rate"),
     ("http_json", "HTTP sequential, JSON replies (calls/s)", "rate"),
     ("http_sse", "HTTP sequential, SSE replies (calls/s)", "rate"),
     ("http_bearer", "HTTP sequential, bearer token, JSON replies (calls/s)", "rate"),
     ("http_json_inflight", "HTTP 10 in flight, JSON replies (calls/s)", "rate"),
     ("http_sse_inflight", "HTTP 10 in flight, SSE replies (calls/s)", "rate"),
     ("http_json_cpu", "HTTP sequential, JSON: client CPU (µs/call)", "time"),
+    ("http_modern", "HTTP sequential, 2026-07-28, JSON replies (calls/s)", "rate"),
     ("startup_ms", "start-up to first result, fresh process (ms)", "time"),
     ("import_ms", "import, `-X importtime` in a fresh interpreter (ms)", "time"),
     ("import_wall_ms", "import, wall time over `python -c pass` (ms)", "time"),
@@ -326,7 +332,7 @@ def run_calls(results, section, settings, server):
     for round_index in range(settings["rounds"]):
         t0 = time.perf_counter()
         for key, (target, scenario) in CASES[section].items():
-            url = target if target == STDIO else server.url(target)
+            url = target if target in (STDIO, STDIO_MODERN) else server.url(target)
             for client in rotated(list(CLIENTS), round_index):
                 results.measure(client, [key, key + "_cpu"], measure, client, url, scenario, calls)
         log("%s round %d/%d: %.1f s" % (section, round_index + 1, settings["rounds"], time.perf_counter() - t0))
