@@ -86,6 +86,7 @@ if _TYPE_CHECKING:
         TokenStore,
         WorkloadIdentity,
     )
+    from ._edges.llm import ToolBox, ToolDefinitions
     from ._edges.logs import show_logs
     from ._edges.oneshot import call_mcp, parse_sse
     from ._manager.config_files import LoadedConfig, ServerEntry, discover_config_files, load_config, parse_config
@@ -108,6 +109,8 @@ _LAZY = {
     "call_mcp": "mcpsync._edges.oneshot",
     "parse_sse": "mcpsync._edges.oneshot",
     "show_logs": "mcpsync._edges.logs",
+    "ToolBox": "mcpsync._edges.llm",
+    "ToolDefinitions": "mcpsync._edges.llm",
     "LoadedConfig": "mcpsync._manager.config_files",
     "ServerEntry": "mcpsync._manager.config_files",
     "discover_config_files": "mcpsync._manager.config_files",
@@ -205,6 +208,8 @@ __all__ = [
     "Timeout",
     "TokenStore",
     "Tool",
+    "ToolBox",
+    "ToolDefinitions",
     "ToolError",
     "ToolTask",
     "Transport",

@@ -1,0 +1,308 @@
+"""MCP tools handed straight to a model: definitions in each vendor's function-calling format, and the
+model's tool calls run on the right server, their results in that vendor's shape.
+
+No model SDK is needed (nor imported): everything is plain dicts, as each
+SDK accepts them; the SDKs' own objects are accepted as tool calls too (by
+their ``model_dump()``).
+
+    box = mcpsync.ToolBox(client_or_manager)
+    tools = box.anthropic()                  # or .openai(), .openai_responses(), .gemini()
+    ... the model answers with a tool call ...
+    message = box.run(tool_call)             # the tool_result block (or tool message, ...) to send back
+
+The formats (``format=``): ``"openai"`` (Chat Completions: a ``tool_calls``
+entry in, a ``role: tool`` message out), ``"openai-responses"`` (a
+``function_call`` item in, a ``function_call_output`` item out),
+``"anthropic"`` (a ``tool_use`` block in, a ``tool_result`` block out),
+``"gemini"`` (a ``function_call`` in, a ``function_response`` part out).
+``run`` tells them apart by their shape.
+
+What a tool returns goes back as the format can carry it: text as text,
+images as images where the format takes them in a tool result (Anthropic,
+OpenAI Responses; elsewhere a line saying an image was left out), structured
+content as JSON (Gemini: as the response object). A tool's failure, and a
+call the model got wrong (an unknown tool, arguments that are not JSON, a
+server's ``-32602``), come back as errors the model can read and act on;
+what the model cannot fix (the connection is gone, authorization is needed,
+Ctrl-C) is raised.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+from collections.abc import Iterable, Mapping
+from typing import Any, Callable, Optional
+
+from .._core.errors import AuthorizationError, MCPError, TransportError
+from .._core.timeouts import USE_DEFAULT, Timeout
+from .._session.client import Client
+from .._session.models import CallToolResult, EmbeddedResource, ImageContent, ResourceLink, TextContent
+from .llm_schemas import FORMATS, adapt_schema, safe_names
+
+__all__ = ["FORMATS", "ToolBox", "ToolDefinitions"]
+
+logger = logging.getLogger("mcpsync.llm")
+#: The fields of Gemini's ``FunctionCall``.
+_GEMINI_CALL_KEYS = frozenset({"id", "name", "args", "partial_args", "partialArgs", "will_continue", "willContinue"})
+
+
+class ToolDefinitions(list):  # type: ignore[type-arg]
+    """The tools in one format (a list of dicts, ready for the SDK), and what the format could not carry.
+
+    Attributes:
+        format: the format's name.
+        dropped: ``{function name: [paths of the schema keywords left out]}``, for the tools that lost any.
+    """
+
+    def __init__(self, items: Iterable[dict[str, Any]], format: str, dropped: dict[str, list[str]]) -> None:
+        super().__init__(items)
+        self.format = format
+        self.dropped = dropped
+
+
+class _Entry:
+    """One tool: how to call it, and what it is."""
+
+    def __init__(self, name: str, description: Optional[str], schema: Mapping[str, Any], call: Callable[..., Any]):
+        self.name = name
+        self.description = description or ""
+        self.schema = schema
+        self.call = call
+
+
+class ToolBox:
+    """The tools of a ``Client``, a ``Manager``, or several clients, for a model's function calling.
+
+    The tool lists are read when the box is made (a client's ``list_tools``, a
+    manager's qualified tools); ``refresh()`` reads them again. Each tool gets
+    a function name every format accepts (``names`` maps them back).
+    """
+
+    def __init__(self, source: Any, *, timeout: Timeout = USE_DEFAULT) -> None:
+        self._source = source
+        self._timeout = timeout
+        self._entries: dict[str, _Entry] = {}
+        self.names: dict[str, str] = {}
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Read the tool lists again (after a server's list changed, say)."""
+        entries: list[tuple[str, _Entry]] = []
+        for qualified, entry in self._tools():
+            entries.append((qualified, entry))
+        names = safe_names(qualified for qualified, _ in entries)
+        self._entries = {names[qualified]: entry for qualified, entry in entries}
+        self.names = {names[qualified]: qualified for qualified, _ in entries}
+
+    def _tools(self) -> Iterable[tuple[str, _Entry]]:
+        source = self._source
+        if isinstance(source, Client):
+            yield from self._client_tools(source, prefix="")
+        elif hasattr(source, "list_tools") and hasattr(source, "clients"):  # a Manager
+            for tool in source.list_tools():
+                yield tool.name, _Entry(tool.name, tool.description, tool.input_schema, _caller(source, tool.name))
+        elif isinstance(source, Iterable):
+            for client in source:
+                if not isinstance(client, Client):
+                    raise TypeError(f"ToolBox takes clients, not {type(client).__name__}")
+                yield from self._client_tools(client, prefix=f"{client.name}__")
+        else:
+            raise TypeError(f"ToolBox takes a Client, a Manager or clients, not {type(source).__name__}")
+
+    def _client_tools(self, client: Client, prefix: str) -> Iterable[tuple[str, _Entry]]:
+        for tool in client.list_tools(timeout=self._timeout):
+            qualified = prefix + tool.name
+            yield qualified, _Entry(qualified, tool.description, tool.input_schema, _caller(client, tool.name))
+
+    # -- definitions ----------------------------------------------------------
+
+    def definitions(self, format: str) -> ToolDefinitions:
+        """The tools in ``format`` (see ``FORMATS``)."""
+        if format not in FORMATS:
+            raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
+        items: list[dict[str, Any]] = []
+        dropped: dict[str, list[str]] = {}
+        for name, entry in self._entries.items():
+            schema, lost = adapt_schema(entry.schema, format)
+            if lost:
+                dropped[name] = lost
+                logger.info("tool %r for %s: left out of its schema: %s", entry.name, format, ", ".join(lost))
+            items.append(_definition(format, name, entry.description, schema))
+        if format == "gemini":
+            items = [{"function_declarations": items}] if items else []
+        return ToolDefinitions(items, format, dropped)
+
+    def openai(self) -> ToolDefinitions:
+        """OpenAI Chat Completions ``tools=``: ``{"type": "function", "function": {...}}`` each."""
+        return self.definitions("openai")
+
+    def openai_responses(self) -> ToolDefinitions:
+        """OpenAI Responses ``tools=``: ``{"type": "function", "name": ..., "parameters": ...}`` each."""
+        return self.definitions("openai-responses")
+
+    def anthropic(self) -> ToolDefinitions:
+        """Anthropic Messages ``tools=``: ``{"name", "description", "input_schema"}`` each."""
+        return self.definitions("anthropic")
+
+    def gemini(self) -> ToolDefinitions:
+        """Gemini ``tools=``: one ``{"function_declarations": [...]}`` (a ``types.Tool``)."""
+        return self.definitions("gemini")
+
+    # -- calls ----------------------------------------------------------------
+
+    def run(self, call: Any, *, timeout: Timeout = USE_DEFAULT) -> dict[str, Any]:
+        """Run one tool call of the model's and return the result in the same API's shape.
+
+        ``call``: an OpenAI ``tool_calls`` entry, an OpenAI Responses ``function_call``
+        item, an Anthropic ``tool_use`` block, or a Gemini ``function_call`` (or a
+        ``Part`` holding one); a dict or the SDK's object.
+
+        Raises:
+            ValueError: ``call`` is none of these.
+            TransportError, AuthorizationError, KeyboardInterrupt: what the model cannot fix.
+        """
+        format, call_id, name, arguments = _read_call(_as_dict(call))
+        entry = self._entries.get(name)
+        if entry is None:
+            known = ", ".join(sorted(self._entries)) or "none"
+            return _result(format, call_id, name, [f"There is no tool named {name!r}. The tools: {known}."], True)
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments) if arguments.strip() else {}
+            except ValueError as exc:
+                return _result(format, call_id, name, [f"The arguments are not valid JSON: {exc}"], True)
+        if not isinstance(arguments, dict):
+            return _result(format, call_id, name, ["The arguments must be a JSON object."], True)
+        try:
+            result = entry.call(arguments, self._timeout if timeout is USE_DEFAULT else timeout)
+        except (TransportError, AuthorizationError):
+            raise
+        except MCPError as exc:  # the server refused the call (bad arguments, say), or it timed out
+            return _result(format, call_id, name, [f"The call failed: {exc}"], True)
+        return _tool_result(format, call_id, name, result)
+
+
+def _caller(target: Any, name: str) -> Callable[[dict[str, Any], Timeout], CallToolResult]:
+    def call(arguments: dict[str, Any], timeout: Timeout) -> CallToolResult:
+        return target.call_tool(name, arguments, timeout=timeout)  # type: ignore[no-any-return]
+
+    return call
+
+
+def _definition(format: str, name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:
+    if format == "openai":
+        return {"type": "function", "function": {"name": name, "description": description, "parameters": schema}}
+    if format == "openai-responses":
+        return {"type": "function", "name": name, "description": description, "parameters": schema, "strict": False}
+    if format == "anthropic":
+        return {"name": name, "description": description, "input_schema": schema}
+    return {"name": name, "description": description, "parameters": schema}
+
+
+def _as_dict(call: Any) -> dict[str, Any]:
+    """A tool call as a dict: as given, or an SDK object's ``model_dump()``."""
+    if isinstance(call, Mapping):
+        return dict(call)
+    dump = getattr(call, "model_dump", None)
+    if callable(dump):
+        data = dump(exclude_none=True)
+        if isinstance(data, dict):
+            return data
+    raise ValueError(f"not a tool call: {type(call).__name__}")
+
+
+def _read_call(call: dict[str, Any]) -> tuple[str, Any, str, Any]:
+    """``(format, call id, name, arguments)`` of a tool call, told apart by its shape."""
+    kind = call.get("type")
+    if kind == "function" and isinstance(call.get("function"), Mapping):
+        function = call["function"]
+        return "openai", call.get("id"), str(function.get("name")), function.get("arguments")
+    if kind == "function_call" and "name" in call:
+        return "openai-responses", call.get("call_id"), str(call["name"]), call.get("arguments")
+    if kind == "tool_use" and "name" in call:
+        return "anthropic", call.get("id"), str(call["name"]), call.get("input", {})
+    gemini = call.get("function_call", call.get("functionCall"))
+    if isinstance(gemini, Mapping):  # a Part
+        call = dict(gemini)
+    if kind is None and "name" in call and set(call) <= _GEMINI_CALL_KEYS:
+        return "gemini", call.get("id"), str(call["name"]), call.get("args") or {}
+    raise ValueError(
+        "not a tool call of OpenAI (tool_calls entry, function_call item), Anthropic (tool_use) or Gemini "
+        f"(function_call): keys {sorted(call)}"
+    )
+
+
+def _tool_result(format: str, call_id: Any, name: str, result: CallToolResult) -> dict[str, Any]:
+    """A ``CallToolResult`` in the format's shape."""
+    parts: list[Any] = []
+    for block in result.content:
+        if isinstance(block, TextContent):
+            parts.append(block.text)
+        elif isinstance(block, ImageContent):
+            parts.append(block)
+        elif isinstance(block, ResourceLink):
+            parts.append(f"[resource {block.uri}" + (f": {block.name}]" if block.name else "]"))
+        elif isinstance(block, EmbeddedResource):
+            text = block.resource.text
+            parts.append(text if text is not None else f"[resource {block.resource.uri}: binary, left out]")
+        else:
+            parts.append(f"[{getattr(block, 'type', 'content')} content left out]")
+    if not parts and result.structured_content is not None:
+        parts.append(json.dumps(result.structured_content, ensure_ascii=False))
+    if format == "gemini" and result.structured_content is not None and not result.is_error:
+        response = {"output": result.structured_content}
+        return {"function_response": _gemini_response(call_id, name, response)}
+    return _result(format, call_id, name, parts, result.is_error)
+
+
+def _result(format: str, call_id: Any, name: str, parts: list[Any], is_error: bool) -> dict[str, Any]:
+    """Text and images as the format's tool result."""
+    if format == "anthropic":
+        content: list[dict[str, Any]] = []
+        for part in parts:
+            if isinstance(part, ImageContent):
+                source = {"type": "base64", "media_type": part.mime_type, "data": part.base64_data}
+                content.append({"type": "image", "source": source})
+            else:
+                content.append({"type": "text", "text": part})
+        block = {"type": "tool_result", "tool_use_id": call_id, "content": content}
+        if is_error:
+            block["is_error"] = True
+        return block
+    if format == "openai-responses":
+        items: list[dict[str, Any]] = []
+        for part in parts:
+            if isinstance(part, ImageContent):
+                items.append({"type": "input_image", "image_url": f"data:{part.mime_type};base64,{part.base64_data}"})
+            else:
+                items.append({"type": "input_text", "text": _error_text(part) if is_error else part})
+        if all(item["type"] == "input_text" for item in items):
+            output: Any = "\n".join(item["text"] for item in items)
+        else:
+            output = items
+        return {"type": "function_call_output", "call_id": call_id, "output": output}
+    text = "\n".join(_text_of(part) for part in parts)
+    if format == "openai":
+        return {"role": "tool", "tool_call_id": call_id, "content": _error_text(text) if is_error else text}
+    response = {"error": text} if is_error else {"output": text}
+    return {"function_response": _gemini_response(call_id, name, response)}
+
+
+def _gemini_response(call_id: Any, name: str, response: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": name, "response": response}
+    if call_id:
+        out["id"] = call_id
+    return out
+
+
+def _text_of(part: Any) -> str:
+    if isinstance(part, ImageContent):
+        size = len(base64.b64decode(part.base64_data, validate=False)) if part.base64_data else 0
+        return f"[an image, {part.mime_type}, {size} bytes: this API takes no images in a tool result]"
+    return str(part)
+
+
+def _error_text(text: str) -> str:
+    return text if text.startswith("Error") else f"Error: {text}"

@@ -1,0 +1,179 @@
+"""MCP tool names and input schemas as the function-calling APIs of the model vendors take them.
+
+Pure functions, no I/O. Names: every API limits a function's name to 64
+characters of a small alphabet (OpenAI and Anthropic: ``[A-Za-z0-9_-]``;
+Gemini: also ``.`` and ``:``, and a letter or ``_`` first), so one rule serves
+all: other characters become ``_``, a leading digit or dash gets a ``_`` before
+it, a name cut to fit ends in a short hash of the whole, and a name that two
+tools would share gets a numbered suffix.
+
+Schemas: MCP's are JSON Schema (2020-12 by default). OpenAI (Chat
+Completions, Responses) and Anthropic take JSON Schema, but the root must be
+``"type": "object"`` without ``anyOf`` / ``oneOf`` / ``allOf`` / ``not`` /
+``enum`` beside it, and ``$schema`` / ``$id`` have no business there. Gemini's
+``parameters`` are its own subset (OpenAPI 3.0 style): one ``type`` (with
+``nullable``), no ``$ref`` (the local ones are inlined), ``anyOf`` only, and
+a closed list of keywords. What a format cannot carry is dropped and
+reported as a path (``properties.when.format`` ...), so that a caller can see
+what the model will not be told.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+__all__ = ["FORMATS", "MAX_NAME", "adapt_schema", "safe_names"]
+
+#: The formats: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages, Google Gemini.
+FORMATS = ("openai", "openai-responses", "anthropic", "gemini")
+MAX_NAME = 64
+#: How deep a schema is followed (nesting and inlined $refs); deeper parts are dropped, and said.
+MAX_DEPTH = 32
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+_ROOT_COMBINATORS = ("anyOf", "oneOf", "allOf", "not", "enum")
+_NOT_FOR_MODELS = ("$schema", "$id")
+#: What Gemini's Schema has (its field names on the wire), beside ``type``.
+_GEMINI_KEYWORDS = frozenset(
+    {
+        "additionalProperties",
+        "anyOf",
+        "default",
+        "description",
+        "enum",
+        "example",
+        "format",
+        "items",
+        "maxItems",
+        "maxLength",
+        "maxProperties",
+        "maximum",
+        "minItems",
+        "minLength",
+        "minProperties",
+        "minimum",
+        "nullable",
+        "pattern",
+        "properties",
+        "propertyOrdering",
+        "required",
+        "title",
+    }
+)
+_GEMINI_TYPES = ("string", "number", "integer", "boolean", "array", "object", "null")
+
+
+def safe_names(names: Iterable[str]) -> dict[str, str]:
+    """``{tool name: function name}``: names every format accepts, unique, stable for the same list."""
+    result: dict[str, str] = {}
+    taken: set[str] = set()
+    for name in names:
+        safe = _UNSAFE.sub("_", name) or "tool"
+        if not (safe[0].isalpha() or safe[0] == "_"):
+            safe = "_" + safe
+        if len(safe) > MAX_NAME:
+            safe = safe[: MAX_NAME - 9] + "_" + hashlib.sha256(name.encode()).hexdigest()[:8]
+        candidate, number = safe, 2
+        while candidate in taken:
+            suffix = f"_{number}"
+            candidate = safe[: MAX_NAME - len(suffix)] + suffix
+            number += 1
+        taken.add(candidate)
+        result[name] = candidate
+    return result
+
+
+def adapt_schema(schema: Mapping[str, Any], format: str) -> tuple[dict[str, Any], list[str]]:
+    """``(schema for the format, [paths of what was dropped])``; the tool's own schema is left as it is."""
+    if format not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
+    dropped: list[str] = []
+    if format == "gemini":
+        found = schema.get("$defs")
+        defs: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+        adapted = _gemini(schema, defs, "", dropped, 0)
+        if adapted.get("type") != "object":
+            dropped.append("type" if "type" in adapted else "(root type: object)")
+            adapted = {"type": "object", "properties": {}}
+        return adapted, dropped
+    adapted = copy.deepcopy(dict(schema))
+    for key in _NOT_FOR_MODELS:
+        if adapted.pop(key, None) is not None:
+            dropped.append(key)
+    for key in _ROOT_COMBINATORS:
+        if key in adapted:
+            del adapted[key]
+            dropped.append(key)
+    if adapted.get("type") != "object":
+        if "type" in adapted:
+            dropped.append("type")
+        adapted["type"] = "object"
+    adapted.setdefault("properties", {})
+    return adapted, dropped
+
+
+def _gemini(schema: Any, defs: Mapping[str, Any], path: str, dropped: list[str], depth: int) -> dict[str, Any]:
+    """One schema node in Gemini's subset: local ``$ref`` inlined, the rest kept where Gemini has it."""
+    if not isinstance(schema, Mapping):
+        return {}
+    if depth > MAX_DEPTH:
+        dropped.append(f"{path or '(root)'} (deeper than {MAX_DEPTH})")
+        return {}
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        target = defs.get(ref[len("#/$defs/") :]) if ref.startswith("#/$defs/") else None
+        if target is None:
+            dropped.append(_at(path, "$ref"))
+        else:
+            merged = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+            return _gemini(merged, defs, path, dropped, depth + 1)
+    out: dict[str, Any] = {}
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kinds = [k for k in kind if k in _GEMINI_TYPES and k != "null"]
+        if "null" in kind:
+            out["nullable"] = True
+        if len(kinds) == 1:
+            out["type"] = kinds[0]
+        elif kinds:
+            out["anyOf"] = [{"type": k} for k in kinds]
+    elif kind in _GEMINI_TYPES:
+        out["type"] = kind
+    elif kind is not None:
+        dropped.append(_at(path, "type"))
+    for key, value in schema.items():
+        where = _at(path, key)
+        if key in ("type", "$ref", "$defs"):
+            continue
+        if key == "properties" and isinstance(value, Mapping):
+            out[key] = {name: _gemini(sub, defs, _at(where, name), dropped, depth + 1) for name, sub in value.items()}
+        elif key == "items" and isinstance(value, Mapping):
+            out[key] = _gemini(value, defs, where, dropped, depth + 1)
+        elif key in ("anyOf", "oneOf") and isinstance(value, list):
+            out["anyOf"] = [_gemini(sub, defs, f"{where}.{i}", dropped, depth + 1) for i, sub in enumerate(value)]
+            if key == "oneOf":
+                dropped.append(f"{where} (as anyOf)")
+        elif key == "additionalProperties" and isinstance(value, Mapping):
+            out[key] = _gemini(value, defs, where, dropped, depth + 1)
+        elif key == "const":
+            if isinstance(value, str):
+                out["enum"] = [value]
+            else:
+                dropped.append(where)
+        elif key == "enum" and isinstance(value, list):
+            if all(isinstance(v, str) for v in value):
+                out[key] = list(value)
+            else:
+                dropped.append(where)  # Gemini's enum is of strings
+        elif key in _GEMINI_KEYWORDS:
+            out[key] = copy.deepcopy(value)
+        else:
+            dropped.append(where)
+    return out
+
+
+def _at(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key

@@ -1,0 +1,247 @@
+"""MCP tools handed to a model (``mcpsync.ToolBox``): each vendor's definitions and tool results checked
+against that vendor's own SDK types, the SDKs' tool-call objects run as they come, names made safe,
+schemas adapted (and what was dropped said), errors the model can read, failures it cannot fix raised.
+
+The SDKs (openai, anthropic, google-genai) are test-only dependencies; mcpsync imports none of them.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import mcpsync
+from mcpsync import CallToolResult, ToolBox
+from mcpsync._edges.llm import _tool_result
+from mcpsync._edges.llm_schemas import MAX_NAME, adapt_schema, safe_names
+from mcpsync.testing import server_command, server_config
+from tests.edges.sdk_types import assert_fits
+
+openai_chat = pytest.importorskip("openai.types.chat")
+openai_responses = pytest.importorskip("openai.types.responses")
+anthropic_types = pytest.importorskip("anthropic.types")
+genai_types = pytest.importorskip("google.genai.types")
+from openai.types.responses.response_input_item_param import FunctionCallOutput  # noqa: E402
+
+T = 20
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+#: The function-name rules of the APIs: OpenAI and Anthropic, and Gemini's.
+NAME_RULES = (re.compile(r"^[a-zA-Z0-9_-]{1,64}$"), re.compile(r"^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$"))
+PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+
+
+@pytest.fixture(scope="module")
+def client():
+    with mcpsync.connect(server_config(name="llm"), timeout=T) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def box(client):
+    return ToolBox(client, timeout=T)
+
+
+def test_definitions_fit_each_vendors_own_types(box) -> None:
+    for definition in box.openai():
+        assert_fits(definition, openai_chat.ChatCompletionFunctionToolParam)
+        openai_chat.ChatCompletionFunctionTool.model_validate(definition)
+    for definition in box.openai_responses():
+        assert_fits(definition, openai_responses.FunctionToolParam)
+        openai_responses.FunctionTool.model_validate(definition)
+    for definition in box.anthropic():
+        assert_fits(definition, anthropic_types.ToolParam)
+    gemini = box.gemini()
+    assert len(gemini) == 1
+    tool = genai_types.Tool.model_validate(gemini[0])  # Gemini's models forbid unknown fields
+    assert {d.name for d in tool.function_declarations} == set(box.names)
+    names = {d["function"]["name"] for d in box.openai()}
+    assert names == {d["name"] for d in box.anthropic()} == set(box.names) and "echo" in names
+    echo = next(d for d in box.anthropic() if d["name"] == "echo")
+    assert echo["input_schema"]["properties"] == {"text": {"type": "string"}}
+
+
+def test_the_sdks_own_tool_call_objects_run_and_the_results_fit_their_types(box) -> None:
+    chat_call = openai_chat.ChatCompletionMessageToolCall(
+        id="call_1", type="function", function={"name": "echo", "arguments": '{"text": "hi"}'}
+    )
+    message = box.run(chat_call)
+    assert message == {"role": "tool", "tool_call_id": "call_1", "content": "hi"}
+    assert_fits(message, openai_chat.ChatCompletionToolMessageParam)
+
+    item = openai_responses.ResponseFunctionToolCall(
+        call_id="fc_1", name="add", arguments='{"a": 2, "b": 40}', type="function_call"
+    )
+    output = box.run(item)
+    assert output == {"type": "function_call_output", "call_id": "fc_1", "output": '{"sum": 42}'}
+    assert_fits(output, FunctionCallOutput)
+
+    use = anthropic_types.ToolUseBlock(id="toolu_1", name="add", input={"a": 1, "b": 2}, type="tool_use")
+    block = box.run(use)
+    assert block == {
+        "type": "tool_result",
+        "tool_use_id": "toolu_1",
+        "content": [{"type": "text", "text": '{"sum": 3}'}],
+    }
+    assert_fits(block, anthropic_types.ToolResultBlockParam)
+
+    part = genai_types.Part(function_call=genai_types.FunctionCall(id="g1", name="add", args={"a": 5, "b": 5}))
+    answer = box.run(part)
+    assert answer == {"function_response": {"name": "add", "response": {"output": {"sum": 10}}, "id": "g1"}}
+    genai_types.Part.model_validate(answer)
+    plain = box.run(genai_types.FunctionCall(name="echo", args={"text": "yo"}))
+    assert plain == {"function_response": {"name": "echo", "response": {"output": "yo"}}}
+
+
+def test_a_tools_failure_and_the_models_mistakes_come_back_as_errors_it_can_read(box) -> None:
+    failed = box.run({"type": "tool_use", "id": "t1", "name": "fail", "input": {"message": "disk full"}})
+    assert failed == {
+        "type": "tool_result",
+        "tool_use_id": "t1",
+        "content": [{"type": "text", "text": "disk full"}],
+        "is_error": True,
+    }
+    unknown = box.run({"id": "c", "type": "function", "function": {"name": "ech", "arguments": "{}"}})
+    assert (
+        unknown["content"].startswith("Error: There is no tool named 'ech'. The tools: add, ")
+        and "echo" in unknown["content"]
+    )
+    not_json = box.run({"type": "function_call", "call_id": "f", "name": "echo", "arguments": '{"text": '})
+    assert not_json["output"].startswith("Error: The arguments are not valid JSON")
+    not_object = box.run({"name": "echo", "args": ["x"]})
+    assert not_object == {
+        "function_response": {"name": "echo", "response": {"error": "The arguments must be a JSON object."}}
+    }
+    refused = box.run({"id": "c", "type": "function", "function": {"name": "add", "arguments": '{"a": 1}'}})
+    assert refused["content"].startswith("Error: ") and "'b'" in refused["content"]
+    with pytest.raises(ValueError, match=r"not a tool call .* keys \['role', 'text'\]"):
+        box.run({"role": "user", "text": "hello"})
+    with pytest.raises(ValueError, match="not a tool call: int"):
+        box.run(42)
+
+
+def test_a_lost_connection_is_raised_not_handed_to_the_model() -> None:
+    with mcpsync.connect(server_config(name="gone"), timeout=T) as client:
+        box = ToolBox(client, timeout=T)
+    with pytest.raises(mcpsync.TransportClosed):
+        box.run({"type": "tool_use", "id": "t", "name": "echo", "input": {"text": "x"}})
+
+
+def test_images_go_where_the_format_takes_them_and_are_said_to_be_left_out_elsewhere() -> None:
+    result = CallToolResult.from_dict(
+        {"content": [{"type": "text", "text": "a pixel"}, {"type": "image", "data": PIXEL, "mimeType": "image/png"}]},
+        "draw",
+    )
+    block = _tool_result("anthropic", "t", "draw", result)
+    assert block["content"][1] == {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": PIXEL},
+    }
+    assert_fits(block, anthropic_types.ToolResultBlockParam)
+    output = _tool_result("openai-responses", "f", "draw", result)
+    assert output["output"] == [
+        {"type": "input_text", "text": "a pixel"},
+        {"type": "input_image", "image_url": f"data:image/png;base64,{PIXEL}"},
+    ]
+    assert_fits(output, FunctionCallOutput)
+    message = _tool_result("openai", "c", "draw", result)
+    assert message["content"] == "a pixel\n[an image, image/png, 70 bytes: this API takes no images in a tool result]"
+    gemini = _tool_result("gemini", None, "draw", result)
+    assert "70 bytes" in gemini["function_response"]["response"]["output"]
+    genai_types.Part.model_validate(gemini)
+
+
+def test_names_are_safe_unique_and_short_enough_for_every_api() -> None:
+    names = ["github__search_issues", "a.b", "a_b", "1st", "dé jà", "x" * 100, "x" * 100 + "y", "a_b"]
+    safe = safe_names(names)
+    assert safe["github__search_issues"] == "github__search_issues"
+    assert safe["1st"] == "_1st" and safe["dé jà"] == "d__j_"
+    assert len({safe[n] for n in set(names)}) == len(set(names)), "two tools, one name"
+    for name in safe.values():
+        assert all(rule.match(name) for rule in NAME_RULES), name
+        assert len(name) <= MAX_NAME
+    assert safe_names(names) == safe, "the same list gives the same names"
+
+
+SCHEMA_2020 = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "$defs": {"when": {"type": "string", "format": "date-time"}},
+    "properties": {
+        "at": {"$ref": "#/$defs/when"},
+        "note": {"type": ["string", "null"]},
+        "mode": {"const": "fast"},
+        "shape": {"oneOf": [{"type": "integer"}, {"type": "string"}]},
+        "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+    },
+    "if": {"properties": {"mode": {"const": "fast"}}},
+    "then": {"required": ["at"]},
+    "required": ["mode"],
+}
+
+
+def test_schemas_are_adapted_per_format_and_what_was_dropped_is_said() -> None:
+    anthropic_schema, dropped = adapt_schema(SCHEMA_2020, "anthropic")
+    assert dropped == ["$schema"]
+    assert anthropic_schema["$defs"] == SCHEMA_2020["$defs"] and "if" in anthropic_schema  # JSON Schema kept
+    assert SCHEMA_2020["$schema"], "the tool's own schema is untouched"
+
+    gemini_schema, dropped = adapt_schema(SCHEMA_2020, "gemini")
+    assert gemini_schema["properties"]["at"] == {"type": "string", "format": "date-time"}  # the $ref inlined
+    assert gemini_schema["properties"]["note"] == {"nullable": True, "type": "string"}
+    assert gemini_schema["properties"]["mode"] == {"enum": ["fast"]}
+    assert gemini_schema["properties"]["shape"] == {"anyOf": [{"type": "integer"}, {"type": "string"}]}
+    assert sorted(dropped) == sorted(
+        ["$schema", "properties.shape.oneOf (as anyOf)", "properties.tags.uniqueItems", "if", "then"]
+    )
+    genai_types.Schema.model_validate(gemini_schema)
+
+    root_union = {"anyOf": [{"type": "object"}, {"type": "string"}]}
+    openai_schema, dropped = adapt_schema(root_union, "openai")
+    assert openai_schema == {"type": "object", "properties": {}} and dropped == ["anyOf"]
+
+
+def test_a_recursive_schema_is_cut_for_gemini_and_says_so() -> None:
+    tree = {"type": "object", "$defs": {"node": {"type": "object", "properties": {"child": {"$ref": "#/$defs/node"}}}}}
+    tree["properties"] = {"root": {"$ref": "#/$defs/node"}}
+    schema, dropped = adapt_schema(tree, "gemini")
+    genai_types.Schema.model_validate(schema)
+    assert any("deeper than" in d for d in dropped)
+
+
+def test_a_box_with_dropped_keywords_says_which_tool_lost_what() -> None:
+    with mcpsync.connect(server_config(name="schemas"), timeout=T) as client:
+        box = ToolBox([client], timeout=T)
+        assert "schemas__echo" in box.names.values() and box.names["schemas__echo"] == "schemas__echo"
+        assert box.gemini().dropped == {} and box.gemini().format == "gemini"
+        with pytest.raises(ValueError, match="format must be one of openai, openai-responses, anthropic, gemini"):
+            box.definitions("llama")
+    with pytest.raises(TypeError, match="ToolBox takes a Client, a Manager or clients, not int"):
+        ToolBox(3)
+
+
+def test_a_manager_s_tools_are_routed_to_their_own_servers(tmp_path) -> None:
+    command, *args = server_command()
+    entry = {"command": command, "args": args}
+    with mcpsync.Manager({"mcpServers": {"one": entry, "two": entry}}) as manager:
+        assert manager.wait_until_ready(timeout=T)
+        box = ToolBox(manager, timeout=T)
+        assert {"one__echo", "two__echo"} <= set(box.names)
+        echoed = box.run({"type": "tool_use", "id": "t", "name": "one__echo", "input": {"text": "routed"}})
+        assert echoed["content"] == [{"type": "text", "text": "routed"}]
+
+
+@pytest.mark.parametrize("example", ["llm_openai.py", "llm_openai_responses.py", "llm_anthropic.py", "llm_gemini.py"])
+def test_each_example_runs_without_an_api_key_against_its_fake_model(example: str) -> None:
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / example)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "model: The sum is 42.", done.stdout
