@@ -46,6 +46,13 @@ Tools:
                                 each ``inputResponses`` key is there; then returns what the client answered
     no_result_type(text)        echoes, without ``resultType`` even in the 2026-07-28 era
     retire_version(version)     the server stops accepting that modern version (its later requests get -32022)
+    skill_lie(kind, on)         the skills listing tells (or, with on: false, stops telling) a lie
+                                (see ``mcpsync.testing.skills``; ``--skill-lie KIND`` from the start)
+    resources_read()            the URI of every ``resources/read`` so far, in order
+
+Skills (the ``io.modelcontextprotocol/skills`` extension, declared in both eras unless
+``--no-skills``): ``skills/list`` (paged with ``--page-size``) and ``skills/get`` serve the
+skills of ``mcpsync.testing.skills``, whose files ``resources/read`` reads.
 
 Both eras. A request whose ``_meta`` carries ``io.modelcontextprotocol/protocolVersion``
 is served statelessly, as the 2026-07-28 revision says (no ``initialize``): every
@@ -90,6 +97,7 @@ from typing import Any, Callable, Optional
 from .._core import jsonrpc as messages
 from .._core.jsonrpc import LOG_LEVELS, ErrorCode
 from .._version import __version__
+from .skills import LIES, SKILLS_EXTENSION, skill_entries, skill_file
 
 HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 #: The stateless revisions served by default (``--modern-versions``).
@@ -123,6 +131,8 @@ MODERN_METHODS = frozenset(
         "prompts/list",
         "prompts/get",
         "completion/complete",
+        "skills/list",
+        "skills/get",
     }
 )
 #: Results that carry the caching hints (``ttlMs``, ``cacheScope``).
@@ -134,6 +144,7 @@ CACHEABLE = frozenset(
         "resources/list",
         "resources/templates/list",
         "resources/read",
+        "skills/list",
     }
 )
 #: What ``ask_in_rounds`` asks for, by kind: the input request, and the client capability it needs.
@@ -281,6 +292,16 @@ TOOLS: list[dict[str, Any]] = [
         "inputSchema": _schema({"text": _TEXT}, ("text",)),
     },
     {
+        "name": "skill_lie",
+        "description": "Make the skills listing lie (see mcpsync.testing.skills), or stop (on: false).",
+        "inputSchema": _schema({"kind": {"enum": list(LIES)}, "on": {"type": "boolean"}}, ("kind",)),
+    },
+    {
+        "name": "resources_read",
+        "description": "The URIs of every resources/read so far, in order.",
+        "inputSchema": _schema({}),
+    },
+    {
         "name": "retire_version",
         "description": "Stop accepting a modern protocol version.",
         "inputSchema": _schema({"version": _TEXT}, ("version",)),
@@ -417,6 +438,8 @@ class TestServer:
         ttl_ms: int = 0,
         omit_result_type: bool = False,
         bad_header_tools: bool = False,
+        skills: bool = True,
+        skill_lies: tuple[str, ...] = (),
     ) -> None:
         self.name = name
         self.page_size = page_size
@@ -430,6 +453,11 @@ class TestServer:
         self.omit_result_type = omit_result_type
         self._modern: dict[Any, str] = {}  # request id -> the modern version it named, until answered
         self._state_key = os.urandom(16)  # signs ask_in_rounds' requestState
+        #: Whether the skills extension is declared (and served).
+        self.skills = skills
+        self.skill_lies = set(skill_lies)
+        #: The URI of every resources/read, in order (the ``resources_read`` tool).
+        self.reads: list[str] = []
         self._tools_change_after_list = tools_change_after_list
         self._stdin = stdin if stdin is not None else sys.stdin.buffer
         self._stdout = stdout if stdout is not None else sys.stdout.buffer
@@ -546,6 +574,8 @@ class TestServer:
             "resources": {"subscribe": False, "listChanged": False},
             "prompts": {"listChanged": False},
         }
+        if self.skills:
+            capabilities["extensions"] = {SKILLS_EXTENSION: {"directoryRead": False}}
         if modern:
             del capabilities["logging"]  # no logging/setLevel: a request asks for its level in _meta
             capabilities["resources"] = {"listChanged": False}
@@ -630,11 +660,15 @@ class TestServer:
                 self._tools_change_after_list = False
                 self.tools = [*self.tools, LATE_TOOL]
                 self.send(messages.notification("notifications/tools/list_changed"))
-        elif method in ("resources/read", "prompts/get", "completion/complete"):
+        elif method in ("resources/read", "prompts/get", "completion/complete") or (
+            self.skills and method in ("skills/list", "skills/get")
+        ):
             handler = {
                 "resources/read": self._read_resource,
                 "prompts/get": self._get_prompt,
                 "completion/complete": self._complete,
+                "skills/list": self._list_skills,
+                "skills/get": self._get_skill,
             }[method]
             try:
                 self._answer(request_id, method, handler(params))
@@ -661,8 +695,32 @@ class TestServer:
             result["nextCursor"] = str(end)
         return result
 
+    def _list_skills(self, params: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            lies = frozenset(self.skill_lies)
+        result = self._page("skills", skill_entries(lies), params.get("cursor"))
+        result.setdefault("ttlMs", self.ttl_ms)
+        result.setdefault("cacheScope", "public")
+        return result
+
+    def _get_skill(self, params: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            lies = frozenset(self.skill_lies)
+        for entry in skill_entries(lies):
+            if entry["uri"] == params.get("uri"):
+                return {"skill": entry}
+        raise _RequestError(ErrorCode.INVALID_PARAMS, f"Unknown skill: {params.get('uri')}", {"uri": params.get("uri")})
+
     def _read_resource(self, params: dict[str, Any]) -> dict[str, Any]:
         uri = params.get("uri")
+        with self._lock:
+            reads = sum(1 for seen in self.reads if seen == uri)
+            self.reads.append(str(uri))
+            lies = frozenset(self.skill_lies)
+        if self.skills and isinstance(uri, str) and uri.startswith("skill://"):
+            contents = skill_file(uri, lies, reads)
+            if contents is not None:
+                return {"contents": [contents]}
         if uri == "text://greeting":
             return {"contents": [{"uri": uri, "mimeType": "text/plain", "text": "Hello from a resource"}]}
         if uri == "binary://pixel":
@@ -857,6 +915,19 @@ class TestServer:
 
     def tool_no_result_type(self, call: ToolCall, text: str) -> dict[str, Any]:
         return _NoResultType(self._text(text))
+
+    def tool_skill_lie(self, call: ToolCall, kind: str, on: bool = True) -> dict[str, Any]:
+        if kind not in LIES:
+            raise ToolFailure(f"unknown lie {kind!r}; one of {', '.join(LIES)}")
+        with self._lock:
+            (self.skill_lies.add if on else self.skill_lies.discard)(kind)
+            lies = sorted(self.skill_lies)
+        return self._structured({"lies": lies})
+
+    def tool_resources_read(self, call: ToolCall) -> dict[str, Any]:
+        with self._lock:
+            reads = list(self.reads)
+        return self._structured({"read": reads})
 
     def tool_retire_version(self, call: ToolCall, version: str) -> dict[str, Any]:
         with self._lock:
@@ -1054,6 +1125,10 @@ def main(argv: Optional[list[str]] = None) -> None:
     parser.add_argument(
         "--bad-header-tools", action="store_true", help="also list tools whose x-mcp-header breaks the rules"
     )
+    parser.add_argument("--no-skills", action="store_true", help="do not declare or serve the skills extension")
+    parser.add_argument(
+        "--skill-lie", action="append", default=[], choices=LIES, help="make the skills listing lie (repeatable)"
+    )
     args = parser.parse_args(argv)
     options: dict[str, Any] = {
         "page_size": args.page_size,
@@ -1064,6 +1139,8 @@ def main(argv: Optional[list[str]] = None) -> None:
         "ttl_ms": args.ttl_ms,
         "omit_result_type": args.omit_result_type,
         "bad_header_tools": args.bad_header_tools,
+        "skills": not args.no_skills,
+        "skill_lies": tuple(args.skill_lie),
     }
     if args.ignore_sigterm:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
