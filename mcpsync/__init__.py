@@ -23,6 +23,7 @@ from ._core.errors import (
     AuthorizationRequired,
     ConfigurationError,
     ConnectError,
+    ExtensionNotDeclared,
     HeaderMismatch,
     HTTPStatusError,
     InvalidMessage,
@@ -37,6 +38,7 @@ from ._core.errors import (
     ServerError,
     ServerUnavailable,
     SessionExpired,
+    SkillVerificationError,
     ToolError,
     TransportClosed,
     TransportError,
@@ -70,6 +72,7 @@ from ._session.models import (
     UnknownContent,
 )
 from ._session.progress_bars import set_progress_bars
+from ._session.skills import LoadedSkill, Skill, SkillResource
 from ._version import __version__
 from ._wire import StdioTransport, Transport, create_transport
 from ._wire.config import HTTPServerConfig, ServerConfig, StdioServerConfig
@@ -156,6 +159,7 @@ __all__ = [
     "ContentBlock",
     "EmbeddedResource",
     "EnterpriseAuth",
+    "ExtensionNotDeclared",
     "FileTokenStore",
     "GetPromptResult",
     "HTTPServerConfig",
@@ -164,6 +168,7 @@ __all__ = [
     "ImageContent",
     "InvalidMessage",
     "LoadedConfig",
+    "LoadedSkill",
     "MCPError",
     "ManagedPrompt",
     "ManagedResource",
@@ -195,6 +200,9 @@ __all__ = [
     "ServerStatus",
     "ServerUnavailable",
     "SessionExpired",
+    "Skill",
+    "SkillResource",
+    "SkillVerificationError",
     "StdioServerConfig",
     "StdioTransport",
     "StreamableHTTPTransport",
