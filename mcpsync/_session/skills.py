@@ -44,7 +44,7 @@ from typing import Any, Callable, Optional, Union
 
 from .._core.errors import ExtensionNotDeclared, ProtocolError, SkillVerificationError
 from .._core.text import cut, first_line
-from .._core.timeouts import Timeout
+from .._core.timeouts import USE_DEFAULT, Timeout
 from .models import ReadResourceResult
 
 __all__ = [
@@ -428,11 +428,11 @@ class LoadedSkill:
         """Its name (from the frontmatter)."""
         return self.skill.name
 
-    def read(self, relative_path: str, *, timeout: Timeout = None) -> bytes:
+    def read(self, relative_path: str, *, timeout: Timeout = USE_DEFAULT) -> bytes:
         """The bytes of one of the skill's files, named relative to its root (``references/guide.md``).
 
-        Reads it now (``resources/read``) and checks its size and digest against the entry; a
-        dynamic skill's files are read as they come.
+        Reads it now (``resources/read``, within ``timeout``: by default the server's) and checks its
+        size and digest against the entry; a dynamic skill's files are read as they come.
 
         Raises:
             ValueError: a path that is empty, absolute, or leaves the skill's root.
@@ -451,7 +451,7 @@ class LoadedSkill:
         _verify(self.skill, listed, data)
         return data
 
-    def read_text(self, relative_path: str, *, encoding: str = "utf-8", timeout: Timeout = None) -> str:
+    def read_text(self, relative_path: str, *, encoding: str = "utf-8", timeout: Timeout = USE_DEFAULT) -> str:
         """``read`` decoded as text (UTF-8 unless told otherwise)."""
         return self.read(relative_path, timeout=timeout).decode(encoding)
 
