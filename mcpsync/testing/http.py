@@ -77,10 +77,11 @@ from urllib.parse import parse_qs, urlsplit
 from .._core.jsonrpc import ErrorCode
 from .server import HANDSHAKE_VERSIONS, TestServer
 
+__all__ = ["serve_http"]
+
+#: The 2026-07-28 revision's error for headers that do not match the body (with a 400).
 HEADER_MISMATCH = -32020
 METHOD_NOT_FOUND = ErrorCode.METHOD_NOT_FOUND
-
-__all__ = ["serve_http"]
 
 #: Seconds a request's stream waits for its answer before giving up.
 ANSWER_WAIT = 60.0
