@@ -151,6 +151,15 @@ class _Session:
         except ValueError:
             message = None
         with self.lock:
+            subscription = _subscription_of(message)
+            if subscription is not None and subscription in self.open:
+                # A subscription's notification: on its own stream, tagged with the id the client gave it.
+                stream = self.open[subscription]
+                if stream.answer_id is not _SAME:
+                    params = {**message["params"], "_meta": {**message["params"]["_meta"], _TAG: stream.answer_id}}
+                    line = json.dumps({**message, "params": params}).encode()
+                stream.add(line)
+                return
             if isinstance(message, dict) and "method" not in message and message.get("id") in self.open:
                 stream = self.open.pop(message["id"])
                 if stream.answer_id is not _SAME:  # a modern request's own id, in place of the one it had here
@@ -348,10 +357,10 @@ class _Handler(BaseHTTPRequestHandler):
         session.server.handle_line(body)
         self._answer(stream, {"Mcp-Session-Id": session.session_id})
 
-    def _answer(self, stream: _Stream, headers: dict[str, str]) -> None:
+    def _answer(self, stream: _Stream, headers: dict[str, str], events: bool = False) -> None:
         """Send the answer of a request: a JSON body, or an event stream (with the faults switched on)."""
         controls = self.server.controls
-        if self.server.json_replies:
+        if self.server.json_replies and not events:
             answer = self._wait_answer(stream)
             if answer is None:
                 self._reply(504, b"no answer in time")
@@ -418,7 +427,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.modern_ids[json.dumps(message["id"])] = internal
         stream = modern.open_stream(internal, answer_id=message["id"])
         modern.server.handle_line(json.dumps({**message, "id": internal}).encode())
-        self._answer(stream, {})
+        self._answer(stream, {}, events=method == "subscriptions/listen")  # a subscription: always a stream
         return True
 
     def _header_mismatch(self, message: dict[str, Any], version: str) -> Optional[str]:
@@ -698,6 +707,17 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             if packer is not None:
                 self.wfile.write(packer.flush())
+
+
+_TAG = "io.modelcontextprotocol/subscriptionId"
+
+
+def _subscription_of(message: Any) -> Any:
+    """The subscription a notification belongs to (``_meta`` subscriptionId), if any."""
+    if not isinstance(message, dict) or "id" in message or not isinstance(message.get("params"), dict):
+        return None
+    meta = message["params"].get("_meta")
+    return meta.get(_TAG) if isinstance(meta, dict) else None
 
 
 def _decoded(header: str) -> str:

@@ -62,7 +62,9 @@ versions (``--modern-versions``, default 2026-07-28, and the handshake versions)
 a version it does not accept gets -32022 with ``data.supported``; the methods the
 revision removed (``ping``, ``logging/setLevel``, ``resources/subscribe`` ...) get
 -32601; log messages go only to requests that ask for a ``logLevel``; a tool that
-asks for input needs the client capability (else -32021). ``initialize`` opens the
+asks for input needs the client capability (else -32021); ``subscriptions/listen`` is
+acknowledged and stays open, and list changes (``--tools-change-after-list``) go to the
+subscriptions that asked for them, tagged with their id. ``initialize`` opens the
 legacy era as before. ``--legacy-only`` serves the legacy era alone (``server/discover``
 gets -32601), ``--omit-result-type`` leaves ``resultType`` out of every modern result,
 ``--bad-header-tools`` lists tools whose ``x-mcp-header`` annotations break the rules
@@ -106,6 +108,9 @@ PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
+SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId"
+#: What a ``subscriptions/listen`` filter may ask for.
+LISTEN_FILTERS = ("toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions")
 #: The 2026-07-28 revision's own JSON-RPC errors.
 MISSING_CAPABILITY = -32021
 UNSUPPORTED_VERSION = -32022
@@ -133,6 +138,7 @@ MODERN_METHODS = frozenset(
         "completion/complete",
         "skills/list",
         "skills/get",
+        "subscriptions/listen",
     }
 )
 #: Results that carry the caching hints (``ttlMs``, ``cacheScope``).
@@ -452,6 +458,8 @@ class TestServer:
         self.ttl_ms = ttl_ms
         self.omit_result_type = omit_result_type
         self._modern: dict[Any, str] = {}  # request id -> the modern version it named, until answered
+        self._listening: dict[Any, dict[str, Any]] = {}  # subscriptions/listen request id -> its filter
+        self._unheard: list[tuple[str, str]] = []  # modern list changes no subscription has heard yet
         self._state_key = os.urandom(16)  # signs ask_in_rounds' requestState
         #: Whether the skills extension is declared (and served).
         self.skills = skills
@@ -518,6 +526,8 @@ class TestServer:
             request_id = params.get("requestId")
             with self._lock:
                 self._cancelled.append(request_id)
+                if self._listening.pop(request_id, None) is not None:
+                    self._modern.pop(request_id, None)  # a subscription ends, unanswered
                 event = self._running.get(request_id)
             if event is not None:
                 event.set()
@@ -622,7 +632,39 @@ class TestServer:
             if method == "server/discover":
                 self._answer(request_id, method, self._discover())
                 return
+            if method == "subscriptions/listen":
+                self._listen(request_id, params)
+                return
         self._serve(request_id, method, params)
+
+    def _listen(self, request_id: Any, params: dict[str, Any]) -> None:
+        """Open a subscription: acknowledge what of its filter we honour; it stays open, unanswered."""
+        wanted = params.get("notifications")
+        wanted = wanted if isinstance(wanted, dict) else {}
+        agreed = {key: wanted[key] for key in LISTEN_FILTERS if key in wanted}
+        with self._lock:
+            self._listening[request_id] = agreed
+            unheard = [change for change in self._unheard if agreed.get(change[0])]
+            self._unheard = [change for change in self._unheard if change not in unheard]
+        tag = {SUBSCRIPTION_ID_KEY: request_id}
+        self.send(
+            messages.notification("notifications/subscriptions/acknowledged", {"_meta": tag, "notifications": agreed})
+        )
+        for _, method in unheard:  # a change made before anyone listened for it
+            self.send(messages.notification(method, {"_meta": tag}))
+
+    def _list_changed(self, filter_key: str, method: str, modern: bool) -> None:
+        """Tell of a list change: as ever to a legacy client; in the modern era, to each subscription
+        that asked for it (or, if none has yet, to the first that will)."""
+        if not modern:
+            self.send(messages.notification(method))
+            return
+        with self._lock:
+            listeners = [sid for sid, wanted in self._listening.items() if wanted.get(filter_key)]
+            if not listeners:
+                self._unheard.append((filter_key, method))
+        for sid in listeners:
+            self.send(messages.notification(method, {"_meta": {SUBSCRIPTION_ID_KEY: sid}}))
 
     def _serve(self, request_id: Any, method: str, params: dict[str, Any]) -> None:
         if method == "initialize":
@@ -655,11 +697,13 @@ class TestServer:
             key, items = LISTS[method]
             if method == "tools/list":
                 items = self.tools
+            with self._lock:
+                modern = request_id in self._modern
             self._answer(request_id, method, self._page(key, items, params.get("cursor")))
             if method == "tools/list" and self._tools_change_after_list:
                 self._tools_change_after_list = False
                 self.tools = [*self.tools, LATE_TOOL]
-                self.send(messages.notification("notifications/tools/list_changed"))
+                self._list_changed("toolsListChanged", "notifications/tools/list_changed", modern)
         elif method in ("resources/read", "prompts/get", "completion/complete") or (
             self.skills and method in ("skills/list", "skills/get")
         ):

@@ -25,6 +25,7 @@ from mcpsync import HTTPStatusError, MissingClientCapability, ProtocolError, Ser
 from mcpsync._session import client as client_module
 from mcpsync._session import era as era_module
 from mcpsync.testing import server_command
+from tests.helpers import wait_for
 from tests.http_server import KINDS
 from tests.http_server import server_target as serving
 
@@ -333,3 +334,18 @@ def test_legacy_only_keeps_the_handshake_alone_so_auto_falls_back_and_modern_ref
             assert client.call_tool("echo", {"text": "old"}, timeout=T).text == "old"
         with pytest.raises((ProtocolError, HTTPStatusError)):
             mcpsync.connect(target, protocol="modern", timeout=T)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_list_changes_reach_a_modern_client_by_its_subscription(kind: str) -> None:
+    """--tools-change-after-list: subscriptions/listen is acknowledged, and the change comes tagged on it."""
+    changed: list[str] = []
+    with (
+        serving(kind, "--tools-change-after-list") as target,
+        mcpsync.connect(target, protocol="modern", timeout=T, on_list_changed=changed.append) as client,
+    ):
+        assert "late" not in {tool.name for tool in client.list_tools(timeout=T)}
+        assert wait_for(lambda: changed == ["tools"])
+        # list_tools, not client.tools: the change can come before list_tools has stored the list it
+        # answers (a race of the client's cache, in either era), and ttlMs 0 asks the server anyway.
+        assert "late" in {tool.name for tool in client.list_tools(timeout=T)}
