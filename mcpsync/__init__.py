@@ -23,6 +23,7 @@ from ._core.errors import (
     AuthorizationRequired,
     ConfigurationError,
     ConnectError,
+    ExtensionNotDeclared,
     HeaderMismatch,
     HTTPStatusError,
     InvalidMessage,
@@ -37,6 +38,7 @@ from ._core.errors import (
     ServerError,
     ServerUnavailable,
     SessionExpired,
+    SkillVerificationError,
     TaskCancelled,
     ToolError,
     TransportClosed,
@@ -71,6 +73,7 @@ from ._session.models import (
     UnknownContent,
 )
 from ._session.progress_bars import set_progress_bars
+from ._session.skills import LoadedSkill, Skill, SkillResource
 from ._session.tasks import ToolTask
 from ._version import __version__
 from ._wire import StdioTransport, Transport, create_transport
@@ -161,6 +164,7 @@ __all__ = [
     "ContentBlock",
     "EmbeddedResource",
     "EnterpriseAuth",
+    "ExtensionNotDeclared",
     "FileTokenStore",
     "GetPromptResult",
     "HTTPServerConfig",
@@ -169,6 +173,7 @@ __all__ = [
     "ImageContent",
     "InvalidMessage",
     "LoadedConfig",
+    "LoadedSkill",
     "MCPError",
     "ManagedPrompt",
     "ManagedResource",
@@ -200,6 +205,9 @@ __all__ = [
     "ServerStatus",
     "ServerUnavailable",
     "SessionExpired",
+    "Skill",
+    "SkillResource",
+    "SkillVerificationError",
     "StdioServerConfig",
     "StdioTransport",
     "StreamableHTTPTransport",

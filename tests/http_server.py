@@ -8,6 +8,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 START_TIMEOUT = 20.0
 
@@ -49,3 +50,19 @@ def stop(process: subprocess.Popen, grace: float) -> None:  # type: ignore[type-
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(grace)
+
+
+#: The transports the test server is reached by in tests of both eras: stdio, and Streamable HTTP
+#: answering with event streams or with JSON bodies.
+KINDS = ("stdio", "http", "http-json")
+
+
+@contextmanager
+def server_target(kind: str, *options: str) -> Iterator[Any]:
+    """What ``mcpsync.connect`` takes for the test server with ``options`` over ``kind`` (one of
+    ``KINDS``): its command line, or its Streamable HTTP URL."""
+    if kind == "stdio":
+        yield [sys.executable, "-m", "mcpsync.testing", *options]
+        return
+    with running_http_server(*options, *(("--json",) if kind == "http-json" else ())) as base:
+        yield base + "/mcp"

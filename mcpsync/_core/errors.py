@@ -20,11 +20,14 @@ Every exception is an ``MCPError``; catch that to catch them all::
     │   ├── InvalidMessage           a message failed the JSON-RPC envelope schema
     │   ├── MessageTooLarge          a message was over ``max_message_size`` and was discarded
     │   ├── OutputSchemaError        a tool's structuredContent does not match its outputSchema
+    │   ├── SkillVerificationError   a skill's entry or file is not what it must be; it is not used
     │   └── UnsupportedProtocolVersion
     ├── AuthorizationError           OAuth could not authorize: a refusal, a failed grant
     ├── ConfigurationError           bad configuration (also a ValueError)
     ├── NotSupportedError            a feature mcpsync does not offer yet (also a NotImplementedError)
+    ├── ExtensionNotDeclared         the server does not declare the extension a method belongs to
     ├── UnknownNameError             no server, tool or prompt of that name (also a LookupError)
+    ├── TaskCancelled                a tool call's task was cancelled on the server
     └── ToolError                    a tool call returned ``isError: true``
 
 A local timeout is always a ``RequestTimeout``, never dressed up as a server
@@ -40,6 +43,7 @@ __all__ = [
     "AuthorizationRequired",
     "ConfigurationError",
     "ConnectError",
+    "ExtensionNotDeclared",
     "HTTPStatusError",
     "HeaderMismatch",
     "InvalidMessage",
@@ -54,6 +58,7 @@ __all__ = [
     "ServerError",
     "ServerUnavailable",
     "SessionExpired",
+    "SkillVerificationError",
     "TaskCancelled",
     "ToolError",
     "TransportClosed",
@@ -360,6 +365,66 @@ class ConfigurationError(MCPError, ValueError):
 
 class NotSupportedError(MCPError, NotImplementedError):
     """A feature mcpsync does not offer (yet); the message says which."""
+
+
+class ExtensionNotDeclared(MCPError):
+    """The server does not declare the extension a method belongs to (``capabilities.extensions``).
+
+    Attributes:
+        extension: the extension's identifier, e.g. ``io.modelcontextprotocol/skills``.
+    """
+
+    def __init__(self, message: str, *, extension: str) -> None:
+        super().__init__(message)
+        self.extension = extension
+
+
+class SkillVerificationError(ProtocolError):
+    """A skill (``io.modelcontextprotocol/skills``) is refused: its entry breaks a rule or a limit,
+    or a file read is not what the entry lists. What was read is not used.
+
+    Attributes:
+        reason: what is wrong.
+        skill_uri: the skill's SKILL.md URI (with the server, its identity).
+        file_uri: the file concerned, if one is.
+        expected, got: what the entry says and what came (``None`` when not about a value).
+        field, fields: for a frontmatter that differs, the first field and all those that differ.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        skill_uri: str = "",
+        file_uri: str = "",
+        expected: Any = None,
+        got: Any = None,
+        field: Optional[str] = None,
+        fields: tuple[str, ...] = (),
+    ) -> None:
+        where = f"skill {skill_uri}" if skill_uri else "skill"
+        if file_uri and file_uri != skill_uri:
+            where += f", file {file_uri}"
+        elif file_uri:
+            where += " (its SKILL.md)"
+        text = f"{where}: {reason}"
+        if field is not None:
+            text += f"; field {field!r}"
+        if expected is not None or got is not None:
+            text += f": expected {_short(expected)}, got {_short(got)}"
+        super().__init__(text)
+        self.reason = reason
+        self.skill_uri = skill_uri
+        self.file_uri = file_uri
+        self.expected = expected
+        self.got = got
+        self.field = field
+        self.fields = fields
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class UnknownNameError(MCPError, LookupError):

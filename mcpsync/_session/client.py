@@ -59,6 +59,7 @@ from .models import (
 from .progress import ProgressCallback, ProgressTokens, with_progress_token
 from .progress_bars import progress_bar_for
 from .server_requests import RequestHandler, Roots, ServerRequests
+from .skills import LoadedSkill, Skill, Skills
 from .structured_output import OutputSchemas
 from .subscriptions import Subscriptions
 from .tasks import TASKS_EXTENSION, OnStatus, ToolTask, created_task
@@ -198,6 +199,13 @@ class Client:
         self._lock = threading.Lock()
         self._dispatcher = Dispatcher(transport.name, on_drop=self._dropped)
         self._subscriptions = Subscriptions(self._channel, transport.name, lambda: self._state is ClientState.OPEN)
+        self._skills = Skills(
+            transport.name,
+            lambda: self.server_capabilities,
+            lambda timeout: self._pages("skills/list", "skills", timeout),
+            lambda method, params, timeout: self.request(method, params, timeout=timeout),
+            lambda uri, timeout: self.read_resource(uri, timeout=timeout, cache=False),
+        )
         try:
             self._server_requests = ServerRequests(
                 self._channel,
@@ -984,6 +992,50 @@ class Client:
         if context is not None:
             params["context"] = {"arguments": dict(context)}
         return Completion.from_dict(self.request("completion/complete", params, timeout=timeout))
+
+    # -- skills (the io.modelcontextprotocol/skills extension) -------------------------------
+
+    def list_skills(self, *, timeout: Timeout = USE_DEFAULT, cache: bool = True) -> list[Skill]:
+        """The server's skills, across every page; reads none of their files.
+
+        An entry that breaks the extension's rules (its name not the last segment of its path, its
+        files not all listed, over 512 files or 16 MiB) is left out, with a warning naming it and
+        the rule. ``cache`` as for ``list_tools`` (the listing's ``ttlMs``).
+
+        Raises:
+            ExtensionNotDeclared: the server does not declare ``io.modelcontextprotocol/skills``.
+            ProtocolError: a malformed page, or a repeated cursor.
+        """
+        return self._skills.list(timeout=timeout, cache=cache)
+
+    def get_skill(self, uri: str, *, timeout: Timeout = USE_DEFAULT) -> Skill:
+        """One skill's entry (``skills/get``), by its SKILL.md URI; reads none of its files.
+
+        Raises:
+            ExtensionNotDeclared: the server does not declare the skills extension.
+            ServerError: -32602, the server has no such skill.
+        """
+        return self._skills.get(uri, timeout=timeout)
+
+    def load_skill(
+        self, skill: Union[Skill, str], *, allow_dynamic: bool = False, timeout: Timeout = USE_DEFAULT
+    ) -> LoadedSkill:
+        """Read a skill's SKILL.md, verify it, and nothing else: ``.text``, ``.frontmatter``, ``.read(path)``.
+
+        ``skill``: an entry this client listed, or a SKILL.md URI (its entry is asked for with
+        ``skills/get``). The entry's rules and limits are checked before anything is read; the
+        file's size and SHA-256 must be the listed ones, and its YAML frontmatter equal, field by
+        field, to the entry's. ``LoadedSkill.read`` reads the other files one by one, each only if
+        the entry lists it, verified the same way. A dynamic skill (``resources: "dynamic"``) has
+        nothing to verify its files by, and loads only with ``allow_dynamic=True``.
+
+        Raises:
+            SkillVerificationError: the entry or its SKILL.md is not what it must be (what was read is
+                not used); the message names the skill, the file, and what was expected and got.
+            ExtensionNotDeclared: the server does not declare the skills extension.
+            ValueError: a ``Skill`` listed by another client (identity is server and URI).
+        """
+        return self._skills.load(skill, allow_dynamic=allow_dynamic, timeout=timeout)
 
     def set_logging_level(self, level: str, *, timeout: Timeout = USE_DEFAULT) -> None:
         """Ask the server to send log messages at ``level`` and above (debug ... emergency).

@@ -38,8 +38,16 @@ from typing import Any, Optional
 import requests
 
 from .._core import jsonrpc
-from .._core.eras import MODERN_VERSIONS
-from .._core.errors import MCPError, MessageTooLarge, NoResponseError, ProtocolError, SessionExpired, TransportError
+from .._core.eras import MODERN_VERSIONS, is_modern_error
+from .._core.errors import (
+    HTTPStatusError,
+    MCPError,
+    MessageTooLarge,
+    NoResponseError,
+    ProtocolError,
+    SessionExpired,
+    TransportError,
+)
 from .._core.pending import RequestFuture
 from .._core.sse import events
 from .._core.timeouts import USE_DEFAULT, Timeout
@@ -270,13 +278,31 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 raise SessionExpired(f"{self.name}: the server refused the renewed session too (404)")
             if not expired:
                 if not response.ok:
-                    raise exchange.status_error(response)
+                    error = exchange.status_error(response)
+                    if future.headers and self._modern_error_answer(error, future):
+                        return _Outcome.READ
+                    raise error
                 return self._take_answer(exchange, response, future)
         assert sent_session is not None
         self._renew_session(exchange, sent_session)
         if future.settled:
             return _Outcome.READ
         return self._exchange(exchange, future, data, retried=True)
+
+    def _modern_error_answer(self, error: HTTPStatusError, future: RequestFuture) -> bool:
+        """Whether a modern request's 4xx carries the revision's own JSON-RPC error for it (-32020,
+        -32021, -32022, as the revision says it must); if so, that error answers the request."""
+        try:
+            body = json.loads(error.body)
+        except ValueError:
+            return False
+        failure = body.get("error") if isinstance(body, dict) else None
+        if not isinstance(failure, dict) or not is_modern_error(failure.get("code")):
+            return False
+        if body.get("id") != future.request_id:
+            return False
+        self._feed(error.body.encode("utf-8"))
+        return True
 
     def _take_answer(self, exchange: Exchange, response: requests.Response, future: RequestFuture) -> _Outcome:
         """Handle the answer to a request: 202, a JSON body, or an event stream."""

@@ -11,6 +11,17 @@ JSON bodies with ``--json``. Every SSE event has an id, so a client can resume
 a broken stream with ``GET`` + ``Last-Event-ID``; a GET without it gets 405
 (no standalone stream is offered).
 
+A request of the 2026-07-28 revision (its ``_meta`` names the protocol version)
+needs no session: one stateless ``TestServer`` serves them all, and no
+``Mcp-Session-Id`` comes back. Its headers are checked as the revision says:
+``MCP-Protocol-Version`` must equal the ``_meta`` version, ``Mcp-Method`` the
+method, ``Mcp-Name`` the tool, prompt or resource (``=?base64?...?=`` decoded),
+and each ``Mcp-Param-*`` of an ``x-mcp-header`` argument its value; else 400
+with -32020 (HeaderMismatch). A version it does not accept gets 400 with
+-32022, a method it does not serve in that era 404 with -32601. The command
+line's server options (``--modern-versions``, ``--page-size`` ...) hold for
+every session and the stateless server alike.
+
 Faults are switched on with POSTs to control URLs (not MCP). "The next MCP
 POST" is the next one to ``/mcp`` or ``/messages``:
 
@@ -47,6 +58,7 @@ POST" is the next one to ``/mcp`` or ``/messages``:
 
 from __future__ import annotations
 
+import base64
 import gzip
 import itertools
 import json
@@ -62,9 +74,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, ClassVar, Optional
 from urllib.parse import parse_qs, urlsplit
 
-from .server import TestServer
+from .._core.jsonrpc import ErrorCode
+from .server import HANDSHAKE_VERSIONS, TestServer
 
 __all__ = ["serve_http"]
+
+#: The 2026-07-28 revision's error for headers that do not match the body (with a 400).
+HEADER_MISMATCH = -32020
+METHOD_NOT_FOUND = ErrorCode.METHOD_NOT_FOUND
 
 #: Seconds a request's stream waits for its answer before giving up.
 ANSWER_WAIT = 60.0
@@ -74,12 +91,17 @@ RETRY_MS = 50
 KEEPALIVE = 1.0
 
 
+_SAME = object()
+
+
 class _Stream:
     """The events of one request's answer: kept for resumption, handed to whoever reads them."""
 
-    def __init__(self, stream_id: str, request_id: Any) -> None:
+    def __init__(self, stream_id: str, request_id: Any, answer_id: Any = None) -> None:
         self.stream_id = stream_id
         self.request_id = request_id
+        #: The id the answer goes out with, when the server saw the request under another (modern requests).
+        self.answer_id = _SAME if answer_id is None else answer_id
         self.events: list[bytes] = []  # every event sent so far, for replay
         self.queue: queue.Queue[Optional[bytes]] = queue.Queue()
         self.done = False
@@ -103,13 +125,13 @@ def _whole_lines(partial: bytearray, data: bytes) -> list[bytes]:
 class _Session:
     """One MCP session: a TestServer whose output is routed to the streams of open requests."""
 
-    def __init__(self, session_id: str, name: str) -> None:
+    def __init__(self, session_id: str, name: str, options: Optional[dict[str, Any]] = None) -> None:
         self.session_id = session_id
         self.lock = threading.Lock()
         self.open: dict[Any, _Stream] = {}  # request id -> stream waiting for its answer
         self.streams: dict[str, _Stream] = {}
         self.ids = itertools.count(1)
-        self.server = TestServer(name, stdout=self)
+        self.server = TestServer(name, stdout=self, **(options or {}))
         self._partial = bytearray()  # a line written in pieces, until its end comes
 
     # The TestServer writes encoded lines here (under its write lock), whole or in pieces.
@@ -129,8 +151,19 @@ class _Session:
         except ValueError:
             message = None
         with self.lock:
+            subscription = _subscription_of(message)
+            if subscription is not None and subscription in self.open:
+                # A subscription's notification: on its own stream, tagged with the id the client gave it.
+                stream = self.open[subscription]
+                if stream.answer_id is not _SAME:
+                    params = {**message["params"], "_meta": {**message["params"]["_meta"], _TAG: stream.answer_id}}
+                    line = json.dumps({**message, "params": params}).encode()
+                stream.add(line)
+                return
             if isinstance(message, dict) and "method" not in message and message.get("id") in self.open:
                 stream = self.open.pop(message["id"])
+                if stream.answer_id is not _SAME:  # a modern request's own id, in place of the one it had here
+                    line = json.dumps({**message, "id": stream.answer_id}).encode()
                 stream.add(line)
                 stream.done = True
                 stream.queue.put(None)
@@ -140,9 +173,9 @@ class _Session:
         if target is not None:
             target.add(line)
 
-    def open_stream(self, request_id: Any) -> _Stream:
+    def open_stream(self, request_id: Any, answer_id: Any = None) -> _Stream:
         with self.lock:
-            stream = _Stream(f"{self.session_id[:8]}-{next(self.ids)}", request_id)
+            stream = _Stream(f"{self.session_id[:8]}-{next(self.ids)}", request_id, answer_id)
             self.open[request_id] = stream
             self.streams[stream.stream_id] = stream
             return stream
@@ -304,9 +337,11 @@ class _Handler(BaseHTTPRequestHandler):
         if not isinstance(message, dict):
             self._reply(400, b"batches are not supported")
             return
+        if self._modern_post(message):
+            return
         session: Optional[_Session]
         if message.get("method") == "initialize":
-            session = _Session(uuid.uuid4().hex, self.server.name)
+            session = _Session(uuid.uuid4().hex, self.server.name, self.server.options)
             with self.server.lock:
                 self.server.sessions[session.session_id] = session
         else:
@@ -320,8 +355,12 @@ class _Handler(BaseHTTPRequestHandler):
             return
         stream = session.open_stream(message["id"])
         session.server.handle_line(body)
-        headers = {"Mcp-Session-Id": session.session_id}
-        if self.server.json_replies:
+        self._answer(stream, {"Mcp-Session-Id": session.session_id})
+
+    def _answer(self, stream: _Stream, headers: dict[str, str], events: bool = False) -> None:
+        """Send the answer of a request: a JSON body, or an event stream (with the faults switched on)."""
+        controls = self.server.controls
+        if self.server.json_replies and not events:
             answer = self._wait_answer(stream)
             if answer is None:
                 self._reply(504, b"no answer in time")
@@ -341,6 +380,83 @@ class _Handler(BaseHTTPRequestHandler):
             linger=controls.take("linger_next"),
             retry_ms=controls.take("retry_next") or RETRY_MS,
         )
+
+    # -- the 2026-07-28 revision: no session ---------------------------------------------
+
+    def _modern_post(self, message: dict[str, Any]) -> bool:
+        """Serve a modern message statelessly; ``False`` if it is a legacy one (or ``--legacy-only``)."""
+        modern = self.server.modern
+        method = message.get("method")
+        version = modern.server.modern_version(message.get("params")) if isinstance(method, str) else None
+        if version is None and method == "server/discover" and not modern.server.legacy_only:
+            version = ""
+        if version is None:
+            header = self.headers.get("MCP-Protocol-Version")
+            if "Mcp-Session-Id" in self.headers or ("id" in message and method is not None):
+                return False
+            if modern.server.legacy_only or header is None or header in HANDSHAKE_VERSIONS:
+                return False
+            # A modern client's notification, or its answer: no session to find, the one stateless server.
+            if method == "notifications/cancelled":
+                params = message.get("params") or {}
+                with self.server.lock:
+                    internal = self.server.modern_ids.get(json.dumps(params.get("requestId")))
+                if internal is not None:
+                    message = {**message, "params": {**params, "requestId": internal}}
+            modern.server.handle_line(json.dumps(message).encode())
+            self._reply(202)
+            return True
+        assert isinstance(method, str)
+        if "id" not in message:  # a notification with the modern _meta
+            modern.server.handle_line(json.dumps(message).encode())
+            self._reply(202)
+            return True
+        mismatch = self._header_mismatch(message, version)
+        refusal = (HEADER_MISMATCH, f"Header mismatch: {mismatch}", None) if mismatch else None
+        refusal = refusal or modern.server.modern_refusal(method, version)
+        if refusal is not None:
+            code, text, data = refusal
+            error: dict[str, Any] = {"code": code, "message": text}
+            if data is not None:
+                error["data"] = data
+            body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error}).encode()
+            self._reply(404 if code == METHOD_NOT_FOUND else 400, body, "application/json")
+            return True
+        internal = f"http-{next(self.server.modern_counter)}"
+        with self.server.lock:
+            self.server.modern_ids[json.dumps(message["id"])] = internal
+        stream = modern.open_stream(internal, answer_id=message["id"])
+        modern.server.handle_line(json.dumps({**message, "id": internal}).encode())
+        self._answer(stream, {}, events=method == "subscriptions/listen")  # a subscription: always a stream
+        return True
+
+    def _header_mismatch(self, message: dict[str, Any], version: str) -> Optional[str]:
+        """What the standard headers of a modern POST get wrong (``None``: nothing)."""
+        method = message["method"]
+        params: dict[str, Any] = message["params"] if isinstance(message.get("params"), dict) else {}
+        sent = self.headers.get("MCP-Protocol-Version")
+        if sent != version:
+            return f"MCP-Protocol-Version header {sent!r} does not match the body's {version!r}"
+        if self.headers.get("Mcp-Method") != method:
+            return f"Mcp-Method header {self.headers.get('Mcp-Method')!r} does not match the body's {method!r}"
+        named = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}.get(method)
+        if named is not None:
+            header = self.headers.get("Mcp-Name")
+            if header is None or _decoded(header) != params.get(named):
+                return f"Mcp-Name header {header!r} does not match the body's {params.get(named)!r}"
+        if method == "tools/call":
+            arguments: dict[str, Any] = params["arguments"] if isinstance(params.get("arguments"), dict) else {}
+            tool = next((t for t in self.server.modern.server.tools if t["name"] == params.get("name")), None)
+            properties = (tool or {}).get("inputSchema", {}).get("properties", {})
+            for name, schema in properties.items():
+                header_name = schema.get("x-mcp-header") if isinstance(schema, dict) else None
+                value = arguments.get(name)
+                if not isinstance(header_name, str) or not header_name or value is None:
+                    continue
+                header = self.headers.get(f"Mcp-Param-{header_name}")
+                if header is None or not _same_value(_decoded(header), value):
+                    return f"Mcp-Param-{header_name} header {header!r} does not match the body's {value!r}"
+        return None
 
     def _injected_fault(self) -> bool:
         """Apply the fault switched on for the next MCP POST, if any; ``True`` if it took the answer's place."""
@@ -593,6 +709,39 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.write(packer.flush())
 
 
+_TAG = "io.modelcontextprotocol/subscriptionId"
+
+
+def _subscription_of(message: Any) -> Any:
+    """The subscription a notification belongs to (``_meta`` subscriptionId), if any."""
+    if not isinstance(message, dict) or "id" in message or not isinstance(message.get("params"), dict):
+        return None
+    meta = message["params"].get("_meta")
+    return meta.get(_TAG) if isinstance(meta, dict) else None
+
+
+def _decoded(header: str) -> str:
+    """A header value as sent: ``=?base64?...?=`` decoded (UTF-8), anything else as it is."""
+    if header.startswith("=?base64?") and header.endswith("?="):
+        try:
+            return base64.b64decode(header[len("=?base64?") : -2], validate=True).decode("utf-8")
+        except ValueError:
+            return header
+    return header
+
+
+def _same_value(header: str, value: Any) -> bool:
+    """Whether a ``Mcp-Param-*`` header carries the body's value (numbers compared as numbers)."""
+    if isinstance(value, bool):
+        return header == ("true" if value else "false")
+    if isinstance(value, (int, float)):
+        try:
+            return float(header) == float(value)
+        except ValueError:
+            return False
+    return header == str(value)
+
+
 def _method_of(body: bytes) -> str:
     """What an MCP message posted is, for ``/control/seen``: its method, "answer", or "not JSON"."""
     try:
@@ -607,19 +756,27 @@ def _method_of(body: bytes) -> str:
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, port: int, name: str, json_replies: bool) -> None:
+    def __init__(self, port: int, name: str, json_replies: bool, options: Optional[dict[str, Any]] = None) -> None:
         super().__init__(("127.0.0.1", port), _Handler)
         self.name = name
         self.json_replies = json_replies
+        #: The TestServer options of every session (the command line's).
+        self.options = dict(options or {})
+        #: The one stateless server of the 2026-07-28 requests (no session), and the ids it saw them under.
+        self.modern = _Session("modern", name, self.options)
+        self.modern_counter = itertools.count(1)
+        self.modern_ids: dict[str, str] = {}
         self.lock = threading.Lock()
         self.sessions: dict[str, _Session] = {}
         self.legacy_sessions: dict[str, _LegacySession] = {}
         self.controls = _Controls()
 
 
-def serve_http(port: int, name: str = "mcpsync-test-server", json_replies: bool = False) -> None:
-    """Serve until interrupted (SIGTERM or Ctrl-C ends the process)."""
-    httpd = _HTTPServer(port, name, json_replies)
+def serve_http(
+    port: int, name: str = "mcpsync-test-server", json_replies: bool = False, options: Optional[dict[str, Any]] = None
+) -> None:
+    """Serve until interrupted (SIGTERM or Ctrl-C ends the process); ``options`` go to each ``TestServer``."""
+    httpd = _HTTPServer(port, name, json_replies, options)
     sys.stderr.write(f"listening on http://127.0.0.1:{httpd.server_address[1]}/mcp\n")
     sys.stderr.flush()
     try:

@@ -5,7 +5,8 @@ that talks to MCP servers::
 
     python -m mcpsync.testing [--name NAME] [--page-size N] [--protocol-version V] [--ignore-sigterm]
                               [--start-delay SECONDS] [--die-after SECONDS] [--http PORT [--json]]
-                              [--tools-change-after-list]
+                              [--tools-change-after-list] [--legacy-only] [--modern-versions V,...]
+                              [--ttl-ms N] [--omit-result-type] [--bad-header-tools]
 
 Tools:
     echo(text)                  returns the text
@@ -36,6 +37,39 @@ Tools:
                                 TypeScript servers do), "huge_notification", "huge_garbage" (not JSON);
                                 "flood": ``size`` log notifications (default 50 MB of them: pass one)
                                 as fast as the pipe takes them, then the answer
+    region_echo(text, region)   echoes; ``region`` is annotated ``x-mcp-header: Region`` (over HTTP the
+                                server checks ``Mcp-Param-Region`` against it)
+    ask_in_rounds(rounds, kinds, delay)  2026-07-28 only: answers ``input_required`` ``rounds`` times
+                                (default 1), each round asking the client for every kind in ``kinds``
+                                ("elicitation", "sampling", "roots"; default all three), after ``delay``
+                                seconds; checks that ``requestState`` comes back byte for byte and that
+                                each ``inputResponses`` key is there; then returns what the client answered
+    no_result_type(text)        echoes, without ``resultType`` even in the 2026-07-28 era
+    retire_version(version)     the server stops accepting that modern version (its later requests get -32022)
+    skill_lie(kind, on)         the skills listing tells (or, with on: false, stops telling) a lie
+                                (see ``mcpsync.testing.skills``; ``--skill-lie KIND`` from the start)
+    resources_read()            the URI of every ``resources/read`` so far, in order
+
+Skills (the ``io.modelcontextprotocol/skills`` extension, declared in both eras unless
+``--no-skills``): ``skills/list`` (paged with ``--page-size``) and ``skills/get`` serve the
+skills of ``mcpsync.testing.skills``, whose files ``resources/read`` reads.
+
+Both eras. A request whose ``_meta`` carries ``io.modelcontextprotocol/protocolVersion``
+is served statelessly, as the 2026-07-28 revision says (no ``initialize``): every
+result has ``resultType`` (and the server's identity in ``_meta``), lists and reads
+``ttlMs`` (``--ttl-ms``, default 0) and ``cacheScope``; ``server/discover`` names the
+versions (``--modern-versions``, default 2026-07-28, and the handshake versions);
+a version it does not accept gets -32022 with ``data.supported``; the methods the
+revision removed (``ping``, ``logging/setLevel``, ``resources/subscribe`` ...) get
+-32601; log messages go only to requests that ask for a ``logLevel``; a tool that
+asks for input needs the client capability (else -32021); ``subscriptions/listen`` is
+acknowledged and stays open, and list changes (``--tools-change-after-list``) go to the
+subscriptions that asked for them, tagged with their id. ``initialize`` opens the
+legacy era as before. ``--legacy-only`` serves the legacy era alone (``server/discover``
+gets -32601), ``--omit-result-type`` leaves ``resultType`` out of every modern result,
+``--bad-header-tools`` lists tools whose ``x-mcp-header`` annotations break the rules
+(``bad_header_empty``, ``bad_header_chars``, ``bad_header_duplicate``, ``bad_header_object``)
+beside the good ones.
 
 Resources: ``text://greeting`` (text), ``binary://pixel`` (a PNG, as a blob) and the
 template ``echo://{text}``; a prompt ``greet(name, style?)``; completion for the
@@ -52,6 +86,8 @@ the server keeps reading (and sees cancellations) while they run.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import hmac
 import json
 import os
 import signal
@@ -63,8 +99,76 @@ from typing import Any, Callable, Optional
 from .._core import jsonrpc as messages
 from .._core.jsonrpc import LOG_LEVELS, ErrorCode
 from .._version import __version__
+from .skills import LIES, SKILLS_EXTENSION, skill_entries, skill_file
 
 HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+#: The stateless revisions served by default (``--modern-versions``).
+MODERN_VERSIONS = ("2026-07-28",)
+PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
+SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
+LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
+SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId"
+#: What a ``subscriptions/listen`` filter may ask for.
+LISTEN_FILTERS = ("toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions")
+#: The 2026-07-28 revision's own JSON-RPC errors.
+MISSING_CAPABILITY = -32021
+UNSUPPORTED_VERSION = -32022
+#: What the 2026-07-28 revision removed: a modern request for one gets -32601.
+MODERN_REMOVED = frozenset(
+    {
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+    }
+)
+#: The methods a modern request may name (any other gets -32601; over HTTP with 404).
+MODERN_METHODS = frozenset(
+    {
+        "server/discover",
+        "tools/list",
+        "tools/call",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "prompts/list",
+        "prompts/get",
+        "completion/complete",
+        "skills/list",
+        "skills/get",
+        "subscriptions/listen",
+    }
+)
+#: Results that carry the caching hints (``ttlMs``, ``cacheScope``).
+CACHEABLE = frozenset(
+    {
+        "server/discover",
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "skills/list",
+    }
+)
+#: What ``ask_in_rounds`` asks for, by kind: the input request, and the client capability it needs.
+INPUT_KINDS: dict[str, tuple[str, dict[str, Any]]] = {
+    "elicitation": (
+        "elicitation/create",
+        {
+            "mode": "form",
+            "message": "Your name?",
+            "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}},
+        },
+    ),
+    "sampling": (
+        "sampling/createMessage",
+        {"messages": [{"role": "user", "content": {"type": "text", "text": "Say hi"}}], "maxTokens": 10},
+    ),
+    "roots": ("roots/list", {}),
+}
 #: What ``misbehave`` can do (see the module docstring).
 MISBEHAVIOURS = (
     "garbage",
@@ -172,6 +276,68 @@ TOOLS: list[dict[str, Any]] = [
         "description": "Write a broken message (for testing clients).",
         "inputSchema": _schema({"kind": {"enum": list(MISBEHAVIOURS)}, "size": _INTEGER}, ("kind",)),
     },
+    {
+        "name": "region_echo",
+        "description": "Return the text; the region goes as a header too (x-mcp-header).",
+        "inputSchema": _schema({"text": _TEXT, "region": {"type": "string", "x-mcp-header": "Region"}}, ("text",)),
+    },
+    {
+        "name": "ask_in_rounds",
+        "description": "Ask the client for input in rounds (2026-07-28: input_required), then say what it answered.",
+        "inputSchema": _schema(
+            {
+                "rounds": _INTEGER,
+                "kinds": {"type": "array", "items": {"enum": ["elicitation", "sampling", "roots"]}},
+                "delay": _NUMBER,
+            }
+        ),
+    },
+    {
+        "name": "no_result_type",
+        "description": "Return the text in a result without resultType.",
+        "inputSchema": _schema({"text": _TEXT}, ("text",)),
+    },
+    {
+        "name": "skill_lie",
+        "description": "Make the skills listing lie (see mcpsync.testing.skills), or stop (on: false).",
+        "inputSchema": _schema({"kind": {"enum": list(LIES)}, "on": {"type": "boolean"}}, ("kind",)),
+    },
+    {
+        "name": "resources_read",
+        "description": "The URIs of every resources/read so far, in order.",
+        "inputSchema": _schema({}),
+    },
+    {
+        "name": "retire_version",
+        "description": "Stop accepting a modern protocol version.",
+        "inputSchema": _schema({"version": _TEXT}, ("version",)),
+    },
+]
+
+#: The tools ``--bad-header-tools`` adds: each breaks one rule of ``x-mcp-header``.
+BAD_HEADER_TOOLS: list[dict[str, Any]] = [
+    {
+        "name": "bad_header_empty",
+        "description": "An empty x-mcp-header.",
+        "inputSchema": _schema({"a": {"type": "string", "x-mcp-header": ""}}),
+    },
+    {
+        "name": "bad_header_chars",
+        "description": "An x-mcp-header with characters a header name cannot have.",
+        "inputSchema": _schema({"a": {"type": "string", "x-mcp-header": "Bad Header:"}}),
+    },
+    {
+        "name": "bad_header_duplicate",
+        "description": "Two properties with the same x-mcp-header, but for case.",
+        "inputSchema": _schema(
+            {"a": {"type": "string", "x-mcp-header": "Tenant"}, "b": {"type": "string", "x-mcp-header": "tenant"}}
+        ),
+    },
+    {
+        "name": "bad_header_object",
+        "description": "An x-mcp-header on an object property.",
+        "inputSchema": _schema({"a": {"type": "object", "x-mcp-header": "Thing"}}),
+    },
 ]
 
 # A 1x1 transparent PNG, for the binary resource.
@@ -228,15 +394,19 @@ LISTS: dict[str, tuple[str, list[dict[str, Any]]]] = {
     "prompts/list": ("prompts", PROMPTS),
 }
 
-SLOW_TOOLS = frozenset({"sleep", "progress", "ask_client", "ask_then_cancel", "misbehave"})
+SLOW_TOOLS = frozenset({"sleep", "progress", "ask_client", "ask_then_cancel", "misbehave", "ask_in_rounds"})
 
 
 class ToolCall:
     """What a tool knows about the call it serves."""
 
-    def __init__(self, request_id: Any, meta: dict[str, Any]) -> None:
+    def __init__(self, request_id: Any, meta: dict[str, Any], params: Optional[dict[str, Any]] = None) -> None:
         self.request_id = request_id
         self.meta = meta
+        #: The request's params (a modern retry's ``inputResponses`` and ``requestState`` are there).
+        self.params = params or {}
+        #: The modern protocol version the request names; ``None`` in the legacy era.
+        self.modern = meta.get(PROTOCOL_VERSION_KEY) if isinstance(meta.get(PROTOCOL_VERSION_KEY), str) else None
         #: Set when the client cancels the request.
         self.cancel = threading.Event()
 
@@ -254,6 +424,10 @@ class ToolFailure(Exception):
     """Raised by a tool to answer with ``isError: true``."""
 
 
+class _NoResultType(dict):  # type: ignore[type-arg]
+    """A result to send without ``resultType``, whatever the era (``no_result_type``)."""
+
+
 class TestServer:
     """The server's state and handlers; ``serve()`` runs it on stdin/stdout."""
 
@@ -265,11 +439,33 @@ class TestServer:
         stdin: Any = None,
         stdout: Any = None,
         tools_change_after_list: bool = False,
+        legacy_only: bool = False,
+        modern_versions: tuple[str, ...] = MODERN_VERSIONS,
+        ttl_ms: int = 0,
+        omit_result_type: bool = False,
+        bad_header_tools: bool = False,
+        skills: bool = True,
+        skill_lies: tuple[str, ...] = (),
     ) -> None:
         self.name = name
         self.page_size = page_size
         self.protocol_version = protocol_version
-        self.tools = list(TOOLS)
+        self.tools = list(TOOLS) + (list(BAD_HEADER_TOOLS) if bad_header_tools else [])
+        #: Serve the legacy era only (``server/discover`` gets -32601).
+        self.legacy_only = legacy_only
+        #: The modern versions accepted now (``retire_version`` takes one away).
+        self.modern_versions = list(modern_versions)
+        self.ttl_ms = ttl_ms
+        self.omit_result_type = omit_result_type
+        self._modern: dict[Any, str] = {}  # request id -> the modern version it named, until answered
+        self._listening: dict[Any, dict[str, Any]] = {}  # subscriptions/listen request id -> its filter
+        self._unheard: list[tuple[str, str]] = []  # modern list changes no subscription has heard yet
+        self._state_key = os.urandom(16)  # signs ask_in_rounds' requestState
+        #: Whether the skills extension is declared (and served).
+        self.skills = skills
+        self.skill_lies = set(skill_lies)
+        #: The URI of every resources/read, in order (the ``resources_read`` tool).
+        self.reads: list[str] = []
         self._tools_change_after_list = tools_change_after_list
         self._stdin = stdin if stdin is not None else sys.stdin.buffer
         self._stdout = stdout if stdout is not None else sys.stdout.buffer
@@ -330,6 +526,8 @@ class TestServer:
             request_id = params.get("requestId")
             with self._lock:
                 self._cancelled.append(request_id)
+                if self._listening.pop(request_id, None) is not None:
+                    self._modern.pop(request_id, None)  # a subscription ends, unanswered
                 event = self._running.get(request_id)
             if event is not None:
                 event.set()
@@ -341,7 +539,134 @@ class TestServer:
             waiting[1].append(message)
             waiting[0].set()
 
+    # -- the 2026-07-28 revision ---------------------------------------------------
+
+    def modern_version(self, params: Any) -> Optional[str]:
+        """The modern version a request's ``_meta`` names (``None``: a legacy request, or ``--legacy-only``)."""
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        version = meta.get(PROTOCOL_VERSION_KEY) if isinstance(meta, dict) else None
+        if self.legacy_only or version is None:
+            return None
+        return version if isinstance(version, str) else repr(version)
+
+    def modern_refusal(self, method: str, version: str) -> Optional[tuple[int, str, Any]]:
+        """The error a modern request gets before it is served, if any: (code, message, data)."""
+        with self._lock:
+            accepted = list(self.modern_versions)
+        if version not in accepted:
+            supported = [*accepted, *HANDSHAKE_VERSIONS]
+            return (
+                UNSUPPORTED_VERSION,
+                f"Unsupported protocol version: {version}",
+                {
+                    "supported": supported,
+                    "requested": version,
+                },
+            )
+        if method in MODERN_REMOVED or method not in MODERN_METHODS:
+            return ErrorCode.METHOD_NOT_FOUND, f"Method not found: {method}", None
+        return None
+
+    def _discover(self) -> dict[str, Any]:
+        with self._lock:
+            accepted = list(self.modern_versions)
+        return {
+            "supportedVersions": [*accepted, *HANDSHAKE_VERSIONS],
+            "capabilities": self._capabilities(modern=True),
+            "instructions": "A server for testing MCP clients.",
+        }
+
+    def _capabilities(self, modern: bool = False) -> dict[str, Any]:
+        capabilities: dict[str, Any] = {
+            "tools": {"listChanged": self._tools_change_after_list},
+            "logging": {},
+            "completions": {},
+            "resources": {"subscribe": False, "listChanged": False},
+            "prompts": {"listChanged": False},
+        }
+        if self.skills:
+            capabilities["extensions"] = {SKILLS_EXTENSION: {"directoryRead": False}}
+        if modern:
+            del capabilities["logging"]  # no logging/setLevel: a request asks for its level in _meta
+            capabilities["resources"] = {"listChanged": False}
+        return capabilities
+
+    def _answer(self, request_id: Any, method: str, result: dict[str, Any]) -> None:
+        """Send a result; a modern request's gets ``resultType``, the caching hints, the server's identity."""
+        with self._lock:
+            version = self._modern.pop(request_id, None)
+        if version is not None:
+            bare = isinstance(result, _NoResultType) or self.omit_result_type
+            result = dict(result)
+            if not bare:
+                result.setdefault("resultType", "complete")
+            if method in CACHEABLE and result.get("resultType", "complete") == "complete":
+                result.setdefault("ttlMs", self.ttl_ms)
+                result.setdefault("cacheScope", "public")
+            meta = dict(result.get("_meta") or {})
+            meta.setdefault(SERVER_INFO_KEY, self._server_info())
+            result["_meta"] = meta
+        self.send(messages.success_response(request_id, result))
+
+    def _fail(self, request_id: Any, code: int, message: str, data: Any = None) -> None:
+        with self._lock:
+            self._modern.pop(request_id, None)
+        self.send(messages.error_response(request_id, code, message, data))
+
+    def _server_info(self) -> dict[str, Any]:
+        return {"name": self.name, "version": __version__, "title": "mcpsync test server"}
+
+    # -- requests -------------------------------------------------------------------
+
     def _request(self, request_id: Any, method: str, params: dict[str, Any]) -> None:
+        version = self.modern_version(params)
+        if version is None and method == "server/discover" and not self.legacy_only:
+            version = ""  # a discovery that names no version: told which ones there are
+        if version is not None:
+            refusal = self.modern_refusal(method, version)
+            if refusal is not None:
+                self._fail(request_id, *refusal)
+                return
+            with self._lock:
+                self._modern[request_id] = version
+            if method == "server/discover":
+                self._answer(request_id, method, self._discover())
+                return
+            if method == "subscriptions/listen":
+                self._listen(request_id, params)
+                return
+        self._serve(request_id, method, params)
+
+    def _listen(self, request_id: Any, params: dict[str, Any]) -> None:
+        """Open a subscription: acknowledge what of its filter we honour; it stays open, unanswered."""
+        wanted = params.get("notifications")
+        wanted = wanted if isinstance(wanted, dict) else {}
+        agreed = {key: wanted[key] for key in LISTEN_FILTERS if key in wanted}
+        with self._lock:
+            self._listening[request_id] = agreed
+            unheard = [change for change in self._unheard if agreed.get(change[0])]
+            self._unheard = [change for change in self._unheard if change not in unheard]
+        tag = {SUBSCRIPTION_ID_KEY: request_id}
+        self.send(
+            messages.notification("notifications/subscriptions/acknowledged", {"_meta": tag, "notifications": agreed})
+        )
+        for _, method in unheard:  # a change made before anyone listened for it
+            self.send(messages.notification(method, {"_meta": tag}))
+
+    def _list_changed(self, filter_key: str, method: str, modern: bool) -> None:
+        """Tell of a list change: as ever to a legacy client; in the modern era, to each subscription
+        that asked for it (or, if none has yet, to the first that will)."""
+        if not modern:
+            self.send(messages.notification(method))
+            return
+        with self._lock:
+            listeners = [sid for sid, wanted in self._listening.items() if wanted.get(filter_key)]
+            if not listeners:
+                self._unheard.append((filter_key, method))
+        for sid in listeners:
+            self.send(messages.notification(method, {"_meta": {SUBSCRIPTION_ID_KEY: sid}}))
+
+    def _serve(self, request_id: Any, method: str, params: dict[str, Any]) -> None:
         if method == "initialize":
             asked = params.get("protocolVersion")
             version = self.protocol_version or (asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[0])
@@ -350,14 +675,8 @@ class TestServer:
                     request_id,
                     {
                         "protocolVersion": version,
-                        "capabilities": {
-                            "tools": {"listChanged": self._tools_change_after_list},
-                            "logging": {},
-                            "completions": {},
-                            "resources": {"subscribe": False, "listChanged": False},
-                            "prompts": {"listChanged": False},
-                        },
-                        "serverInfo": {"name": self.name, "version": __version__, "title": "mcpsync test server"},
+                        "capabilities": self._capabilities(),
+                        "serverInfo": self._server_info(),
                         "instructions": "A server for testing MCP clients.",
                     },
                 )
@@ -378,21 +697,27 @@ class TestServer:
             key, items = LISTS[method]
             if method == "tools/list":
                 items = self.tools
-            self.send(messages.success_response(request_id, self._page(key, items, params.get("cursor"))))
+            with self._lock:
+                modern = request_id in self._modern
+            self._answer(request_id, method, self._page(key, items, params.get("cursor")))
             if method == "tools/list" and self._tools_change_after_list:
                 self._tools_change_after_list = False
                 self.tools = [*self.tools, LATE_TOOL]
-                self.send(messages.notification("notifications/tools/list_changed"))
-        elif method in ("resources/read", "prompts/get", "completion/complete"):
+                self._list_changed("toolsListChanged", "notifications/tools/list_changed", modern)
+        elif method in ("resources/read", "prompts/get", "completion/complete") or (
+            self.skills and method in ("skills/list", "skills/get")
+        ):
             handler = {
                 "resources/read": self._read_resource,
                 "prompts/get": self._get_prompt,
                 "completion/complete": self._complete,
+                "skills/list": self._list_skills,
+                "skills/get": self._get_skill,
             }[method]
             try:
-                self.send(messages.success_response(request_id, handler(params)))
+                self._answer(request_id, method, handler(params))
             except _RequestError as exc:
-                self.send(messages.error_response(request_id, exc.code, str(exc), exc.data))
+                self._fail(request_id, exc.code, str(exc), exc.data)
         elif method == "tools/call":
             name = params.get("name")
             if name in SLOW_TOOLS:
@@ -402,7 +727,7 @@ class TestServer:
             else:
                 self._call_tool(request_id, params)
         else:
-            self.send(messages.error_response(request_id, ErrorCode.METHOD_NOT_FOUND, f"Method not found: {method}"))
+            self._fail(request_id, ErrorCode.METHOD_NOT_FOUND, f"Method not found: {method}")
 
     def _page(self, key: str, items: list[dict[str, Any]], cursor: Optional[str]) -> dict[str, Any]:
         if self.page_size is None:
@@ -414,8 +739,32 @@ class TestServer:
             result["nextCursor"] = str(end)
         return result
 
+    def _list_skills(self, params: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            lies = frozenset(self.skill_lies)
+        result = self._page("skills", skill_entries(lies), params.get("cursor"))
+        result.setdefault("ttlMs", self.ttl_ms)
+        result.setdefault("cacheScope", "public")
+        return result
+
+    def _get_skill(self, params: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            lies = frozenset(self.skill_lies)
+        for entry in skill_entries(lies):
+            if entry["uri"] == params.get("uri"):
+                return {"skill": entry}
+        raise _RequestError(ErrorCode.INVALID_PARAMS, f"Unknown skill: {params.get('uri')}", {"uri": params.get("uri")})
+
     def _read_resource(self, params: dict[str, Any]) -> dict[str, Any]:
         uri = params.get("uri")
+        with self._lock:
+            reads = sum(1 for seen in self.reads if seen == uri)
+            self.reads.append(str(uri))
+            lies = frozenset(self.skill_lies)
+        if self.skills and isinstance(uri, str) and uri.startswith("skill://"):
+            contents = skill_file(uri, lies, reads)
+            if contents is not None:
+                return {"contents": [contents]}
         if uri == "text://greeting":
             return {"contents": [{"uri": uri, "mimeType": "text/plain", "text": "Hello from a resource"}]}
         if uri == "binary://pixel":
@@ -449,13 +798,16 @@ class TestServer:
         name = params.get("name")
         tool: Optional[Callable[..., dict[str, Any]]] = getattr(self, f"tool_{name}", None)
         if tool is None or not any(t["name"] == name for t in TOOLS):
-            self.send(messages.error_response(request_id, ErrorCode.INVALID_PARAMS, f"Unknown tool: {name}"))
+            self._fail(request_id, ErrorCode.INVALID_PARAMS, f"Unknown tool: {name}")
             return
-        call = ToolCall(request_id, params.get("_meta") or {})
+        call = ToolCall(request_id, params.get("_meta") or {}, params)
         with self._lock:
             self._running[request_id] = call.cancel
         try:
             result = tool(call, **(params.get("arguments") or {}))
+        except _RequestError as exc:
+            self._fail(request_id, exc.code, str(exc), exc.data)
+            return
         except ToolFailure as exc:
             result = {"content": [{"type": "text", "text": str(exc)}], "isError": True}
         except TypeError as exc:
@@ -464,8 +816,10 @@ class TestServer:
             with self._lock:
                 self._running.pop(request_id, None)
         if call.cancel.is_set() or result is None:
+            with self._lock:
+                self._modern.pop(request_id, None)
             return  # cancelled: the spec says not to answer
-        self.send(messages.success_response(request_id, result))
+        self._answer(request_id, "tools/call", result)
 
     # -- tools ----------------------------------------------------------------
     # Each gets the ToolCall and the arguments, and returns a result dict.
@@ -519,7 +873,14 @@ class TestServer:
         return self._text("done")
 
     def tool_log(self, call: ToolCall, message: str, level: str = "info") -> dict[str, Any]:
-        if level in LOG_LEVELS and LOG_LEVELS.index(level) < LOG_LEVELS.index(self.log_level):
+        threshold = self.log_level
+        if call.modern is not None:
+            # 2026-07-28: no message for a request that asks for no level; else the level it asks for.
+            asked = call.meta.get(LOG_LEVEL_KEY)
+            threshold = asked if isinstance(asked, str) else ""
+            if threshold not in LOG_LEVELS:
+                return self._text("no log level asked for: not sent")
+        if level in LOG_LEVELS and LOG_LEVELS.index(level) < LOG_LEVELS.index(threshold):
             return self._text("below the log level: not sent")
         self.send(
             messages.notification("notifications/message", {"level": level, "logger": self.name, "data": message})
@@ -592,6 +953,83 @@ class TestServer:
     ) -> dict[str, Any]:
         request = messages.request(f"s-{next(self._client_request_ids)}", method, params)
         return self._structured({"answered": self._send_and_wait(request, wait, cancel=True) is not None})
+
+    def tool_region_echo(self, call: ToolCall, text: str, region: Optional[str] = None) -> dict[str, Any]:
+        return self._structured({"text": text, "region": region})
+
+    def tool_no_result_type(self, call: ToolCall, text: str) -> dict[str, Any]:
+        return _NoResultType(self._text(text))
+
+    def tool_skill_lie(self, call: ToolCall, kind: str, on: bool = True) -> dict[str, Any]:
+        if kind not in LIES:
+            raise ToolFailure(f"unknown lie {kind!r}; one of {', '.join(LIES)}")
+        with self._lock:
+            (self.skill_lies.add if on else self.skill_lies.discard)(kind)
+            lies = sorted(self.skill_lies)
+        return self._structured({"lies": lies})
+
+    def tool_resources_read(self, call: ToolCall) -> dict[str, Any]:
+        with self._lock:
+            reads = list(self.reads)
+        return self._structured({"read": reads})
+
+    def tool_retire_version(self, call: ToolCall, version: str) -> dict[str, Any]:
+        with self._lock:
+            if version in self.modern_versions:
+                self.modern_versions.remove(version)
+            left = list(self.modern_versions)
+        return self._structured({"accepted": left})
+
+    def tool_ask_in_rounds(
+        self, call: ToolCall, rounds: int = 1, kinds: Optional[list[str]] = None, delay: float = 0.0
+    ) -> dict[str, Any]:
+        if call.modern is None:
+            raise ToolFailure("ask_in_rounds needs the 2026-07-28 revision (input_required results)")
+        kinds = list(kinds if kinds is not None else INPUT_KINDS)
+        declared = call.meta.get(CLIENT_CAPABILITIES_KEY)
+        declared = declared if isinstance(declared, dict) else {}
+        missing: dict[str, Any] = {kind: {} for kind in kinds if kind not in declared}
+        if missing:
+            raise _RequestError(
+                MISSING_CAPABILITY,
+                f"ask_in_rounds needs the client capabilities {sorted(missing)}",
+                {"requiredCapabilities": missing},
+            )
+        state = call.params.get("requestState")
+        answers: list[Any] = []
+        done = 0
+        if state is not None:
+            payload = self._open_state(state)
+            responses = call.params.get("inputResponses")
+            if not isinstance(responses, dict) or any(key not in responses for key in payload["asked"]):
+                raise _RequestError(ErrorCode.INVALID_PARAMS, f"inputResponses must answer {payload['asked']}")
+            done = payload["round"]
+            answers = [*payload["answers"], {key: responses[key] for key in payload["asked"]}]
+        elif "inputResponses" in call.params:
+            raise _RequestError(ErrorCode.INVALID_PARAMS, "inputResponses without the requestState they answer")
+        if done >= rounds:
+            return self._structured({"rounds": done, "answers": answers})
+        if delay and call.cancel.wait(delay):
+            return self._text("cancelled")
+        asked = {
+            f"{kind}-{done + 1}": {"method": INPUT_KINDS[kind][0], "params": INPUT_KINDS[kind][1]} for kind in kinds
+        }
+        payload = {"round": done + 1, "asked": sorted(asked), "answers": answers}
+        return {"resultType": "input_required", "inputRequests": asked, "requestState": self._seal_state(payload)}
+
+    def _seal_state(self, payload: dict[str, Any]) -> str:
+        """An opaque ``requestState``: the payload, some characters a careless echo would change, a signature."""
+        body = json.dumps(payload, ensure_ascii=False, sort_keys=True) + "  ü\t✓ "
+        return body + "~" + hmac.new(self._state_key, body.encode(), hashlib.sha256).hexdigest()
+
+    def _open_state(self, state: Any) -> dict[str, Any]:
+        """The payload of a ``requestState`` this server sealed, exactly as it was sent (else -32602)."""
+        body, _, signature = state.rpartition("~") if isinstance(state, str) else ("", "", "")
+        expected = hmac.new(self._state_key, body.encode(), hashlib.sha256).hexdigest()
+        if not body or not hmac.compare_digest(signature, expected):
+            raise _RequestError(ErrorCode.INVALID_PARAMS, "requestState did not come back byte for byte")
+        payload: dict[str, Any] = json.loads(body[: body.rindex("}") + 1])
+        return payload
 
     def tool_misbehave(self, call: ToolCall, kind: str, size: int = HUGE_SIZE) -> Optional[dict[str, Any]]:
         request_id = call.request_id
@@ -719,7 +1157,35 @@ def main(argv: Optional[list[str]] = None) -> None:
     parser.add_argument(
         "--die-after", type=float, default=None, metavar="SECONDS", help="exit with code 3 this long after starting"
     )
+    parser.add_argument("--legacy-only", action="store_true", help="serve the legacy era only (no server/discover)")
+    parser.add_argument(
+        "--modern-versions",
+        default=",".join(MODERN_VERSIONS),
+        metavar="V,...",
+        help="the 2026-07-28-style versions accepted (comma-separated; others get -32022)",
+    )
+    parser.add_argument("--ttl-ms", type=int, default=0, help="the ttlMs of modern lists, reads and discovery")
+    parser.add_argument("--omit-result-type", action="store_true", help="no resultType in modern results")
+    parser.add_argument(
+        "--bad-header-tools", action="store_true", help="also list tools whose x-mcp-header breaks the rules"
+    )
+    parser.add_argument("--no-skills", action="store_true", help="do not declare or serve the skills extension")
+    parser.add_argument(
+        "--skill-lie", action="append", default=[], choices=LIES, help="make the skills listing lie (repeatable)"
+    )
     args = parser.parse_args(argv)
+    options: dict[str, Any] = {
+        "page_size": args.page_size,
+        "protocol_version": args.protocol_version,
+        "tools_change_after_list": args.tools_change_after_list,
+        "legacy_only": args.legacy_only,
+        "modern_versions": tuple(v for v in args.modern_versions.split(",") if v),
+        "ttl_ms": args.ttl_ms,
+        "omit_result_type": args.omit_result_type,
+        "bad_header_tools": args.bad_header_tools,
+        "skills": not args.no_skills,
+        "skill_lies": tuple(args.skill_lie),
+    }
     if args.ignore_sigterm:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if args.die_after is not None:
@@ -731,16 +1197,11 @@ def main(argv: Optional[list[str]] = None) -> None:
         from .http import serve_http
 
         try:
-            serve_http(args.http, args.name, json_replies=args.json)
+            serve_http(args.http, args.name, json_replies=args.json, options=options)
         except KeyboardInterrupt:
             pass
         return
-    server = TestServer(
-        args.name,
-        page_size=args.page_size,
-        protocol_version=args.protocol_version,
-        tools_change_after_list=args.tools_change_after_list,
-    )
+    server = TestServer(args.name, **options)
     try:
         server.serve()
     except (BrokenPipeError, KeyboardInterrupt):

@@ -112,11 +112,12 @@ def test_input_required_without_a_handler_says_which_argument_gives_one(target: 
 
 
 def test_auto_falls_back_to_the_handshake_with_a_legacy_server_and_modern_refuses_it() -> None:
-    with mcpsync.connect(server_config(), protocol="auto", timeout=T) as client:
+    legacy = server_config("--legacy-only")  # mcpsync's test server, without the 2026-07-28 revision
+    with mcpsync.connect(legacy, protocol="auto", timeout=T) as client:
         assert client.era == "legacy" and client.protocol_version == "2025-11-25"
         assert client.call_tool("echo", {"text": "old"}, timeout=T).text == "old"
     with pytest.raises(ProtocolError, match=r"does not speak the 2026-07-28 revision.*protocol='auto' or 'legacy'"):
-        mcpsync.connect(server_config(), protocol="modern", timeout=T)
+        mcpsync.connect(legacy, protocol="modern", timeout=T)
 
 
 def test_a_bad_protocol_is_refused_at_once(tmp_path: Path) -> None:

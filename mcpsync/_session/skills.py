@@ -1,0 +1,580 @@
+"""The Skills extension (``io.modelcontextprotocol/skills``, SEP-2640): the skills a server offers,
+loaded lazily and verified before anything of them is used.
+
+A server that declares the extension lists its skills (``skills/list``, paged;
+``skills/get`` for one). An entry names its ``SKILL.md`` (``skill://<path>/SKILL.md``,
+the path's last segment the skill's name), carries its frontmatter, and lists
+*every* file of the skill with its size and SHA-256 digest (or says
+``"dynamic"``: files that change, with no integrity to check). Files are read
+with plain ``resources/read``.
+
+What the client promises, and where it keeps each promise:
+
+- **Nothing is read on listing.** ``list`` reads no file; an entry that breaks
+  the rules (``Skill.problem``) is left out with a warning naming it and the rule.
+- **Limits before any read**: at most ``MAX_RESOURCES`` files, ``MAX_TOTAL_SIZE``
+  bytes in all (``Skill.problem`` again, checked by ``load`` first).
+- **Verified, or not used**: a file whose byte length differs from its ``size``
+  or whose SHA-256 differs from its ``digest`` is refused (``SkillVerificationError``),
+  as is a SKILL.md whose YAML frontmatter differs, field by field, from the
+  entry's. ``load`` reads SKILL.md only; ``LoadedSkill.read`` one supporting
+  file, and only one the entry lists.
+- **Identity is (server, uri)**: names are not unique; a skill loads only on the
+  client that listed it. Digests say a file is the one listed, not that it can
+  be trusted.
+- **Dynamic skills** load only with ``allow_dynamic=True``.
+
+The frontmatter is parsed with PyYAML's safe loader (imported when first
+needed), timestamps left as the text they are (the listing carries fields
+verbatim, as JSON, which has no dates), in at most ``MAX_FRONTMATTER`` bytes
+and ``MAX_FRONTMATTER_VALUES`` values (aliases counted each time they are used).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import posixpath
+import re
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Union
+
+from .._core.errors import ExtensionNotDeclared, ProtocolError, SkillVerificationError
+from .._core.text import cut, first_line
+from .._core.timeouts import USE_DEFAULT, Timeout
+from .models import ReadResourceResult
+
+__all__ = [
+    "MAX_FRONTMATTER",
+    "MAX_RESOURCES",
+    "MAX_TOTAL_SIZE",
+    "SKILLS_EXTENSION",
+    "LoadedSkill",
+    "Skill",
+    "SkillResource",
+    "Skills",
+    "parse_frontmatter",
+]
+
+logger = logging.getLogger("mcpsync.client")
+
+SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
+#: Files one skill may list, SKILL.md included.
+MAX_RESOURCES = 512
+#: Bytes all the files of one skill may hold together.
+MAX_TOTAL_SIZE = 16 * 1024 * 1024
+#: Bytes of YAML frontmatter we parse, at most.
+MAX_FRONTMATTER = 256 * 1024
+#: Values (scalars, lists, mappings) the frontmatter may hold, each use of an alias counted again.
+MAX_FRONTMATTER_VALUES = 10_000
+#: How deeply the frontmatter's lists and mappings may nest.
+MAX_FRONTMATTER_DEPTH = 32
+#: Seconds a listing's ``ttlMs`` may keep it fresh, at most.
+MAX_TTL = 24 * 3600.0
+
+SKILL_FILE = "SKILL.md"
+_SCHEME = "skill://"
+_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
+_DELIMITER = re.compile(r"^---[ \t]*\r?$")
+
+
+@dataclass(frozen=True)
+class SkillResource:
+    """One file of a skill, as its entry lists it: ``uri``, ``digest`` (``sha256:<hex>``), ``size`` (bytes)."""
+
+    uri: str
+    digest: str
+    size: int
+
+    def __repr__(self) -> str:
+        return f"<SkillResource {self.uri!r} {self.size} bytes>"
+
+
+@dataclass(frozen=True)
+class Skill:
+    """A skill a server offers (from ``skills/list`` or ``skills/get``); nothing of it read yet.
+
+    Attributes:
+        uri: its SKILL.md, ``skill://<path>/SKILL.md``; with ``server``, its identity.
+        name, description: from its frontmatter (names are not unique).
+        frontmatter: every field of the entry's frontmatter, as sent.
+        resources: every file of the skill with its digest and size; ``None`` for a
+            dynamic skill (its files change: nothing to verify them with).
+        server: the client (configured server name) that listed it.
+        problem: the rule the entry breaks, if any (such a skill is never loaded).
+    """
+
+    uri: str
+    name: str
+    description: Optional[str]
+    frontmatter: Mapping[str, Any]
+    resources: Optional[tuple[SkillResource, ...]]
+    server: str = ""
+    problem: Optional[str] = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, data: Any, server: str = "", where: str = "skill") -> Skill:
+        """Build from a skill entry; a rule it breaks goes to ``problem``, not an exception.
+
+        Raises:
+            ProtocolError: the entry is not an object, or has no string ``uri``.
+        """
+        if not isinstance(data, Mapping):
+            raise ProtocolError(f"{where}: expected an object, got {cut(repr(data), 80)}")
+        uri = data.get("uri")
+        if not isinstance(uri, str):
+            raise ProtocolError(f"{where}: 'uri' must be a string, got {cut(repr(uri), 80)}")
+        raw_frontmatter = data.get("frontmatter")
+        frontmatter = raw_frontmatter if isinstance(raw_frontmatter, Mapping) else {}
+        name = frontmatter.get("name")
+        description = frontmatter.get("description")
+        listed = data.get("resources")
+        resources = _resources(listed)
+        return cls(
+            uri=uri,
+            name=name if isinstance(name, str) else "",
+            description=description if isinstance(description, str) else None,
+            frontmatter=dict(frontmatter),
+            resources=resources,
+            server=server,
+            problem=_problem(uri, raw_frontmatter, listed, resources),
+            raw=data,
+        )
+
+    @property
+    def dynamic(self) -> bool:
+        """Whether the entry lists no files (``resources: "dynamic"``): no integrity to check."""
+        return self.resources is None and self.raw.get("resources") == "dynamic"
+
+    @property
+    def root(self) -> str:
+        """The URI its files are relative to: the SKILL.md URI without ``SKILL.md``."""
+        return self.uri[: -len(SKILL_FILE)] if self.uri.endswith("/" + SKILL_FILE) else self.uri
+
+    @property
+    def path(self) -> str:
+        """The skill path, e.g. ``acme/billing/refunds``."""
+        return self.root[len(_SCHEME) :].rstrip("/") if self.root.startswith(_SCHEME) else self.root
+
+    @property
+    def size(self) -> Optional[int]:
+        """The bytes of all its files together (``None`` for a dynamic skill)."""
+        return None if self.resources is None else sum(r.size for r in self.resources)
+
+    def resource(self, uri: str) -> Optional[SkillResource]:
+        """The listed file with this URI, if the entry lists it."""
+        return next((r for r in self.resources or () if r.uri == uri), None)
+
+    def __repr__(self) -> str:
+        files = "dynamic" if self.dynamic else f"{len(self.resources or ())} files"
+        broken = f" INVALID ({cut(self.problem, 60)})" if self.problem else ""
+        return f"<Skill {self.name!r} {self.uri} {files}{broken}{_gist(self.description)}>"
+
+
+def _gist(description: Optional[str]) -> str:
+    line = first_line(description, 60)
+    return f": {line}" if line else ""
+
+
+def _resources(listed: Any) -> Optional[tuple[SkillResource, ...]]:
+    """The listed files, if ``listed`` is a list of well-formed ones; ``None`` otherwise."""
+    if not isinstance(listed, list):
+        return None
+    found = []
+    for item in listed:
+        if not isinstance(item, Mapping):
+            return None
+        uri, digest, size = item.get("uri"), item.get("digest"), item.get("size")
+        if not isinstance(uri, str) or not isinstance(digest, str) or type(size) is not int:
+            return None
+        found.append(SkillResource(uri, digest, size))
+    return tuple(found)
+
+
+def _problem(uri: str, frontmatter: Any, listed: Any, resources: Optional[tuple[SkillResource, ...]]) -> Optional[str]:
+    """The first rule a skill entry breaks (``None``: none)."""
+    if not uri.startswith(_SCHEME) or not uri.endswith("/" + SKILL_FILE):
+        return f"its uri {uri!r} is not skill://<skill-path>/SKILL.md"
+    segments = uri[len(_SCHEME) : -len(SKILL_FILE) - 1].split("/")
+    if any(segment in ("", ".", "..") for segment in segments):
+        return f"its skill path in {uri!r} has an empty, '.' or '..' segment"
+    if not isinstance(frontmatter, Mapping):
+        return "it has no frontmatter object"
+    name = frontmatter.get("name")
+    if not isinstance(name, str) or not name:
+        return "its frontmatter has no name"
+    if not isinstance(frontmatter.get("description"), str):
+        return "its frontmatter has no description"
+    if segments[-1] != name:
+        return f"its name {name!r} is not the last segment of its skill path {'/'.join(segments)!r}"
+    if listed == "dynamic":
+        return None
+    if listed is None:
+        return "it has no resources (a complete list of its files, or 'dynamic')"
+    if resources is None:
+        return "its resources are neither 'dynamic' nor a list of {uri, digest, size}"
+    seen: set[str] = set()
+    for item in resources:
+        if not _DIGEST.match(item.digest):
+            return f"the digest of {item.uri!r} is not sha256:<64 lowercase hex digits>: {cut(item.digest, 80)!r}"
+        if item.size < 0:
+            return f"the size of {item.uri!r} is negative"
+        if item.uri in seen:
+            return f"it lists {item.uri!r} twice"
+        seen.add(item.uri)
+    if uri not in seen:
+        return f"its resources leave out its own {SKILL_FILE} ({uri})"
+    if len(resources) > MAX_RESOURCES:
+        return f"it lists {len(resources)} files, more than the {MAX_RESOURCES} a skill may have"
+    total = sum(item.size for item in resources)
+    if total > MAX_TOTAL_SIZE:
+        return f"its files hold {total} bytes, more than the {MAX_TOTAL_SIZE} a skill may have"
+    return None
+
+
+# -- SKILL.md ------------------------------------------------------------------------------
+
+
+def parse_frontmatter(text: str, skill_uri: str = "", file_uri: str = "") -> tuple[dict[str, Any], str]:
+    """A SKILL.md's YAML frontmatter (a mapping) and its body.
+
+    Raises:
+        SkillVerificationError: no frontmatter, one that does not end, is not YAML, is not a
+            mapping, or is over the bounds (``MAX_FRONTMATTER``, ``MAX_FRONTMATTER_VALUES``,
+            ``MAX_FRONTMATTER_DEPTH``).
+    """
+
+    def refuse(reason: str) -> SkillVerificationError:
+        return SkillVerificationError(reason, skill_uri=skill_uri, file_uri=file_uri)
+
+    lines = text.lstrip("\ufeff").split("\n")
+    if not lines or not _DELIMITER.match(lines[0]):
+        raise refuse("it has no YAML frontmatter (the first line is not '---')")
+    end = next((n for n, line in enumerate(lines[1:], 1) if _DELIMITER.match(line)), None)
+    if end is None:
+        raise refuse("its YAML frontmatter does not end (no closing '---' line)")
+    block = "\n".join(lines[1:end])
+    if len(block.encode("utf-8")) > MAX_FRONTMATTER:
+        raise refuse(f"its YAML frontmatter is over {MAX_FRONTMATTER} bytes")
+    import yaml  # lazily: only loading a skill needs it
+
+    try:
+        parsed = yaml.load(block, Loader=_loader())  # a subclass of SafeLoader: no arbitrary objects
+    except RecursionError:
+        raise refuse("its YAML frontmatter nests too deeply") from None
+    except yaml.YAMLError as exc:
+        raise refuse(f"its frontmatter is not valid YAML: {cut(str(exc), 200)}") from None
+    if not isinstance(parsed, dict):
+        raise refuse(f"its YAML frontmatter is not a mapping but {type(parsed).__name__}")
+    _check_bounds(parsed, refuse)
+    return parsed, "\n".join(lines[end + 1 :])
+
+
+def _check_bounds(value: Any, refuse: Callable[[str], SkillVerificationError]) -> None:
+    """Walk the parsed frontmatter (aliases as often as they are used); refuse it past the bounds."""
+    count = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        count += 1
+        if count > MAX_FRONTMATTER_VALUES:
+            raise refuse(f"its YAML frontmatter holds more than {MAX_FRONTMATTER_VALUES} values (aliases counted)")
+        if depth > MAX_FRONTMATTER_DEPTH:
+            raise refuse(f"its YAML frontmatter nests deeper than {MAX_FRONTMATTER_DEPTH}")
+        if isinstance(item, dict):
+            stack.extend((child, depth + 1) for pair in item.items() for child in pair)
+        elif isinstance(item, list):
+            stack.extend((child, depth + 1) for child in item)
+
+
+_LOADER: list[type] = []
+_LOADER_LOCK = threading.Lock()
+
+
+def _loader() -> type:
+    """PyYAML's safe loader without its timestamp resolver: a date stays the text it is."""
+    with _LOADER_LOCK:
+        if not _LOADER:
+            import yaml
+
+            class _VerbatimLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no types
+                pass
+
+            _VerbatimLoader.yaml_implicit_resolvers = {
+                first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+                for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+            }
+            _LOADER.append(_VerbatimLoader)
+        return _LOADER[0]
+
+
+def _differences(listed: Mapping[str, Any], found: Mapping[Any, Any]) -> list[tuple[str, Any, Any]]:
+    """The fields where the entry's frontmatter and SKILL.md's differ: (field, listed, in the file)."""
+    missing = object()
+    keys = sorted({*listed, *found}, key=str)
+    differing = []
+    for key in keys:
+        expected, got = listed.get(key, missing), found.get(key, missing)
+        if not _same(expected, got):
+            differing.append(
+                (str(key), None if expected is missing else expected, "(absent)" if got is missing else got)
+            )
+    return differing
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equality as JSON has it: ``True`` is not ``1``, and a list is a list."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, (Mapping, list, tuple)) or isinstance(b, (Mapping, list, tuple)):
+        return False
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    return type(a) is type(b) and bool(a == b)
+
+
+# -- reading and verifying ----------------------------------------------------------------
+
+#: ``fn(uri, timeout) -> ReadResourceResult``: a ``resources/read`` that goes to the server.
+Reader = Callable[[str, Timeout], ReadResourceResult]
+
+
+def _contents(skill: Skill, uri: str, result: ReadResourceResult) -> bytes:
+    """The bytes of a read file: its one content item, text as UTF-8, a blob decoded."""
+    if len(result.contents) != 1:
+        raise SkillVerificationError(
+            "the read gave not one content item",
+            skill_uri=skill.uri,
+            file_uri=uri,
+            expected=1,
+            got=len(result.contents),
+        )
+    item = result.contents[0]
+    if item.uri != uri:
+        raise SkillVerificationError(
+            "the read answered for another URI", skill_uri=skill.uri, file_uri=uri, expected=uri, got=item.uri
+        )
+    try:
+        return item.data
+    except ProtocolError as exc:
+        raise SkillVerificationError(str(exc), skill_uri=skill.uri, file_uri=uri) from None
+
+
+def _verify(skill: Skill, listed: SkillResource, data: bytes) -> None:
+    """Refuse bytes that are not the file listed: its size first, then its digest."""
+    if len(data) != listed.size:
+        raise SkillVerificationError(
+            "its size is not the one listed",
+            skill_uri=skill.uri,
+            file_uri=listed.uri,
+            expected=listed.size,
+            got=len(data),
+        )
+    digest = "sha256:" + hashlib.sha256(data).hexdigest()
+    if digest != listed.digest:
+        raise SkillVerificationError(
+            "its digest is not the one listed",
+            skill_uri=skill.uri,
+            file_uri=listed.uri,
+            expected=listed.digest,
+            got=digest,
+        )
+
+
+def _resolve(skill: Skill, relative_path: str) -> str:
+    """The URI of a file of the skill, given relative to its root (never outside it).
+
+    Raises:
+        ValueError: an empty or absolute path, or one that leaves the skill's root.
+    """
+    if not isinstance(relative_path, str) or not relative_path or relative_path.startswith("/"):
+        raise ValueError(f"a skill file is named relative to the skill's root, not {relative_path!r}")
+    if "\\" in relative_path or "://" in relative_path:
+        raise ValueError(f"a skill file's path has '/' between its segments and no scheme: {relative_path!r}")
+    normal = posixpath.normpath(relative_path)
+    if normal == ".." or normal.startswith("../") or normal == ".":
+        raise ValueError(f"{relative_path!r} is not inside the skill {skill.uri}")
+    return skill.root + normal
+
+
+class LoadedSkill:
+    """A skill whose SKILL.md was read and verified: ``text`` (the body), ``frontmatter``, and
+    ``read(path)`` for its other files, each read when asked for and verified the same way."""
+
+    def __init__(self, skill: Skill, frontmatter: dict[str, Any], text: str, reader: Reader) -> None:
+        #: The entry it was loaded from (the one its files are checked against).
+        self.skill = skill
+        #: The frontmatter of its SKILL.md (equal, field by field, to the entry's).
+        self.frontmatter = frontmatter
+        #: The body of its SKILL.md, after the frontmatter.
+        self.text = text
+        self._reader = reader
+
+    @property
+    def uri(self) -> str:
+        """Its SKILL.md's URI."""
+        return self.skill.uri
+
+    @property
+    def name(self) -> str:
+        """Its name (from the frontmatter)."""
+        return self.skill.name
+
+    def read(self, relative_path: str, *, timeout: Timeout = USE_DEFAULT) -> bytes:
+        """The bytes of one of the skill's files, named relative to its root (``references/guide.md``).
+
+        Reads it now (``resources/read``, within ``timeout``: by default the server's) and checks its
+        size and digest against the entry; a dynamic skill's files are read as they come.
+
+        Raises:
+            ValueError: a path that is empty, absolute, or leaves the skill's root.
+            SkillVerificationError: the entry does not list the file (it is not read), or what was
+                read is not what the entry lists (it is not returned).
+        """
+        uri = _resolve(self.skill, relative_path)
+        if self.skill.dynamic:
+            return _contents(self.skill, uri, self._reader(uri, timeout))
+        listed = self.skill.resource(uri)
+        if listed is None:
+            raise SkillVerificationError(
+                "the skill does not list this file; it was not read", skill_uri=self.skill.uri, file_uri=uri
+            )
+        data = _contents(self.skill, uri, self._reader(uri, timeout))
+        _verify(self.skill, listed, data)
+        return data
+
+    def read_text(self, relative_path: str, *, encoding: str = "utf-8", timeout: Timeout = USE_DEFAULT) -> str:
+        """``read`` decoded as text (UTF-8 unless told otherwise)."""
+        return self.read(relative_path, timeout=timeout).decode(encoding)
+
+    def __repr__(self) -> str:
+        dynamic = " dynamic" if self.skill.dynamic else ""
+        return f"<LoadedSkill {self.name!r} {self.uri}{dynamic}: {cut(first_line(self.text.strip(), 60), 60)!r}>"
+
+
+def load(skill: Skill, reader: Reader, *, allow_dynamic: bool, timeout: Timeout) -> LoadedSkill:
+    """Read and verify a skill's SKILL.md, and nothing else (see the module docstring).
+
+    Raises:
+        SkillVerificationError: the entry breaks a rule or the limits (nothing is read), is dynamic
+            without ``allow_dynamic`` (nothing is read), or its SKILL.md is not what it lists.
+    """
+    if skill.problem is not None:
+        raise SkillVerificationError(f"the skill entry is invalid: {skill.problem}", skill_uri=skill.uri)
+    if skill.dynamic and not allow_dynamic:
+        raise SkillVerificationError(
+            "the skill is dynamic (its files cannot be verified); pass allow_dynamic=True to load it anyway",
+            skill_uri=skill.uri,
+        )
+    data = _contents(skill, skill.uri, reader(skill.uri, timeout))
+    listed = skill.resource(skill.uri)
+    if listed is not None:
+        _verify(skill, listed, data)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SkillVerificationError(f"it is not UTF-8 text ({exc})", skill_uri=skill.uri, file_uri=skill.uri) from None
+    frontmatter, body = parse_frontmatter(text, skill.uri, skill.uri)
+    differing = _differences(skill.frontmatter, frontmatter)
+    if differing:
+        key, expected, got = differing[0]
+        fields = ", ".join(repr(name) for name, _, _ in differing)
+        raise SkillVerificationError(
+            f"its frontmatter differs from the listing's in {fields}",
+            skill_uri=skill.uri,
+            file_uri=skill.uri,
+            field=key,
+            expected=expected,
+            got=got,
+            fields=tuple(name for name, _, _ in differing),
+        )
+    return LoadedSkill(skill, frontmatter, body, reader)
+
+
+class Skills:
+    """One client's side of the extension: listing (with ``ttlMs``), getting, loading.
+
+    Args:
+        name: the server's name (logs, and each skill's ``server``).
+        capabilities: ``fn() -> server capabilities``.
+        pages: ``fn(timeout) -> iterator of (entries, ttl seconds or None)``, the pages of ``skills/list``.
+        request: ``fn(method, params, timeout) -> result``.
+        reader: reads a file from the server.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        capabilities: Callable[[], Mapping[str, Any]],
+        pages: Callable[[Timeout], Iterator[tuple[list[Any], Optional[float]]]],
+        request: Callable[[str, dict[str, Any], Timeout], dict[str, Any]],
+        reader: Reader,
+    ) -> None:
+        self._name = name
+        self._capabilities = capabilities
+        self._pages = pages
+        self._request = request
+        self._reader = reader
+        self._lock = threading.Lock()
+        self._held: Optional[list[Skill]] = None
+        self._fresh_until = 0.0
+
+    def _check_declared(self) -> None:
+        extensions = self._capabilities().get("extensions")
+        if not isinstance(extensions, Mapping) or SKILLS_EXTENSION not in extensions:
+            raise ExtensionNotDeclared(
+                f"{self._name}: the server does not declare the skills extension ({SKILLS_EXTENSION})",
+                extension=SKILLS_EXTENSION,
+            )
+
+    def list(self, *, timeout: Timeout, cache: bool) -> list[Skill]:
+        """Every valid skill of every page; see ``Client.list_skills``."""
+        self._check_declared()
+        with self._lock:
+            if cache and self._held is not None and time.monotonic() < self._fresh_until:
+                return list(self._held)
+        found: list[Skill] = []
+        ttls: list[Optional[float]] = []
+        for entries, ttl in self._pages(timeout):
+            ttls.append(ttl)
+            for entry in entries:
+                try:
+                    skill = Skill.from_dict(entry, self._name, f"skills/list item #{len(found)}")
+                except ProtocolError as exc:
+                    logger.warning("server %r: a skill left out: %s", self._name, exc)
+                    continue
+                if skill.problem is not None:
+                    logger.warning("server %r: skill %s left out: %s", self._name, skill.uri, skill.problem)
+                    continue
+                found.append(skill)
+        fresh = None if not ttls or None in ttls else min(t for t in ttls if t is not None)
+        with self._lock:
+            self._held = found
+            self._fresh_until = time.monotonic() + min(fresh, MAX_TTL) if fresh else 0.0
+        return list(found)
+
+    def get(self, uri: str, *, timeout: Timeout) -> Skill:
+        """One skill's entry, from the server; see ``Client.get_skill``."""
+        self._check_declared()
+        result = self._request("skills/get", {"uri": uri}, timeout)
+        return Skill.from_dict(result.get("skill"), self._name, f"skills/get {uri!r} skill")
+
+    def load(self, skill: Union[Skill, str], *, allow_dynamic: bool, timeout: Timeout) -> LoadedSkill:
+        """Read and verify a skill's SKILL.md; see ``Client.load_skill``."""
+        if isinstance(skill, str):
+            skill = self.get(skill, timeout=timeout)
+        elif not isinstance(skill, Skill):
+            raise TypeError(f"load_skill takes a Skill or its URI, not {type(skill).__name__}")
+        elif skill.server != self._name:
+            raise ValueError(f"the skill {skill.uri} was listed by server {skill.server!r}, not {self._name!r}")
+        else:
+            self._check_declared()
+        return load(skill, self._reader, allow_dynamic=allow_dynamic, timeout=timeout)
