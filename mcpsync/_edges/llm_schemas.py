@@ -15,7 +15,9 @@ Completions, Responses) and Anthropic take JSON Schema, but the root must be
 ``nullable``), no ``$ref`` (the local ones are inlined), ``anyOf`` only, and
 a closed list of keywords. What a format cannot carry is dropped and
 reported as a path (``properties.when.format`` ...), so that a caller can see
-what the model will not be told.
+what the model will not be told. ``x-mcp-header`` (how an argument travels in
+an HTTP header) is the transport's business, not the model's: it is left out
+everywhere, unreported.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ MAX_DEPTH = 32
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _ROOT_COMBINATORS = ("anyOf", "oneOf", "allOf", "not", "enum")
 _NOT_FOR_MODELS = ("$schema", "$id")
+#: Annotations for MCP's transport, none of a model's business.
+_TRANSPORT_KEYWORDS = ("x-mcp-header",)
 #: What Gemini's Schema has (its field names on the wire), beside ``type``.
 _GEMINI_KEYWORDS = frozenset(
     {
@@ -99,7 +103,7 @@ def adapt_schema(schema: Mapping[str, Any], format: str) -> tuple[dict[str, Any]
             dropped.append("type" if "type" in adapted else "(root type: object)")
             adapted = {"type": "object", "properties": {}}
         return adapted, dropped
-    adapted = copy.deepcopy(dict(schema))
+    adapted = _without_transport(copy.deepcopy(dict(schema)))
     for key in _NOT_FOR_MODELS:
         if adapted.pop(key, None) is not None:
             dropped.append(key)
@@ -146,7 +150,7 @@ def _gemini(schema: Any, defs: Mapping[str, Any], path: str, dropped: list[str],
         dropped.append(_at(path, "type"))
     for key, value in schema.items():
         where = _at(path, key)
-        if key in ("type", "$ref", "$defs"):
+        if key in ("type", "$ref", "$defs") or key in _TRANSPORT_KEYWORDS:
             continue
         if key == "properties" and isinstance(value, Mapping):
             out[key] = {name: _gemini(sub, defs, _at(where, name), dropped, depth + 1) for name, sub in value.items()}
@@ -173,6 +177,15 @@ def _gemini(schema: Any, defs: Mapping[str, Any], path: str, dropped: list[str],
         else:
             dropped.append(where)
     return out
+
+
+def _without_transport(schema: Any) -> Any:
+    """The schema without MCP's transport annotations (``x-mcp-header``), at any depth."""
+    if isinstance(schema, dict):
+        return {k: _without_transport(v) for k, v in schema.items() if k not in _TRANSPORT_KEYWORDS}
+    if isinstance(schema, list):
+        return [_without_transport(v) for v in schema]
+    return schema
 
 
 def _at(path: str, key: str) -> str:

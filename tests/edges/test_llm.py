@@ -7,6 +7,7 @@ The SDKs (openai, anthropic, google-genai) are test-only dependencies; mcpsync i
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -217,6 +218,10 @@ def test_a_box_with_dropped_keywords_says_which_tool_lost_what() -> None:
         box = ToolBox([client], timeout=T)
         assert "schemas__echo" in box.names.values() and box.names["schemas__echo"] == "schemas__echo"
         assert box.gemini().dropped == {} and box.gemini().format == "gemini"
+        # region_echo's x-mcp-header says how its argument travels over HTTP: none of the model's business.
+        for format in ("openai-responses", "anthropic"):
+            region = next(d for d in box.definitions(format) if d["name"] == "schemas__region_echo")
+            assert "x-mcp-header" not in json.dumps(region["parameters" if "parameters" in region else "input_schema"])
         with pytest.raises(ValueError, match="format must be one of openai, openai-responses, anthropic, gemini"):
             box.definitions("llama")
     with pytest.raises(TypeError, match="ToolBox takes a Client, a Manager or clients, not int"):
