@@ -10,6 +10,7 @@ import responses
 
 import mcpsync
 from mcpsync import UnsupportedProtocolVersion
+from tests.helpers import scripted_server
 
 URL = "http://mcp.test/mcp"
 T = 10
@@ -111,6 +112,41 @@ def test_a_legacy_server_refusing_the_probe_with_a_plain_400_gets_the_handshake(
         assert client.era == "legacy" and client.server_info.name == "old"
     initialize_headers = next(h for h, m in seen if m.get("method") == "initialize")
     assert "Mcp-Method" not in initialize_headers and "MCP-Protocol-Version" not in initialize_headers
+
+
+@responses.activate
+def test_a_legacy_server_answering_the_probe_with_an_empty_result_gets_the_handshake():
+    """A legacy server that answers whatever it is asked (``{}`` to server/discover) sent no DiscoverResult:
+    "auto" runs the handshake, with no modern header left over, and "modern" says why it refuses (both used
+    to fail with an UnsupportedProtocolVersion that named no version)."""
+    seen: list[tuple[dict[str, str], dict[str, Any]]] = []
+    responses.add_callback(responses.POST, URL, callback=modern_server(seen, discover={}))
+    responses.add(responses.GET, URL, status=405)
+    responses.add(responses.DELETE, URL, status=204)
+    with mcpsync.connect(URL, protocol="auto", auth=False, timeout=T) as client:
+        assert client.era == "legacy" and client.server_info.name == "old" and client.supported_versions == ()
+    assert [m.get("method") for _, m in seen] == ["server/discover", "initialize", "notifications/initialized"]
+    for headers, _ in seen[1:]:
+        assert "Mcp-Method" not in headers and headers.get("MCP-Protocol-Version") in (None, "2025-11-25")
+    with pytest.raises(mcpsync.ProtocolError) as info:
+        mcpsync.connect(URL, protocol="modern", auth=False, timeout=T)
+    assert type(info.value) is mcpsync.ProtocolError
+    assert "does not speak the 2026-07-28 revision (server/discover: an answer without supportedVersions)" in str(
+        info.value
+    )
+
+
+def test_a_legacy_stdio_server_answering_the_probe_with_an_empty_result_gets_the_handshake(tmp_path):
+    """The same over stdio: ``{}`` to server/discover, then the handshake; no request carries the modern ``_meta``."""
+    log = tmp_path / "received.jsonl"
+    with mcpsync.connect(
+        scripted_server({"server/discover": [{}], "ping": [{}]}, log), protocol="auto", timeout=T
+    ) as c:
+        assert c.era == "legacy" and c.protocol_version == "2025-11-25"
+        c.ping(timeout=T)
+    sent = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [m.get("method") for m in sent] == ["server/discover", "initialize", "notifications/initialized", "ping"]
+    assert all("_meta" not in (m.get("params") or {}) for m in sent[1:])
 
 
 def scripted(seen: list[tuple[dict[str, str], dict[str, Any]]], answers: dict[str, Any]):
