@@ -236,8 +236,11 @@ def test_progress_is_shown_on_stderr_one_line_per_update_when_not_a_terminal(hom
 def test_verbose_shows_protocol_traffic_and_server_stderr(home: Path) -> None:
     done = run(home, *INLINE, "-v", "call", "stderr", "text=from the server")
     assert done.returncode == 0, done.stderr
-    assert 'mcpsync.traffic: inline --> {"jsonrpc":"2.0","id":1,"method":"initialize"' in done.stderr
-    assert 'mcpsync.traffic: inline <-- {"jsonrpc":"2.0","id":1,"result":{' in done.stderr
+    # protocol="auto": the probe first, refused by the legacy test server, then the handshake.
+    assert 'mcpsync.traffic: inline --> {"jsonrpc":"2.0","id":1,"method":"server/discover"' in done.stderr
+    assert 'mcpsync.traffic: inline <-- {"jsonrpc":"2.0","id":1,"error":{"code":-32601' in done.stderr
+    assert 'mcpsync.traffic: inline --> {"jsonrpc":"2.0","id":2,"method":"initialize"' in done.stderr
+    assert 'mcpsync.traffic: inline <-- {"jsonrpc":"2.0","id":2,"result":{' in done.stderr
     assert '"method":"tools/call","params":{"name":"stderr"' in done.stderr
     assert "mcpsync.server.inline: from the server" in done.stderr
     assert done.stdout == "wrote 1 lines\n"
