@@ -14,6 +14,7 @@ Both test modules know the server's name, version and tools from tests/interop/o
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import warnings
@@ -35,6 +36,8 @@ app = MCPServer(
     instructions="A server for mcpsync's interoperability tests.",
     log_level="WARNING",
 )
+# Plain tracebacks on stderr, as without rich (fastmcp, another test peer, installs it; MCPServer then boxes them).
+logging.basicConfig(level=logging.WARNING, format="%(message)s", handlers=[logging.StreamHandler()], force=True)
 
 #: What the ``slow`` calls did, by key: "running", "finished" or "cancelled" (one process, all sessions).
 SLOW: dict[str, str] = {}
