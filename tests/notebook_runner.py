@@ -22,7 +22,8 @@ from jupyter_client.utils import run_sync
 CELL_TIMEOUT = 60
 
 INTERRUPT_SCENARIO = [
-    "import sys, time, mcpsync\nclient = mcpsync.connect([sys.executable, '-m', 'mcpsync.testing'])",
+    # The legacy era: the test counts on initialize being request 1.
+    "import sys, time, mcpsync\nclient = mcpsync.connect([sys.executable, '-m', 'mcpsync.testing'], protocol='legacy')",
     "started = time.monotonic()\nclient.call_tool('sleep', {'seconds': 60})",  # interrupted after 2 s
     "print(round(time.monotonic() - started))",
     "client.call_tool('cancelled_requests').structured_content['cancelled']",

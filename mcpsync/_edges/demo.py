@@ -24,7 +24,7 @@ def run_demo(out: TextIO = sys.stdout) -> int:
     """Run the demo, writing to ``out``; returns the exit status."""
     threads_before = threading.active_count()
     started = time.perf_counter()
-    with connect(server_config(name="demo-server"), protocol="auto") as client:
+    with connect(server_config(name="demo-server")) as client:  # protocol="auto", the default
         info = client.server_info
         assert info is not None
         how = "server/discover" if client.era == "modern" else "server/discover refused, so the initialize handshake"

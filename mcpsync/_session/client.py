@@ -43,7 +43,7 @@ from .._wire.interrupts import deferred_interrupts
 from . import exit_cleanup
 from .channel import Channel
 from .dispatch import Dispatcher
-from .era import LEGACY, MODERN, check_protocol, probe, rounds
+from .era import AUTO, LEGACY, MODERN, check_protocol, probe, rounds
 from .inbox import Inbox, ListCache, LogHandler, NotificationHandler
 from .models import (
     CallToolResult,
@@ -138,14 +138,14 @@ class Client:
         on_error: ``fn(error)`` for each message from the server that was
             skipped or refused (a ``ProtocolError``; it is logged too), on
             the dispatch thread.
-        protocol: the era: ``"legacy"`` (default for now: the ``initialize`` handshake, which
-            dual-era servers serve in full), ``"auto"`` (``server/discover`` first, as the
-            2026-07-28 revision says; a legacy server falls back to the handshake), ``"modern"``
-            or ``"2026-07-28"`` (no fallback). In the modern era every request carries its
-            version, capabilities and identity in ``_meta`` (and its headers over HTTP), a server's
-            ``input_required`` results are answered with the handlers above and the request sent
-            again, ``ping`` asks ``server/discover``, and ``set_logging_level`` sets the level each
-            request asks for.
+        protocol: the era: ``"auto"`` (the default: ``server/discover`` first, as the
+            2026-07-28 revision says; a legacy server falls back to the ``initialize``
+            handshake), ``"legacy"`` (the handshake only, which dual-era servers serve in
+            full), ``"modern"`` or ``"2026-07-28"`` (no fallback). In the modern era every
+            request carries its version, capabilities and identity in ``_meta`` (and its
+            headers over HTTP), a server's ``input_required`` results are answered with the
+            handlers above and the request sent again, ``ping`` asks ``server/discover``, and
+            ``set_logging_level`` sets the level each request asks for.
         A handler's answer to a request the server has meanwhile cancelled is not sent.
     """
 
@@ -168,11 +168,11 @@ class Client:
         refresh_on_list_changed: bool = False,
         on_close: Optional[Callable[[Optional[BaseException]], None]] = None,
         on_error: Optional[Callable[[BaseException], None]] = None,
-        protocol: str = LEGACY,
+        protocol: str = AUTO,
     ) -> None:
         self.transport = transport
-        #: ``"legacy"`` (the ``initialize`` handshake; the default for now), ``"auto"`` (probe with
-        #: ``server/discover``, fall back to the handshake), or ``"modern"`` / a modern version.
+        #: ``"auto"`` (the default: probe with ``server/discover``, fall back to the ``initialize``
+        #: handshake), ``"legacy"`` (the handshake only), or ``"modern"`` / a modern version.
         self.protocol = check_protocol(protocol)
         #: The versions a modern server said it supports (``server/discover``); ``()`` for a legacy one.
         self.supported_versions: tuple[str, ...] = ()

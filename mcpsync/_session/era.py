@@ -4,9 +4,10 @@ multi-round-trip requests.
 ``probe`` sends ``server/discover`` with the modern ``_meta`` (over HTTP with
 the modern headers too). A ``DiscoverResult`` means a modern server; an
 ``UnsupportedProtocolVersionError`` (-32022) a modern one that wants another
-version (one we share is chosen, once); any other error, a ``4xx`` without a
-modern error in its body, or (on stdio) no answer within ``PROBE_TIMEOUT``
-means a legacy server, and the caller falls back to ``initialize``. With the
+version (one we share is chosen, once); any other error, a result that is no
+``DiscoverResult`` (no ``supportedVersions``: a server that answers whatever it
+is asked), a ``4xx`` without a modern error in its body, or (on stdio) no answer
+within ``PROBE_TIMEOUT`` means a legacy server, and the caller falls back to ``initialize``. With the
 era forced (``protocol=``), there is no fallback: the error says why.
 
 ``rounds`` answers ``input_required`` results: each of the server's
@@ -96,7 +97,7 @@ def probe(
         tried.add(version)
         channel.speak(version, capabilities, client_info)
         try:
-            return channel.request("server/discover", None, timeout=wait)
+            result = channel.request("server/discover", None, timeout=wait)
         except ServerError as exc:
             error: Optional[ServerError] = exc
         except HTTPStatusError as exc:
@@ -109,6 +110,14 @@ def probe(
                 channel.speak(None)
                 raise
             error = None
+        else:
+            if isinstance(result, dict) and isinstance(result.get("supportedVersions"), list):
+                return result
+            # A success that is no DiscoverResult: a legacy server that answers whatever it is asked
+            # (``{}``, say), not a modern one; it gets the handshake.
+            channel.speak(None)
+            _legacy(channel, "an answer without supportedVersions", forced)
+            return None
         if error is not None and is_modern_error(error.code):
             if error.code == UNSUPPORTED_VERSION:
                 data = error.data if isinstance(error.data, dict) else {}
@@ -124,13 +133,22 @@ def probe(
             channel.speak(None)
             raise error
         channel.speak(None)
-        if forced:
-            raise ProtocolError(
-                f"{channel.transport.name}: the server does not speak the 2026-07-28 revision "
-                f"(server/discover: {error or 'no answer'}); connect with protocol='auto' or 'legacy'"
-            )
-        logger.debug("server %r: server/discover gave %s: a legacy server", channel.transport.name, error or "nothing")
+        _legacy(channel, str(error) if error is not None else "no answer", forced)
         return None
+
+
+def _legacy(channel: Channel, why: str, forced: bool) -> None:
+    """The probe found a legacy server (``why``: what ``server/discover`` gave): logged with ``"auto"``.
+
+    Raises:
+        ProtocolError: with the modern era forced.
+    """
+    if forced:
+        raise ProtocolError(
+            f"{channel.transport.name}: the server does not speak the 2026-07-28 revision "
+            f"(server/discover: {why}); connect with protocol='auto' or 'legacy'"
+        )
+    logger.debug("server %r: server/discover gave %s: a legacy server", channel.transport.name, why)
 
 
 def rounds(

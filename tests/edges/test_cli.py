@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+import mcpsync
 from mcpsync._edges import cli, cli_args
 from mcpsync.testing import server_command
 from mcpsync.testing.server import PIXEL_PNG
@@ -27,7 +28,10 @@ from tests.http_server import running_http_server
 #: Seconds one command may take (they take well under one).
 COMMAND_TIMEOUT = 60
 
-INLINE = ["--stdio", shlex.join(server_command())]
+#: What the test server needs to run the mcpsync these tests import, not another install's: a server
+#: gets only a safe part of our environment (no PYTHONPATH), and runs in the test's empty directory.
+SERVER_ENV = {"PYTHONPATH": str(Path(mcpsync.__file__).resolve().parents[1])}
+INLINE = ["--stdio", shlex.join(server_command()), *(f"--env={key}={value}" for key, value in SERVER_ENV.items())]
 #: A server that writes to stderr and exits before answering initialize.
 DYING = [sys.executable, "-c", "import sys; sys.stderr.write('boom: bad token\\n'); sys.exit(3)"]
 
@@ -67,10 +71,10 @@ def write_config(home: Path, name: str = ".mcp.json") -> Path:
     """A Claude-style configuration: a working server, one that cannot start, one that dies, one switched off."""
     command, *args = server_command()
     servers = {
-        "good": {"command": command, "args": args},
+        "good": {"command": command, "args": args, "env": SERVER_ENV},
         "broken": {"command": str(home / "no-such-server")},
         "dying": {"command": DYING[0], "args": DYING[1:]},
-        "off": {"command": command, "args": args, "enabled": False},
+        "off": {"command": command, "args": args, "env": SERVER_ENV, "enabled": False},
     }
     path = home / name
     path.write_text(json.dumps({"mcpServers": servers}))
@@ -236,8 +240,11 @@ def test_progress_is_shown_on_stderr_one_line_per_update_when_not_a_terminal(hom
 def test_verbose_shows_protocol_traffic_and_server_stderr(home: Path) -> None:
     done = run(home, *INLINE, "-v", "call", "stderr", "text=from the server")
     assert done.returncode == 0, done.stderr
-    assert 'mcpsync.traffic: inline --> {"jsonrpc":"2.0","id":1,"method":"initialize"' in done.stderr
-    assert 'mcpsync.traffic: inline <-- {"jsonrpc":"2.0","id":1,"result":{' in done.stderr
+    # protocol="auto": the probe first, refused by the legacy test server, then the handshake.
+    assert 'mcpsync.traffic: inline --> {"jsonrpc":"2.0","id":1,"method":"server/discover"' in done.stderr
+    assert 'mcpsync.traffic: inline <-- {"jsonrpc":"2.0","id":1,"error":{"code":-32601' in done.stderr
+    assert 'mcpsync.traffic: inline --> {"jsonrpc":"2.0","id":2,"method":"initialize"' in done.stderr
+    assert 'mcpsync.traffic: inline <-- {"jsonrpc":"2.0","id":2,"result":{' in done.stderr
     assert '"method":"tools/call","params":{"name":"stderr"' in done.stderr
     assert "mcpsync.server.inline: from the server" in done.stderr
     assert done.stdout == "wrote 1 lines\n"

@@ -58,11 +58,18 @@ TOOLS = {
 
 @contextmanager
 def client_opener(target: Any, label: str) -> Iterator[Callable[..., mcpsync.Client]]:
-    """Yield a function that connects to ``target`` (``name=label`` unless given); every client is closed after."""
+    """Yield a function that connects to ``target`` (``name=label`` unless given); every client is closed after.
+
+    The clients speak the legacy era unless ``protocol=`` says otherwise: the modules using this
+    test the handshake, sessions, the GET stream and the server's own requests, which the SDK's
+    dual-era servers serve only after ``initialize`` (``"auto"`` would pick the modern era;
+    test_official_modern.py tests that one).
+    """
     clients: list[mcpsync.Client] = []
 
     def open_(**kwargs: Any) -> mcpsync.Client:
         kwargs.setdefault("name", label)
+        kwargs.setdefault("protocol", "legacy")
         client = mcpsync.connect(target, timeout=TIMEOUT, **kwargs)
         clients.append(client)
         return client

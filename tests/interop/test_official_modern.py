@@ -71,6 +71,15 @@ def test_the_same_script_runs_unchanged_in_both_eras(target: Any) -> None:
     assert new == old
 
 
+def test_the_default_finds_the_modern_era_of_a_dual_era_server(target: Any) -> None:
+    """No protocol= given ("auto"): the SDK's server answers server/discover, so no handshake and no session."""
+    with mcpsync.connect(target, timeout=T) as client:
+        assert client.protocol == "auto"
+        assert client.era == "modern" and client.protocol_version == "2026-07-28"
+        assert getattr(client.transport, "session_id", None) is None
+        assert client.call_tool("add", {"a": 1, "b": 2}, timeout=T).structured_content == {"total": 3}
+
+
 def test_every_modern_request_carries_its_version_capabilities_and_identity(target: Any, caplog) -> None:
     with caplog.at_level(logging.DEBUG, logger="mcpsync.traffic"):
         with mcpsync.connect(target, protocol="modern", timeout=T, roots=["file:///r"]) as client:

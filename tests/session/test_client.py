@@ -25,7 +25,7 @@ def test_handshake_records_what_the_server_said(client):
 
 def test_initialize_sends_our_version_and_info_then_initialized(tmp_path):
     log = tmp_path / "received.jsonl"
-    with mcpsync.connect(scripted_server({}, log), capabilities={"roots": {}}) as client:
+    with mcpsync.connect(scripted_server({}, log), capabilities={"roots": {}}, protocol="legacy") as client:
         assert client.server_info.name == "scripted"
     sent = [json.loads(line) for line in log.read_text().splitlines()]
     assert sent[0]["method"] == "initialize"

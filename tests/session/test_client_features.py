@@ -202,7 +202,10 @@ def test_official_server_progress_and_log_messages():
         if value == total:
             done.set()
 
-    with mcpsync.connect(official_target("stdio"), name="official", timeout=T, on_log=lambda *a: logs.append(a)) as c:
+    # The legacy era: the modern one sends log messages only to a request that asks for a level.
+    with mcpsync.connect(
+        official_target("stdio"), name="official", timeout=T, protocol="legacy", on_log=lambda *a: logs.append(a)
+    ) as c:
         assert c.call_tool("progress", {"steps": 3}, on_progress=on_progress, timeout=T).text == "did 3 steps"
         assert done.wait(T)
     assert progress == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
@@ -298,7 +301,7 @@ def test_capabilities_are_declared_only_for_what_is_supplied(tmp_path):
         ({"sampling": dict, "elicitation": dict}, {"sampling": {}, "elicitation": {"form": {}, "url": {}}}),
     ]:
         log = tmp_path / f"log{len(expected)}.jsonl"
-        with mcpsync.connect(scripted_server({}, log), timeout=T, **kwargs) as client:
+        with mcpsync.connect(scripted_server({}, log), timeout=T, protocol="legacy", **kwargs) as client:
             if "roots" in kwargs:
                 client.set_roots(["file:///x"])
         sent = [json.loads(line) for line in log.read_text().splitlines()]
@@ -369,8 +372,13 @@ def test_official_server_asks_for_sampling_and_roots():
         questions.append(params["messages"][0]["content"]["text"])
         return {"role": "assistant", "content": {"type": "text", "text": "forty-two"}, "model": "stub"}
 
-    with mcpsync.connect(
-        official_target("stdio"), name="official", timeout=T, sampling=sample, roots=["file:///work", "file:///data"]
+    with mcpsync.connect(  # the legacy era: the SDK's tools ask by requests of their own, not input_required
+        official_target("stdio"),
+        name="official",
+        timeout=T,
+        protocol="legacy",
+        sampling=sample,
+        roots=["file:///work", "file:///data"],
     ) as client:
         assert client.call_tool("ask_sampling", {"question": "meaning?"}, timeout=T).text == "stub: forty-two"
         assert client.call_tool("client_roots", timeout=T).text == "file:///work file:///data"
@@ -392,7 +400,10 @@ def test_official_server_elicits_through_the_elicitation_handler():
             }
         return {"action": "decline"}
 
-    with mcpsync.connect(official_target("stdio"), name="official", timeout=T, elicitation=elicit) as client:
+    # The legacy era: the SDK's ctx.elicit sends a request of its own, which the modern era has not.
+    with mcpsync.connect(
+        official_target("stdio"), name="official", timeout=T, protocol="legacy", elicitation=elicit
+    ) as client:
         assert client.call_tool("ask_name", timeout=T).text == "hello Ada"
         assert client.call_tool("ask_name", timeout=T).text == "decline"
     assert asked[0]["message"] == "What is your name?"

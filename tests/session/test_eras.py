@@ -1,15 +1,21 @@
-"""The modern era's wire over HTTP, checked header by header against a mocked server (``responses``)."""
+"""The modern era's wire over HTTP, checked header by header against a mocked server (``responses``);
+how the probe tells a legacy server; and the default, ``protocol="auto"``, against legacy servers."""
 
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import pytest
+import requests
 import responses
 
 import mcpsync
 from mcpsync import UnsupportedProtocolVersion
+from mcpsync.testing import server_config
+from tests.helpers import scripted_server
+from tests.http_server import running_http_server
 
 URL = "http://mcp.test/mcp"
 T = 10
@@ -111,6 +117,41 @@ def test_a_legacy_server_refusing_the_probe_with_a_plain_400_gets_the_handshake(
         assert client.era == "legacy" and client.server_info.name == "old"
     initialize_headers = next(h for h, m in seen if m.get("method") == "initialize")
     assert "Mcp-Method" not in initialize_headers and "MCP-Protocol-Version" not in initialize_headers
+
+
+@responses.activate
+def test_a_legacy_server_answering_the_probe_with_an_empty_result_gets_the_handshake():
+    """A legacy server that answers whatever it is asked (``{}`` to server/discover) sent no DiscoverResult:
+    "auto" runs the handshake, with no modern header left over, and "modern" says why it refuses (both used
+    to fail with an UnsupportedProtocolVersion that named no version)."""
+    seen: list[tuple[dict[str, str], dict[str, Any]]] = []
+    responses.add_callback(responses.POST, URL, callback=modern_server(seen, discover={}))
+    responses.add(responses.GET, URL, status=405)
+    responses.add(responses.DELETE, URL, status=204)
+    with mcpsync.connect(URL, protocol="auto", auth=False, timeout=T) as client:
+        assert client.era == "legacy" and client.server_info.name == "old" and client.supported_versions == ()
+    assert [m.get("method") for _, m in seen] == ["server/discover", "initialize", "notifications/initialized"]
+    for headers, _ in seen[1:]:
+        assert "Mcp-Method" not in headers and headers.get("MCP-Protocol-Version") in (None, "2025-11-25")
+    with pytest.raises(mcpsync.ProtocolError) as info:
+        mcpsync.connect(URL, protocol="modern", auth=False, timeout=T)
+    assert type(info.value) is mcpsync.ProtocolError
+    assert "does not speak the 2026-07-28 revision (server/discover: an answer without supportedVersions)" in str(
+        info.value
+    )
+
+
+def test_a_legacy_stdio_server_answering_the_probe_with_an_empty_result_gets_the_handshake(tmp_path):
+    """The same over stdio: ``{}`` to server/discover, then the handshake; no request carries the modern ``_meta``."""
+    log = tmp_path / "received.jsonl"
+    with mcpsync.connect(
+        scripted_server({"server/discover": [{}], "ping": [{}]}, log), protocol="auto", timeout=T
+    ) as c:
+        assert c.era == "legacy" and c.protocol_version == "2025-11-25"
+        c.ping(timeout=T)
+    sent = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [m.get("method") for m in sent] == ["server/discover", "initialize", "notifications/initialized", "ping"]
+    assert all("_meta" not in (m.get("params") or {}) for m in sent[1:])
 
 
 def scripted(seen: list[tuple[dict[str, str], dict[str, Any]]], answers: dict[str, Any]):
@@ -293,3 +334,56 @@ def test_a_modern_request_declares_the_authorization_extension_its_grant_uses():
                 "io.modelcontextprotocol/oauth-client-credentials": {},
                 "io.modelcontextprotocol/tasks": {},
             }
+
+
+# -- the default: protocol="auto" ------------------------------------------------------------------------
+
+
+def test_the_default_is_auto_and_the_legacy_test_server_gets_the_handshake_over_stdio():
+    """No protocol= given: the client probes, mcpsync's own test server with --legacy-only refuses, the handshake runs."""
+    client = mcpsync.Client(mcpsync.create_transport(server_config("--legacy-only")))
+    assert client.protocol == "auto"
+    with client:
+        assert client.era == "legacy" and client.protocol_version == "2025-11-25"
+        assert client.supported_versions == ()
+        assert client.call_tool("echo", {"text": "old"}, timeout=T).text == "old"
+    with mcpsync.connect(server_config("--legacy-only"), timeout=T) as connected:
+        assert connected.protocol == "auto" and connected.era == "legacy"
+
+
+def test_a_legacy_server_refusing_the_probe_with_32601_costs_one_round_trip_and_no_warning(tmp_path, caplog):
+    """The default against a legacy stdio server that answers server/discover with -32601: one request
+    more than the handshake (answered, not waited out), nothing logged at WARNING, nothing modern left."""
+    log = tmp_path / "received.jsonl"
+    with caplog.at_level(logging.DEBUG, logger="mcpsync"):
+        with mcpsync.connect(scripted_server({"ping": [{}]}, log), timeout=T) as client:
+            assert client.era == "legacy"
+            client.ping(timeout=T)
+    sent = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(m.get("id"), m.get("method")) for m in sent] == [
+        (1, "server/discover"),
+        (2, "initialize"),
+        (None, "notifications/initialized"),
+        (3, "ping"),
+    ]
+    assert all("_meta" not in (m.get("params") or {}) for m in sent[1:])
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+    assert any("server/discover gave MCP error -32601" in r.getMessage() for r in caplog.records)
+
+
+def test_a_probe_of_the_legacy_http_test_server_leaves_no_session_and_no_warning(caplog):
+    """The default against mcpsync's own HTTP test server (legacy only): the probe is refused with 400
+    (no session), the handshake opens the one session, and nothing is logged at WARNING."""
+    with running_http_server() as base:
+        with caplog.at_level(logging.DEBUG, logger="mcpsync"):
+            with mcpsync.connect(f"{base}/mcp", timeout=T) as client:
+                assert type(client.transport) is mcpsync.StreamableHTTPTransport  # no HTTP+SSE fallback
+                assert client.era == "legacy" and client.transport.session_id is not None
+                assert client.call_tool("echo", {"text": "x"}, timeout=T).text == "x"
+                headers = client.transport._request_headers()
+                assert headers["MCP-Protocol-Version"] == "2025-11-25" and "Mcp-Method" not in headers
+        with requests.post(f"{base}/control/seen", timeout=T) as response:
+            seen = response.json()
+    assert seen[:3] == ["server/discover", "initialize", "notifications/initialized"]
+    assert seen.count("server/discover") == 1 and seen.count("initialize") == 1
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []

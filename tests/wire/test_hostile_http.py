@@ -362,8 +362,9 @@ def transport(server: Hostile, kind: str, **options: Any) -> Any:
 
 @contextmanager
 def connected(server: Hostile, kind: str, **options: Any) -> Iterator[mcpsync.Client]:
-    """A client after its handshake; closed (within a bound) after the block."""
-    client = mcpsync.Client(transport(server, kind, **options))
+    """A client after its handshake (the legacy era: the answers above count on ``initialize`` being
+    request 1, the attacks on a session); closed (within a bound) after the block."""
+    client = mcpsync.Client(transport(server, kind, **options), protocol="legacy")
     try:
         client.initialize(timeout=T)
         yield client
@@ -570,7 +571,9 @@ def test_close_is_bounded_whatever_the_delete_meets(attack: str) -> None:
         "redirect-loop": redirect_loop(),
     }
     with hostile() as server:
-        client = mcpsync.Client(StreamableHTTPTransport(f"{server.url}/mcp", name="hostile", listen=False))
+        client = mcpsync.Client(
+            StreamableHTTPTransport(f"{server.url}/mcp", name="hostile", listen=False), protocol="legacy"
+        )  # the legacy era: a session, which close() DELETEs
         try:
             client.initialize(timeout=T)
             server.attacks["DELETE /mcp"] = attacks[attack]

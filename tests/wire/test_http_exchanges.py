@@ -227,7 +227,7 @@ def test_through_a_proxy_timeouts_ctrl_c_and_close_still_hold(base: str, monkeyp
     monkeypatch.setenv("HTTP_PROXY", base)
     url = f"{base}/mcp".replace("127.0.0.1", "localhost")
     before = len(control(base, "seen"))
-    client = mcpsync.Client(StreamableHTTPTransport(url, listen=False, timeout=T))
+    client = mcpsync.Client(StreamableHTTPTransport(url, listen=False, timeout=T), protocol="legacy")  # the handshake
     try:
         client.initialize(timeout=T)
         http = client.transport._http
@@ -271,7 +271,10 @@ def test_credentials_in_the_url_are_sent_as_basic_auth() -> None:
     with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
         mock.add_callback(responses.POST, "http://user:pw@mcp.test/mcp", callback=answer)  # as requests prepares it
         mock.add(responses.DELETE, "http://user:pw@mcp.test/mcp", status=204)
-        with mcpsync.Client(StreamableHTTPTransport("http://user:pw@mcp.test/mcp", listen=False)) as client:
+        # The legacy era: the mock answers the handshake; three POSTs, each with the header.
+        with mcpsync.Client(
+            StreamableHTTPTransport("http://user:pw@mcp.test/mcp", listen=False), protocol="legacy"
+        ) as client:
             client.ping(timeout=T)
     assert len(sent) == 3 and set(sent) == {requests.auth._basic_auth_str("user", "pw")}
 
@@ -314,7 +317,9 @@ class FailingAuth(requests.auth.AuthBase):
 
 
 def test_an_auth_object_that_raises_fails_the_call_with_our_error(base: str) -> None:
-    with mcpsync.Client(StreamableHTTPTransport(f"{base}/mcp", auth=FailingAuth(good=2), listen=False)) as client:
+    # The legacy era: the handshake is the two good requests (initialize, notifications/initialized).
+    transport = StreamableHTTPTransport(f"{base}/mcp", auth=FailingAuth(good=2), listen=False)
+    with mcpsync.Client(transport, protocol="legacy") as client:
         with within(PROMPTLY), pytest.raises(TransportError, match="was not sent: token refresh failed"):
             client.ping(timeout=T)
         future = client.send_request("ping")

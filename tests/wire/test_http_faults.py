@@ -58,7 +58,8 @@ class Server:
 
     @contextmanager
     def client(self, on_error: Any = None, **options: Any) -> Iterator[mcpsync.Client]:
-        with mcpsync.Client(self.transport(**options), on_error=on_error) as client:
+        """A client in the legacy era, for the request ids the errors name (``initialize`` is request 1)."""
+        with mcpsync.Client(self.transport(**options), on_error=on_error, protocol="legacy") as client:
             yield client
 
     def control(self, what: str) -> str:

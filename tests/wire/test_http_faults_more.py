@@ -136,9 +136,10 @@ def test_cancelling_one_request_does_not_break_the_next_on_the_same_worker(serve
 
 
 def test_when_the_fallback_fails_too_the_first_answer_is_kept(server):
+    """The legacy era: the refused POST is the ``initialize`` (with ``"auto"`` a refused probe means a legacy server)."""
     base, _ = server
     control(server, "fail-next?status=400")
     with pytest.raises(mcpsync.HTTPStatusError) as info:
-        mcpsync.connect(f"{base}/mcp", timeout=T)
+        mcpsync.connect(f"{base}/mcp", timeout=T, protocol="legacy")
     assert info.value.status_code == 400
     assert str(info.value).startswith("HTTP 400: injected failure 400 (and as an HTTP+SSE server: HTTP 405")

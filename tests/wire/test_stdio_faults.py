@@ -40,11 +40,15 @@ SMALL_LIMIT = 1_000_000
 
 @contextmanager
 def chaos_client(**options: Any) -> Iterator[mcpsync.Client]:
-    """A client on the bundled test server; ``options`` go to the transport."""
+    """A client on the bundled test server; ``options`` go to the transport.
+
+    The legacy era, for the request ids the errors name: ``initialize`` is request 1, the first call 2.
+    """
     on_error = options.pop("on_error", None)
     options.setdefault("exit_timeout", 0.5)
     options.setdefault("terminate_timeout", 1.0)
-    with mcpsync.Client(create_transport(server_config(timeout=T), **options), on_error=on_error) as client:
+    transport = create_transport(server_config(timeout=T), **options)
+    with mcpsync.Client(transport, on_error=on_error, protocol="legacy") as client:
         yield client
 
 
@@ -296,7 +300,7 @@ import resource
 import mcpsync
 from mcpsync.testing import server_config
 from mcpsync._wire import create_transport
-with mcpsync.Client(create_transport(server_config(timeout=60), exit_timeout=0.5)) as client:
+with mcpsync.Client(create_transport(server_config(timeout=60), exit_timeout=0.5), protocol="legacy") as client:
     try:
         client.call_tool("misbehave", {"kind": "huge_id_last", "size": 1_000_000_000}, timeout=60)
     except mcpsync.MessageTooLarge as exc:

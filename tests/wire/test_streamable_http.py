@@ -1,4 +1,7 @@
-"""mcpsync._wire.streamable_http with a faked server (``responses``): headers, statuses, sessions, streams."""
+"""mcpsync._wire.streamable_http with a faked server (``responses``): headers, statuses, sessions, streams.
+
+The fake is a legacy server (``initialize``, a session, the GET stream): its clients speak the legacy era.
+"""
 
 import json
 import math
@@ -65,7 +68,7 @@ def fake():
 
 def connect(**kwargs):
     kwargs.setdefault("listen", False)
-    client = mcpsync.Client(StreamableHTTPTransport(URL, **kwargs))
+    client = mcpsync.Client(StreamableHTTPTransport(URL, **kwargs), protocol="legacy")
     client.initialize(timeout=T)
     return client
 
@@ -266,7 +269,7 @@ def test_the_listener_delivers_server_messages(fake):
     import threading
 
     seen = threading.Event()
-    client = mcpsync.Client(StreamableHTTPTransport(URL), on_notification=lambda m, p: seen.set())
+    client = mcpsync.Client(StreamableHTTPTransport(URL), on_notification=lambda m, p: seen.set(), protocol="legacy")
     client.initialize(timeout=T)
     assert seen.wait(T)
     client.close()
@@ -428,7 +431,7 @@ def test_a_redirected_post_is_followed_within_the_origin(fake):
     """A 307 to another path of the same server: the POST goes there, with its body, and the call succeeds."""
     old = "http://mcp.test/old-mcp"
     fake.mock.add(responses.POST, old, status=307, headers={"Location": "/mcp"})
-    client = mcpsync.Client(StreamableHTTPTransport(old))
+    client = mcpsync.Client(StreamableHTTPTransport(old), protocol="legacy")
     client.initialize(timeout=T)
     try:
         client.ping(timeout=T)
@@ -446,7 +449,7 @@ def test_a_redirect_to_another_origin_is_refused_and_names_both_urls(fake):
     refuses too. requests would have followed it, stripping only Authorization."""
     old = "http://old-mcp.test/mcp"
     fake.mock.add(responses.POST, old, status=307, headers={"Location": URL})
-    client = mcpsync.Client(StreamableHTTPTransport(old, headers={"X-Api-Key": "secret"}))
+    client = mcpsync.Client(StreamableHTTPTransport(old, headers={"X-Api-Key": "secret"}), protocol="legacy")
     with pytest.raises(mcpsync.TransportError, match=f"redirected to {URL}, on another origin; not followed"):
         client.initialize(timeout=T)
     assert fake.seen == [], "nothing reached the other origin"
@@ -470,7 +473,7 @@ def test_a_redirect_to_a_trick_url_counts_as_another_origin(fake):
     """A Location that urlsplit and urllib3 read differently is not followed, whatever it looks like."""
     old = "http://mcp.test/old-mcp"
     fake.mock.add(responses.POST, old, status=307, headers={"Location": "http://127.0.0.2:80\\@mcp.test/mcp"})
-    client = mcpsync.Client(StreamableHTTPTransport(old, headers={"X-Api-Key": "secret"}))
+    client = mcpsync.Client(StreamableHTTPTransport(old, headers={"X-Api-Key": "secret"}), protocol="legacy")
     with pytest.raises(mcpsync.TransportError, match="on another origin; not followed"):
         client.initialize(timeout=T)
     assert fake.seen == []
