@@ -837,14 +837,20 @@ class Client:
             params["task"] = {}
 
         def call(params: dict[str, Any], first: bool = False) -> dict[str, Any]:
-            return self.request(
-                "tools/call",
-                params,
-                timeout=seconds if first else _left(seconds, started),  # the caller's figure, in its error
-                on_progress=on_progress,
-                max_total_timeout=max_total_timeout,
-                progress_resets_timeout=progress_resets_timeout,
-            )
+            left = seconds if first else _left(seconds, started)
+            try:
+                return self.request(
+                    "tools/call",
+                    params,
+                    timeout=left,
+                    on_progress=on_progress,
+                    max_total_timeout=max_total_timeout,
+                    progress_resets_timeout=progress_resets_timeout,
+                )
+            except RequestTimeout as exc:
+                if seconds is None or left == seconds or exc.timeout != left:
+                    raise  # the caller's figure already (or max_total_timeout's)
+                raise RequestTimeout(exc.method, seconds) from None  # the caller's figure, not what was left of it
 
         try:
             result = call(params, first=not listed)

@@ -22,7 +22,7 @@ import pytest
 import mcpsync
 from mcpsync._edges import cli, cli_args
 from mcpsync.testing import server_command
-from mcpsync.testing.server import PIXEL_PNG
+from mcpsync.testing.server import PIXEL_PNG, TOOLS
 from tests.http_server import running_http_server
 
 #: Seconds one command may take (they take well under one).
@@ -95,7 +95,7 @@ def test_servers_shows_every_state_and_why_a_server_failed(home: Path) -> None:
     done = run(home, "servers")
     assert done.returncode == 0, done.stderr
     rows = {row[0]: row for row in lines(done.stdout)[2:] if row}
-    assert rows["good"][1:4] == ["connected", "stdio", "15"]
+    assert rows["good"][1:4] == ["connected", "stdio", str(len(TOOLS))]
     assert "mcpsync-test-server" in rows["good"]
     assert rows["broken"][1] == "failed" and "cannot start server 'broken'" in " ".join(rows["broken"])
     assert rows["dying"][1] == "failed" and "exited with code 3" in " ".join(rows["dying"])
@@ -112,7 +112,7 @@ def test_servers_json(home: Path) -> None:
     assert done.returncode == 0, done.stderr
     statuses = {s["name"]: s for s in json.loads(done.stdout)}
     assert list(statuses) == ["good", "broken", "dying", "off"]
-    assert statuses["good"]["state"] == "connected" and statuses["good"]["tools"] == 15
+    assert statuses["good"]["state"] == "connected" and statuses["good"]["tools"] == len(TOOLS)
     assert statuses["good"]["server_info"]["name"] == "mcpsync-test-server"
     assert statuses["good"]["source"] == str(config)
     assert statuses["broken"]["state"] == "failed" and "No such file" in statuses["broken"]["error"]
@@ -184,7 +184,8 @@ def test_call_gives_a_string_parameter_the_text_as_written(home: Path) -> None:
     """text=42 would be the number 42 as JSON; the schema says text is a string."""
     done = run(home, *INLINE, "--name", "tests", "call", "tests", "echo", "text=42", "--json")
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == {"content": [{"type": "text", "text": "42"}], "isError": False}
+    result = json.loads(done.stdout)
+    assert (result["content"], result["isError"]) == ([{"type": "text", "text": "42"}], False)
 
 
 def test_call_with_a_json_object_through_a_config_file(home: Path) -> None:
@@ -238,9 +239,10 @@ def test_progress_is_shown_on_stderr_one_line_per_update_when_not_a_terminal(hom
 
 
 def test_verbose_shows_protocol_traffic_and_server_stderr(home: Path) -> None:
-    done = run(home, *INLINE, "-v", "call", "stderr", "text=from the server")
+    legacy = ["--stdio", shlex.join(server_command("--legacy-only")), *INLINE[2:]]
+    done = run(home, *legacy, "-v", "call", "stderr", "text=from the server")
     assert done.returncode == 0, done.stderr
-    # protocol="auto": the probe first, refused by the legacy test server, then the handshake.
+    # protocol="auto": the probe first, refused by a legacy server, then the handshake.
     assert 'mcpsync.traffic: inline --> {"jsonrpc":"2.0","id":1,"method":"server/discover"' in done.stderr
     assert 'mcpsync.traffic: inline <-- {"jsonrpc":"2.0","id":1,"error":{"code":-32601' in done.stderr
     assert 'mcpsync.traffic: inline --> {"jsonrpc":"2.0","id":2,"method":"initialize"' in done.stderr

@@ -14,7 +14,14 @@ from tests.helpers import scripted_server
 T = 20  # seconds: the bound on every call in this file
 
 
-def test_handshake_records_what_the_server_said(client):
+def test_handshake_records_what_the_server_said():
+    """The legacy handshake (the test server with --legacy-only, found by the default probe)."""
+    with mcpsync.connect(server_config("--legacy-only", timeout=T)) as client:
+        assert client.era == "legacy"
+        check_what_the_server_said(client)
+
+
+def check_what_the_server_said(client):
     assert client.server_info == mcpsync.ServerInfo("mcpsync-test-server", mcpsync.__version__, "mcpsync test server")
     assert client.protocol_version == "2025-11-25"
     assert "tools" in client.server_capabilities
@@ -39,14 +46,14 @@ def test_initialize_sends_our_version_and_info_then_initialized(tmp_path):
 
 @pytest.mark.parametrize("version", ["2025-06-18", "2025-03-26", "2024-11-05"])
 def test_older_supported_versions_are_accepted(version):
-    with mcpsync.connect(server_command("--protocol-version", version)) as client:
+    with mcpsync.connect(server_command("--legacy-only", "--protocol-version", version)) as client:
         assert client.protocol_version == version
         assert client.call_tool("echo", {"text": "ok"}, timeout=T).text == "ok"
 
 
 def test_unsupported_version_is_a_clear_error_and_a_clean_disconnect():
     with pytest.raises(mcpsync.UnsupportedProtocolVersion) as info:
-        mcpsync.connect(server_command("--protocol-version", "1999-01-01"))
+        mcpsync.connect(server_command("--legacy-only", "--protocol-version", "1999-01-01"))
     assert "'1999-01-01'" in str(info.value) and "2025-11-25" in str(info.value)
     assert isinstance(info.value, mcpsync.ProtocolError)
     # no_leaks checks that the server process and threads are gone
@@ -185,7 +192,8 @@ def test_notifications_reach_the_callback_in_order_on_the_dispatch_thread():
         if params["data"] == "n4":
             done.set()
 
-    with mcpsync.connect(server_config(), on_notification=on_notification) as client:
+    # Legacy: the server logs without being asked (a modern one only to a request that asks for a level).
+    with mcpsync.connect(server_config(), on_notification=on_notification, protocol="legacy") as client:
         for n in range(5):
             client.call_tool("log", {"message": f"n{n}"}, timeout=T)
         assert done.wait(T)
@@ -198,7 +206,7 @@ def test_a_failing_callback_is_logged_and_does_not_stop_the_client(caplog):
     def on_notification(method, params):
         raise ValueError("callback bug")
 
-    with mcpsync.connect(server_config(), on_notification=on_notification) as client:
+    with mcpsync.connect(server_config(), on_notification=on_notification, protocol="legacy") as client:
         client.call_tool("log", {"message": "x"}, timeout=T)
         assert client.call_tool("echo", {"text": "alive"}, timeout=T).text == "alive"
         client.close()

@@ -265,7 +265,10 @@ def test_roots_sampling_and_elicitation_handlers(target):
         return {"action": "accept", "content": answers}
 
     roots = ["file:///work", {"uri": "file:///data", "name": "data"}]
-    with mcpsync.connect(target, name="features", timeout=T, roots=roots, sampling=sample, elicitation=elicit) as c:
+    # Legacy: ask_client sends the server's own requests, which the 2026-07-28 revision has not.
+    with mcpsync.connect(
+        target, name="features", timeout=T, protocol="legacy", roots=roots, sampling=sample, elicitation=elicit
+    ) as c:
 
         def ask(method, params=None):
             return c.call_tool("ask_client", {"method": method, "params": params or {}}, timeout=T).structured_content
@@ -337,8 +340,14 @@ def test_list_changed_and_resource_updates_reach_their_callbacks(target):
         updated.append(uri)
         done.set()
 
+    # Legacy: notify_client sends notifications unasked (a modern server: on a subscriptions/listen stream).
     with mcpsync.connect(
-        target, name="features", timeout=T, on_list_changed=changed.append, on_resource_updated=on_updated
+        target,
+        name="features",
+        timeout=T,
+        protocol="legacy",
+        on_list_changed=changed.append,
+        on_resource_updated=on_updated,
     ) as client:
         client.list_tools(timeout=T)
         for kind in ("tools", "prompts", "resources"):
@@ -410,7 +419,13 @@ def test_official_server_elicits_through_the_elicitation_handler():
     assert "name" in asked[0]["requestedSchema"]["properties"]
 
 
-def test_cached_lists_go_stale_on_list_changed_and_refresh_on_use(client):
+def test_cached_lists_go_stale_on_list_changed_and_refresh_on_use(target):
+    # Legacy: notify_client sends notifications unasked (a modern server: on a subscriptions/listen stream).
+    with mcpsync.connect(target, name="features", timeout=T, protocol="legacy") as client:
+        check_cached_lists_go_stale(client)
+
+
+def check_cached_lists_go_stale(client):
     first = client.tools
     sent = client.transport.stats.sent
     assert client.tools is first and client.transport.stats.sent == sent, "served from the cache"
@@ -428,8 +443,13 @@ def test_cached_lists_go_stale_on_list_changed_and_refresh_on_use(client):
 
 def test_lists_can_be_refreshed_eagerly(target):
     refreshed = threading.Event()
-    with mcpsync.connect(
-        target, name="features", timeout=T, refresh_on_list_changed=True, on_list_changed=lambda kind: refreshed.set()
+    with mcpsync.connect(  # legacy: notify_client's notifications come unasked
+        target,
+        name="features",
+        timeout=T,
+        protocol="legacy",
+        refresh_on_list_changed=True,
+        on_list_changed=lambda kind: refreshed.set(),
     ) as client:
         client.call_tool("notify_client", {"method": "notifications/prompts/list_changed"}, timeout=T)
         assert refreshed.wait(T)

@@ -372,9 +372,9 @@ def test_a_legacy_server_refusing_the_probe_with_32601_costs_one_round_trip_and_
 
 
 def test_a_probe_of_the_legacy_http_test_server_leaves_no_session_and_no_warning(caplog):
-    """The default against mcpsync's own HTTP test server (legacy only): the probe is refused with 400
+    """The default against mcpsync's own HTTP test server with --legacy-only: the probe is refused with 400
     (no session), the handshake opens the one session, and nothing is logged at WARNING."""
-    with running_http_server() as base:
+    with running_http_server("--legacy-only") as base:
         with caplog.at_level(logging.DEBUG, logger="mcpsync"):
             with mcpsync.connect(f"{base}/mcp", timeout=T) as client:
                 assert type(client.transport) is mcpsync.StreamableHTTPTransport  # no HTTP+SSE fallback

@@ -343,8 +343,9 @@ def test_ctrl_c_while_connecting_ends_the_handshake_at_once() -> None:
 
 
 def test_ctrl_c_while_waiting_out_a_long_retry_ends_the_call_at_once(base: str) -> None:
-    """The stream is cut before the answer and asks for a minute before resuming (30 s after our cap)."""
-    with mcpsync.Client(StreamableHTTPTransport(f"{base}/mcp", listen=False)) as client:
+    """The stream is cut before the answer and asks for a minute before resuming (30 s after our cap).
+    Legacy: the 2026-07-28 revision resumes no stream."""
+    with mcpsync.Client(StreamableHTTPTransport(f"{base}/mcp", listen=False), protocol="legacy") as client:
         control(base, "retry-next?ms=60000")
         control(base, "cut-next-stream")
         with within(PROMPTLY), ctrl_c_after(0.5):
@@ -353,7 +354,8 @@ def test_ctrl_c_while_waiting_out_a_long_retry_ends_the_call_at_once(base: str) 
 
 
 def test_a_retry_longer_than_the_timeout_ends_at_the_timeout(base: str) -> None:
-    with mcpsync.Client(StreamableHTTPTransport(f"{base}/mcp", listen=False)) as client:
+    # Legacy: the 2026-07-28 revision resumes no stream.
+    with mcpsync.Client(StreamableHTTPTransport(f"{base}/mcp", listen=False), protocol="legacy") as client:
         control(base, "retry-next?ms=600000")
         control(base, "cut-next-stream")
         with within(PROMPTLY), pytest.raises(RequestTimeout):

@@ -1,4 +1,5 @@
-"""Streamable HTTP against mcpsync's own test server over real sockets: the faults HTTP clients meet."""
+"""Streamable HTTP against mcpsync's own test server over real sockets: the faults HTTP clients meet, in the
+legacy era (sessions, resumption, the server's own requests; the modern era: tests/session/test_dual_era_server.py)."""
 
 import threading
 
@@ -22,7 +23,8 @@ def server(request):
 @pytest.fixture
 def client(server):
     base, _ = server
-    with mcpsync.connect(f"{base}/mcp", timeout=T) as c:
+    # Legacy: sessions, resumption and the server's own requests are what these faults are about.
+    with mcpsync.connect(f"{base}/mcp", timeout=T, protocol="legacy") as c:
         yield c
 
 
