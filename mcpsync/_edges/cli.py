@@ -201,7 +201,7 @@ def _run_servers(run: _Run) -> int:
     rows = [("name", "state", "transport", "tools", "server", "source", "error")]
     for s in statuses:
         tools = str(s.tools) + (" (cached)" if s.tools_from_cache else "") if s.tools or s.server_info else ""
-        info = f"{s.server_info.name} {s.server_info.version}" if s.server_info else ""
+        info = str(s.server_info) if s.server_info else ""
         rows.append((s.name, s.state.value, s.transport, tools, info, s.source, first_line(s.error)))
     table(rows, run.out, indent="")
     for s in statuses:

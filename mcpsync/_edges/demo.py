@@ -28,7 +28,7 @@ def run_demo(out: TextIO = sys.stdout) -> int:
         info = client.server_info
         assert info is not None
         how = "server/discover" if client.era == "modern" else "server/discover refused, so the initialize handshake"
-        out.write(f"Connected to {info.name} {info.version} over stdio ")
+        out.write(f"Connected to {info} over stdio ")
         out.write(f"(protocol {client.protocol_version}, {client.era} era: {how}) ")
         out.write(f"in {time.perf_counter() - started:.2f}s\n\n")
 

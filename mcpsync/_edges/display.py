@@ -170,7 +170,7 @@ def status_html(statuses: Iterable[ServerStatus]) -> str:
                 state,
                 _esc(status.transport),
                 tools,
-                _esc(f"{info.name} {info.version}".strip()) if info is not None else "",
+                _esc(str(info)) if info is not None else "",
                 _esc(status.source),
                 f'<span style="color:{_RED}">{error}</span>' if error else "",
             )

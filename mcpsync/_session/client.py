@@ -325,10 +325,9 @@ class Client:
         if self.era == MODERN:
             self._subscriptions.start(self.server_capabilities)  # the list changes, as the GET stream had them
         logger.info(
-            "server %r: connected to %s %s (protocol %s)",
+            "server %r: connected to %s (protocol %s)",
             self.name,
-            self.server_info.name if self.server_info else "?",
-            self.server_info.version if self.server_info else "?",
+            self.server_info or "?",
             self.protocol_version,
         )
         return result
@@ -465,7 +464,7 @@ class Client:
 
     def __repr__(self) -> str:
         info = self.server_info
-        server = " ".join(part for part in (info.name, info.version) if part) if info is not None else "?"
+        server = str(info) if info is not None else "?"
         state = self._state.value
         if state == "open" and not self.transport.is_connected:
             state = "lost"

@@ -164,6 +164,10 @@ class ServerInfo:
             raw=data,
         )
 
+    def __str__(self) -> str:
+        """``name version`` (``name`` alone when the server left its version out)."""
+        return " ".join(part for part in (self.name, self.version) if part)
+
 
 @dataclass(frozen=True)
 class Tool(_FromWire):
@@ -276,6 +280,10 @@ class Resource(_FromWire):
     _SPEC: ClassVar[_Spec] = _RESOURCE
     _WHAT: ClassVar[str] = "resource"
 
+    def __repr__(self) -> str:
+        kind = f" {self.mime_type}" if self.mime_type else ""
+        return f"<Resource {self.uri!r}{kind}{_gist(self.description or self.title)}>"
+
 
 @dataclass(frozen=True)
 class ResourceTemplate(_FromWire):
@@ -291,6 +299,10 @@ class ResourceTemplate(_FromWire):
 
     _SPEC: ClassVar[_Spec] = _TEMPLATE
     _WHAT: ClassVar[str] = "resource template"
+
+    def __repr__(self) -> str:
+        kind = f" {self.mime_type}" if self.mime_type else ""
+        return f"<ResourceTemplate {self.uri_template!r}{kind}{_gist(self.description or self.title)}>"
 
 
 @dataclass(frozen=True)
@@ -357,6 +369,12 @@ class ReadResourceResult:
             raise ProtocolError(f"resources/read {uri!r} result: 'contents' must be a list, got {items!r}")
         where = f"resources/read {uri!r} contents"
         return cls([ResourceContents.from_dict(item, f"{where} #{n}") for n, item in enumerate(items)], raw=data)
+
+    def __repr__(self) -> str:
+        if len(self.contents) == 1:
+            return f"<ReadResourceResult {repr(self.contents[0])[len('<ResourceContents ') : -1]}>"
+        uris = ", ".join(repr(c.uri) for c in self.contents[:3])
+        return f"<ReadResourceResult {len(self.contents)} contents: {uris}>"
 
     @property
     def text(self) -> str:
@@ -428,6 +446,10 @@ class PromptMessage:
         """The text, when the content is a text block."""
         return self.content.text if isinstance(self.content, TextContent) else None
 
+    def __repr__(self) -> str:
+        shown = repr(cut(self.text, 50)) if self.text is not None else f"<{getattr(self.content, 'type', 'content')}>"
+        return f"<PromptMessage {self.role}: {shown}>"
+
 
 @dataclass(frozen=True)
 class GetPromptResult:
@@ -452,6 +474,12 @@ class GetPromptResult:
             content = content_block(_require(item, "content", Mapping, spot), f"{spot} content")
             parsed.append(PromptMessage(_require(item, "role", str, spot), content))
         return cls(parsed, _optional(data, "description", str, where), raw=data)
+
+    def __repr__(self) -> str:
+        count = f"{len(self.messages)} message{'' if len(self.messages) == 1 else 's'}"
+        first = f": {repr(self.messages[0])[len('<PromptMessage ') : -1]}" if self.messages else ""
+        more = ", ..." if len(self.messages) > 1 else ""
+        return f"<GetPromptResult {count}{first}{more}>"
 
 
 @dataclass(frozen=True)

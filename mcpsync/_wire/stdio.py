@@ -33,6 +33,7 @@ from typing import IO, Any, Optional
 
 from .._core.endpoint import ID_SCAN_BYTES
 from .._core.errors import ConnectError, MCPError, TransportClosed, WriteTimeout
+from .._core.text import cut
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .base import CLOSE_NOTICE_BUDGET, NOTICE_TIMEOUT, READER_WRITE_TIMEOUT, Transport
 from .config import StdioServerConfig
@@ -156,6 +157,10 @@ class StdioTransport(Transport):
     def address(self) -> str:
         """The server's command line."""
         return shlex.join([self.config.command, *self.config.args])
+
+    def __repr__(self) -> str:
+        command = shlex.join([os.path.basename(self.config.command), *self.config.args])  # no long paths
+        return f"<{type(self).__name__} {self.name!r} {cut(command, 60)} {self.state.value}>"
 
     @property
     def pid(self) -> Optional[int]:

@@ -3,6 +3,7 @@
 import pytest
 
 import mcpsync
+from mcpsync._session import models
 from mcpsync._session.models import CallToolResult, ServerInfo, Tool
 
 
@@ -129,3 +130,33 @@ def test_prompt_messages_have_typed_content():
     assert second.text is None and isinstance(second.content, mcpsync.ImageContent)
     with pytest.raises(mcpsync.ProtocolError, match="message #0 content"):
         GetPromptResult.from_dict({"messages": [{"role": "user", "content": {"type": "text"}}]}, "p")
+
+
+def test_results_and_transports_print_as_short_as_tools_do():
+    resource = models.Resource.from_dict(
+        {"uri": "file:///a.txt", "name": "a", "mimeType": "text/plain", "description": "Some text.\nMore."}
+    )
+    assert repr(resource) == "<Resource 'file:///a.txt' text/plain: Some text.>"
+    template = models.ResourceTemplate.from_dict({"uriTemplate": "file:///{path}", "name": "files"})
+    assert repr(template) == "<ResourceTemplate 'file:///{path}'>"
+    read = models.ReadResourceResult.from_dict({"contents": [{"uri": "file:///a.txt", "text": "x" * 100}]})
+    assert repr(read) == f"<ReadResourceResult 'file:///a.txt' text: {'x' * 37 + '...'!r}>"
+    several = models.ReadResourceResult.from_dict({"contents": [{"uri": f"u{n}", "blob": ""} for n in range(5)]})
+    assert repr(several) == "<ReadResourceResult 5 contents: 'u0', 'u1', 'u2'>"
+    prompt = models.GetPromptResult.from_dict(
+        {
+            "messages": [
+                {"role": "user", "content": {"type": "text", "text": "Hi"}},
+                {"role": "assistant", "content": {"type": "image", "data": "", "mimeType": "image/png"}},
+            ]
+        }
+    )
+    assert repr(prompt) == "<GetPromptResult 2 messages: user: 'Hi', ...>"
+    assert repr(prompt.messages[1]) == "<PromptMessage assistant: <image>>"
+    assert str(models.ServerInfo.from_dict({"name": "bare"})) == "bare"  # no version: no trailing space
+    assert str(models.ServerInfo.from_dict({"name": "s", "version": "1.2"})) == "s 1.2"
+
+
+def test_a_stdio_transport_prints_its_command_without_the_long_path():
+    transport = mcpsync.StdioTransport("/very/long/path/to/bin/python3", ["-m", "server"], name="srv")
+    assert repr(transport) == "<StdioTransport 'srv' python3 -m server unopened>"
