@@ -35,6 +35,7 @@ from .._core.errors import MCPError, ServerUnavailable, TransportClosed, Unknown
 from .._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout, resolve_timeout
 from .._session import exit_cleanup
 from .._session.client import Client
+from .._session.interrupts import shorten_interrupts
 from .._session.models import CallToolResult, GetPromptResult, ReadResourceResult, Tool
 from .._wire.interrupts import Changes, deferred_interrupts
 from .config_files import LoadedConfig, load_config, parse_config
@@ -522,3 +523,10 @@ class Manager(Supervision):
                 except MCPError as exc:
                     logger.warning("manager: server %r: %s", name, exc)
             return found
+
+
+# A Ctrl-C leaves these with a short KeyboardInterrupt (see mcpsync/_session/interrupts.py).
+shorten_interrupts(
+    Manager,
+    ("client", "wait_until_ready", "call_tool", "list_prompts", "get_prompt", "list_resources", "read_resource"),
+)

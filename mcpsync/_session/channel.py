@@ -135,10 +135,17 @@ class Channel:
             with deferred_interrupts():
                 future = self._send(method, params, wire_deadline, last_activity is None, timeout)
             return self._wait(future, timeout, started, max_total, last_activity)
-        except KeyboardInterrupt:
-            if future is not None:
-                self.abandon(future, "interrupted by the user")
-            raise
+        except KeyboardInterrupt as exc:
+            if future is None:
+                raise
+            self.abandon(future, "interrupted by the user")
+            if exc.args:
+                raise
+            server = self.transport.name
+            if method == "initialize":  # never cancelled, as the spec demands: the connection is closed instead
+                raise KeyboardInterrupt(f"initialize interrupted: the connection to {server!r} is given up") from None
+            said = f"the server {server!r} is told to cancel it; the client is still usable"
+            raise KeyboardInterrupt(f"{method} interrupted: {said}") from None
 
     def send_request(self, method: str, params: Optional[dict[str, Any]] = None) -> RequestFuture:
         """Send a request and return at once with its ``concurrent.futures.Future`` (see ``Client.send_request``)."""

@@ -45,6 +45,7 @@ from .channel import Channel
 from .dispatch import Dispatcher
 from .era import AUTO, LEGACY, MODERN, check_protocol, probe, rounds
 from .inbox import Inbox, ListCache, LogHandler, NotificationHandler
+from .interrupts import shorten_interrupts
 from .models import (
     CallToolResult,
     Completion,
@@ -1107,3 +1108,29 @@ def _ttl(result: Mapping[str, Any]) -> Optional[float]:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
         return None
     return min(float(value) / 1000.0, MAX_TTL)
+
+
+# A Ctrl-C leaves these with a short KeyboardInterrupt (see interrupts.py).
+shorten_interrupts(
+    Client,
+    (
+        "initialize",
+        "request",
+        "ping",
+        "list_tools",
+        "call_tool",
+        "start_tool",
+        "list_resources",
+        "list_resource_templates",
+        "read_resource",
+        "subscribe_resource",
+        "unsubscribe_resource",
+        "list_prompts",
+        "get_prompt",
+        "complete",
+        "set_logging_level",
+        "list_skills",
+        "get_skill",
+        "load_skill",
+    ),
+)

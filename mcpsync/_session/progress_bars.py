@@ -16,6 +16,7 @@ them: ``call_tool(progress_bar=...)``. tqdm is imported only for a bar.
 from __future__ import annotations
 
 import functools
+import html
 import sys
 import threading
 from typing import Any, Optional
@@ -65,6 +66,7 @@ class ProgressBar:
         self._description = description
         self._chained = chained
         self._bar: Any = None
+        self._handle: Any = None  # a notebook's display handle of the bar
         self._closed = False
         self._lock = threading.Lock()
 
@@ -73,7 +75,7 @@ class ProgressBar:
         with self._lock:
             if not self._closed:
                 if self._bar is None:
-                    self._bar = self._tqdm(total=total, desc=self._description, leave=True, dynamic_ncols=True)
+                    self._bar = self._open(total)
                 if total is not None and self._bar.total != total:
                     self._bar.total = total
                 self._bar.n = progress
@@ -83,11 +85,46 @@ class ProgressBar:
         if self._chained is not None:
             self._chained(progress, total, message)
 
+    def _open(self, total: Optional[float]) -> Any:
+        """The bar; in a notebook, shown under a display id, so that ``close`` can leave its final state."""
+        if not _is_notebook_bar(self._tqdm):
+            return self._tqdm(total=total, desc=self._description, leave=True, dynamic_ncols=True)
+        from IPython.display import display  # there: tqdm.auto chose its notebook bar
+
+        bar = self._tqdm(total=total, desc=self._description, leave=True, dynamic_ncols=True, display=False)
+        self._handle = display(bar.container, display_id=True)  # type: ignore[no-untyped-call]
+        bar.displayed = True
+        return bar
+
     def close(self) -> None:
         with self._lock:
             self._closed = True
             if self._bar is not None:
                 self._bar.close()
+                if self._handle is not None:
+                    # A saved notebook keeps a widget's first text (0%| | 0/6): put the final state in its place.
+                    self._handle.update(_FinalState(self._bar.format_meter(**self._bar.format_dict)))
+
+
+class _FinalState:
+    """A finished bar as text (and HTML): what a notebook shows, and keeps, once the call is over."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def _repr_html_(self) -> str:
+        return f"<pre style='margin:0'>{html.escape(self.text)}</pre>"
+
+
+def _is_notebook_bar(cls: Any) -> bool:
+    try:
+        from tqdm.notebook import tqdm as notebook_bar
+    except ImportError:
+        return False
+    return isinstance(cls, type) and issubclass(cls, notebook_bar)
 
 
 def progress_bar_for(

@@ -39,6 +39,7 @@ from typing import Any, Callable, Optional
 
 from .._core.errors import MCPError, ProtocolError, RequestTimeout, ServerError, TaskCancelled
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
+from .interrupts import shorten_interrupts
 
 __all__ = [
     "CANCEL_WAIT",
@@ -283,3 +284,7 @@ def _task_id(snapshot: Mapping[str, Any], where: str) -> str:
     if not isinstance(task_id, str) or not task_id:
         raise ProtocolError(f"{where}: the server made a task without a 'taskId'")
     return task_id
+
+
+# A Ctrl-C leaves these with a short KeyboardInterrupt (see interrupts.py).
+shorten_interrupts(ToolTask, ("refresh", "cancel", "result"))
