@@ -32,7 +32,6 @@ and ``MAX_FRONTMATTER_VALUES`` values (aliases counted each time they are used).
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import posixpath
 import re
@@ -378,6 +377,8 @@ def _verify(skill: Skill, listed: SkillResource, data: bytes) -> None:
             expected=listed.size,
             got=len(data),
         )
+    import hashlib  # here: a skill's first load pays for it, not every `import mcpsync`
+
     digest = "sha256:" + hashlib.sha256(data).hexdigest()
     if digest != listed.digest:
         raise SkillVerificationError(
