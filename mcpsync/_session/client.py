@@ -113,7 +113,9 @@ class Client:
             answers -32603. Methods without a handler get -32601.
         on_log: ``fn(level, logger, data)`` for every log message the server
             sends (``notifications/message``), on the dispatch thread; they also
-            go to the Python logger ``mcpsync.server.<name>``.
+            go to the Python logger ``mcpsync.server.<name>``. On 2026-07-28,
+            where a server logs only to requests that ask, a client given
+            ``on_log`` asks for ``info`` and up (``set_logging_level`` changes it).
         validate_structured_output: check each tool result's ``structuredContent``
             against the tool's ``outputSchema`` (from ``tools/list``, fetched once
             if needed); ``False`` turns the check off.
@@ -185,6 +187,7 @@ class Client:
         self.on_close = on_close
         self.on_error = on_error
         self.on_log = on_log
+        self._log_level: Optional[str] = None  # set_logging_level's, for the 2026-07-28 era's requests
         self.validate_structured_output = validate_structured_output
         self.refresh_on_list_changed = refresh_on_list_changed
         self.server_info: Optional[ServerInfo] = None
@@ -314,6 +317,7 @@ class Client:
                 self._accept_discover_result(discovered)
                 assert self.protocol_version is not None
                 self.transport.negotiated(self.protocol_version)
+                self._ask_for_logs()
             else:
                 result = self._initialize(seconds, deadline)
         except BaseException:
@@ -411,6 +415,15 @@ class Client:
         self._channel.speak(version, self._modern_capabilities(), self.client_info)
         self.protocol_version = version
         self.transport.negotiated(version)
+        self._ask_for_logs()
+
+    def _ask_for_logs(self) -> None:
+        """On 2026-07-28, the log level each request asks for: ``set_logging_level``'s, else ``info`` for a
+        client given ``on_log`` (the revision's servers log only to requests that ask), else none."""
+        level = self._log_level or ("info" if self.on_log is not None else None)
+        meta = self._channel.meta
+        if level is not None and meta is not None:
+            self._channel.meta = {**meta, LOG_LEVEL: level}
 
     def _headers_valid(self, tool: Tool) -> bool:
         """Whether a tool's ``x-mcp-header`` annotations keep the rules; one that breaks them is left out."""
@@ -1046,14 +1059,16 @@ class Client:
     def set_logging_level(self, level: str, *, timeout: Timeout = USE_DEFAULT) -> None:
         """Ask the server to send log messages at ``level`` and above (debug ... emergency).
 
-        They go to the logger ``mcpsync.server.<name>`` and to ``on_log``.
+        They go to the logger ``mcpsync.server.<name>`` and to ``on_log``. On 2026-07-28 every
+        request asks for the level in its ``_meta`` (a server of that revision logs to no request
+        that does not; a client given ``on_log`` asks for ``info`` until told otherwise).
         """
         if level not in LOG_LEVELS:
             raise ValueError(f"unknown logging level {level!r}; one of {', '.join(LOG_LEVELS)}")
-        meta = self._channel.meta
-        if self.era == MODERN and meta is not None:
+        if self.era == MODERN and self._channel.meta is not None:
             # The 2026-07-28 revision has no logging/setLevel: each request carries the level it wants.
-            self._channel.meta = {**meta, LOG_LEVEL: level}
+            self._log_level = level
+            self._ask_for_logs()
             return
         self.request("logging/setLevel", {"level": level}, timeout=timeout)
 

@@ -387,3 +387,27 @@ def test_a_probe_of_the_legacy_http_test_server_leaves_no_session_and_no_warning
     assert seen[:3] == ["server/discover", "initialize", "notifications/initialized"]
     assert seen.count("server/discover") == 1 and seen.count("initialize") == 1
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+# -- log messages: on 2026-07-28 a server logs only to requests that ask ----------------------------------
+
+
+def test_a_modern_client_given_on_log_asks_for_info_and_set_logging_level_changes_it():
+    logs: list[tuple[str, Any]] = []
+    with mcpsync.connect(
+        server_config(), timeout=T, on_log=lambda level, _, data: logs.append((level, data))
+    ) as client:
+        assert client.era == "modern"
+        client.call_tool("log", {"message": "chatty", "level": "debug"}, timeout=T)
+        client.call_tool("log", {"message": "said", "level": "info"}, timeout=T)
+        client.set_logging_level("error")
+        client.call_tool("log", {"message": "ignored", "level": "warning"}, timeout=T)
+        client.call_tool("log", {"message": "bad", "level": "error"}, timeout=T)
+    assert logs == [("info", "said"), ("error", "bad")]
+
+
+def test_a_modern_client_without_on_log_asks_for_no_log_messages_until_set_logging_level():
+    with mcpsync.connect(server_config(), timeout=T) as client:
+        assert client.call_tool("log", {"message": "m"}, timeout=T).text == "no log level asked for: not sent"
+        client.set_logging_level("debug")
+        assert client.call_tool("log", {"message": "m"}, timeout=T).text != "no log level asked for: not sent"
