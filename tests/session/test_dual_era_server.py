@@ -126,18 +126,21 @@ def test_the_methods_the_revision_removed_are_not_found_on_modern_requests_but_s
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_log_messages_go_only_to_modern_requests_that_ask_for_a_level(kind: str) -> None:
-    """2026-07-28: no notifications/message without the logLevel of the request; set_logging_level sets it."""
+    """2026-07-28: no notifications/message without the logLevel of the request; set_logging_level sets it
+    (and a client given on_log asks for info)."""
     logs: list[Any] = []
-    with (
-        serving(kind) as target,
-        mcpsync.connect(
+    with serving(kind) as target:
+        with mcpsync.connect(target, protocol="modern", timeout=T) as client:
+            assert client.call_tool("log", {"message": "unasked"}, timeout=T).text == "no log level asked for: not sent"
+        with mcpsync.connect(
             target, protocol="modern", timeout=T, on_log=lambda level, logger, data: logs.append(data)
-        ) as client,
-    ):
-        assert client.call_tool("log", {"message": "unasked"}, timeout=T).text == "no log level asked for: not sent"
-        client.set_logging_level("info")
-        assert client.call_tool("log", {"message": "asked"}, timeout=T).text == "logged"
-        assert client.call_tool("log", {"message": "too low", "level": "debug"}, timeout=T).text.startswith("below")
+        ) as client:
+            assert client.call_tool("log", {"message": "asked by on_log"}, timeout=T).text == "logged"
+            client.set_logging_level("warning")
+            assert client.call_tool("log", {"message": "too low"}, timeout=T).text.startswith("below")
+            assert client.call_tool("log", {"message": "high", "level": "error"}, timeout=T).text == "logged"
+    if kind != "http-json":  # a JSON body carries the answer alone
+        assert "asked by on_log" in logs and "high" in logs and "too low" not in logs
 
 
 @pytest.mark.parametrize("kind", KINDS)
