@@ -85,7 +85,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, TextIO, TypeVar
 
-from .._core.errors import ConfigurationError, MCPError, UnknownNameError
+from .._core.errors import ConfigurationError, MCPError, MissingClientCapability, UnknownNameError
 from .._core.text import did_you_mean, first_line
 from .._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout
 from .._manager.manager import Manager, ServerState, ServerStatus
@@ -555,6 +555,22 @@ def _report(exc: BaseException, err: TextIO, debug: bool) -> None:
     else:  # a bug, most likely: say what it was even without the traceback
         message = f"{type(exc).__name__}: {exc}" + ("" if debug else " (--debug shows the traceback)")
     err.write(f"mcpsync: error: {message}\n")
+    if isinstance(exc, MissingClientCapability):
+        err.write(_capability_options_note(sorted(exc.required)))
+
+
+def _capability_options_note(wanted: list[str]) -> str:
+    """A line that says which options declare the capabilities a server wanted (``""`` when none can)."""
+    offered = [name for name in wanted if name in CAPABILITY_OPTIONS]
+    notes = []
+    if offered:
+        options = " and ".join(CAPABILITY_OPTIONS[name] for name in offered)
+        notes.append(
+            f"on the command line, {options} declare{'s' if len(offered) == 1 else ''} {' and '.join(offered)}"
+        )
+    if "sampling" in wanted:
+        notes.append("mcpsync cannot answer sampling")
+    return f"note: {'; '.join(notes)}\n" if notes else ""
 
 
 def main(argv: Optional[list[str]] = None) -> int:

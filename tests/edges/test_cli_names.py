@@ -6,6 +6,8 @@ Run as subprocesses against the bundled test server, isolated as in test_cli.py.
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -236,3 +238,39 @@ def test_roots_are_offered_as_file_uris(home: Path) -> None:
         {"uri": (home / "a").resolve().as_uri(), "name": "a"},
         {"uri": (home / "b").resolve().as_uri(), "name": "b"},
     ]
+
+
+def test_a_server_that_needs_a_capability_the_client_did_not_declare_names_the_options(home: Path) -> None:
+    """-32021 (2026-07-28): its message speaks of Client arguments; the command line adds its own options."""
+    done = run(home, *INLINE, "call", "ask_in_rounds", 'kinds=["elicitation", "roots"]')
+    assert done.returncode == 1
+    assert (
+        done.stderr.splitlines()[-1]
+        == "note: on the command line, --elicit and --roots DIR declare elicitation and roots"
+    )
+    done = run(
+        home,
+        *INLINE,
+        "--elicit",
+        "--roots",
+        str(home),
+        "call",
+        "ask_in_rounds",
+        'kinds=["elicitation", "roots"]',
+        stdin_text="Ada\n",
+    )
+    assert done.returncode == 0, done.stderr
+    [answers] = json.loads(done.stdout)["answers"]
+    assert answers["elicitation-1"] == {"action": "accept", "content": {"name": "Ada"}}
+    assert answers["roots-1"] == {"roots": [{"uri": home.resolve().as_uri(), "name": home.name}]}
+
+
+def test_elicit_answers_the_official_sdk_server(home: Path) -> None:
+    """The official MCP SDK's server asks for a name by input_required; the terminal answers it."""
+    pytest.importorskip("mcp.server.mcpserver")
+    official = [sys.executable, str(Path(__file__).parents[1] / "interop" / "official_server.py"), "stdio"]
+    argv = ["--stdio", shlex.join(official), "--elicit", "--roots", str(home), "call", "ask_in_rounds"]
+    done = run(home, *argv, stdin_text="Ada\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"hello Ada ({home.resolve().as_uri()}) state=round-1\n")
+    assert done.stderr.startswith("the server asks: Your name?\n")
