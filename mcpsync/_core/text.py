@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from typing import Optional, Union
 
-__all__ = ["SHORTEN_LIMIT", "cut", "first_line", "shorten"]
+__all__ = ["SHORTEN_LIMIT", "cut", "did_you_mean", "first_line", "shorten"]
 
 #: How much of an offending message goes into logs and exception texts.
 SHORTEN_LIMIT = 300
@@ -13,6 +15,12 @@ SHORTEN_LIMIT = 300
 def cut(text: str, limit: int) -> str:
     """``text``, or its first ``limit - 3`` characters and ``...`` when it is longer than ``limit``."""
     return text if len(text) <= limit else text[: max(0, limit - 3)] + "..."
+
+
+def did_you_mean(word: str, known: Iterable[str], *, n: int = 3, cutoff: float = 0.6) -> str:
+    """``"; did you mean 'x'?"`` naming the ``known`` names closest to ``word`` (difflib), or ``""`` for none."""
+    close = difflib.get_close_matches(word, list(known), n=n, cutoff=cutoff)
+    return f"; did you mean {', '.join(map(repr, close))}?" if close else ""
 
 
 def first_line(text: Optional[str], limit: int = 80) -> str:

@@ -8,6 +8,9 @@ Commands::
     mcpsync resources [SERVER]           resources: URI, name, MIME type, description
     mcpsync read [SERVER] URI            a resource's contents
     mcpsync prompts [SERVER]             prompts: name, arguments, description
+    mcpsync prompt [SERVER] PROMPT [ARG ...]  a prompt's messages, filled in with key=value pairs
+    mcpsync complete [SERVER] prompt PROMPT | resource TEMPLATE key=value ...
+                                         completions of the last key=value (the others are context)
     mcpsync ping [SERVER]                round-trip time to each server
     mcpsync login [SERVER] / logout      log in to an HTTP server (OAuth), or forget its token
     mcpsync auth                         the stored logins (server, issuer, scopes, expiry)
@@ -18,12 +21,25 @@ Which servers: those of ``--config PATH``, else of the files discovery finds
 see ``mcpsync.config_files``). Or one server given inline: ``--stdio "command
 args"`` (``--env KEY=VALUE``), or ``--url URL`` (``--header "Name: value"``,
 ``--sse`` for the HTTP+SSE transport), called ``inline`` unless ``--name`` says
-otherwise; SERVER may then be left out. Only the named server is started when
-a command names one; without SERVER every enabled server is. With an inline
-server the tool cache is neither read nor written.
+otherwise. SERVER may be left out with an inline server or when only one
+server is enabled. Only the named server is started when a command names one;
+without SERVER every enabled server is. With an inline server the tool cache
+is neither read nor written.
 
 Without SERVER, ``tools`` and ``prompts`` show qualified names
 (``server__tool``), as ``Manager.list_tools`` does; with SERVER, the server's own.
+``call``, ``prompt`` and ``complete prompt`` take either, and also a bare name
+that only one server has (every server is then started to find it; a name
+several servers have is an error listing them).
+
+An argument name the tool's input schema (or the prompt's list of arguments)
+does not have is an error, with the closest names, before anything is sent;
+a schema without ``properties``, or one that allows others, takes any name.
+
+What the client offers the servers: ``--elicit`` answers elicitation requests
+by asking on the terminal (stderr, and lines from stdin; the end of stdin
+declines), ``--roots DIR`` offers directories as roots. Some servers list
+some tools only to clients that declare these.
 
 Tool arguments: one JSON object (``'{"a": 1}'``), or ``key=value`` pairs. A
 value is JSON when it parses as JSON (``n=3``, ``flag=true``, ``tags=["a"]``),
@@ -52,14 +68,14 @@ Exit codes:
   was unavailable (the output still lists the others). ``servers`` exits 0
   whatever the servers' states: reporting them is its job.
 - 2: usage: bad options or arguments, bad JSON, a configuration error, an
-  unknown server or tool, or no configuration at all.
+  unknown server, tool, prompt or argument name, a name several servers have, or no
+  configuration at all.
 - 130: interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
 
 import argparse
-import difflib
 import logging
 import os
 import sys
@@ -69,27 +85,32 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, TextIO, TypeVar
 
-from .._core.errors import ConfigurationError, MCPError, UnknownNameError
-from .._core.text import first_line
+from .._core.errors import ConfigurationError, MCPError, MissingClientCapability, UnknownNameError
+from .._core.text import did_you_mean, first_line
 from .._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout
 from .._manager.manager import Manager, ServerState, ServerStatus
+from .._manager.naming import server_prefix
 from .._manager.trust import TrustStore
 from .._session.client import Client
 from .._session.models import parameters_signature
 from .cli_args import (
     UsageError,
     build_parser,
+    check_argument_names,
     load_servers,
     only_server,
     place_positionals,
+    root_uris,
     tool_arguments,
 )
+from .cli_elicit import TerminalElicitation
 from .cli_format import (
     ProgressLine,
     describe_contents,
     status_dict,
     table,
     write_json,
+    write_prompt,
     write_tool_result,
 )
 from .cli_trust import check_project_trust
@@ -103,6 +124,9 @@ EXIT_FAILURE = 1
 #: Bad usage, configuration, or name.
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+
+#: What the client may declare so that a server shows it more, and the option that declares it.
+CAPABILITY_OPTIONS = {"elicitation": "--elicit", "roots": "--roots DIR"}
 
 _T = TypeVar("_T")
 
@@ -171,6 +195,60 @@ class _Run:
         client = self.client()
         return [(self.server, item) for item in of_client(client)] if capability in client.server_capabilities else []
 
+    def find(
+        self, kind: str, listing: Callable[[], list[tuple[str, str, _T]]], own: Callable[[_T], str]
+    ) -> tuple[str, _T]:
+        """The server and the ``kind`` (tool, prompt) that ``args.name`` names, as its own or its qualified name.
+
+        ``listing`` gives ``(server, qualified name, item)`` of the servers the
+        command started; without SERVER they are all waited for first.
+
+        Raises:
+            UnknownNameError: no such name, or several servers have it.
+        """
+        word: str = self.args.name
+        if self.server is None:
+            self.wait_for_all()
+        else:
+            self.client()
+        found = [(s, q, item) for s, q, item in listing() if self.server is None or s == self.server]
+
+        def named(server: str, qualified: str, item: _T) -> bool:
+            name = own(item)
+            return word in (name, qualified) or (self.server is not None and word == server_prefix(server) + name)
+
+        matches = [(s, item) for s, q, item in found if named(s, q, item)]
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            names = ", ".join(q for s, q, item in found if named(s, q, item))
+            raise UnknownNameError(f"several servers have a {kind} named {word!r}: {names}; name one of these")
+        if self.server is not None:
+            known = [own(item) for _, _, item in found]
+            hint = did_you_mean(word, known)
+            if not hint:
+                hint = f"; its {kind}s: {', '.join(known)}" if known else f" (it lists no {kind}s)"
+                hint += self.capability_note(kind)
+            raise UnknownNameError(f"server {self.server!r} has no {kind} named {word!r}{hint}")
+        known = [q for _, q, _ in found]
+        hint = did_you_mean(word, known) or did_you_mean(word, dict.fromkeys(own(item) for _, _, item in found))
+        down = [s.name for s in self.unavailable()]
+        also = f" (unavailable: {', '.join(down)})" if down else ""
+        raise UnknownNameError(f"no server has a {kind} named {word!r}{also}{hint}")
+
+    def capability_note(self, kind: str) -> str:
+        """What the client did not declare that might make a server offer more, and the options that do."""
+        if kind != "tool":
+            return ""
+        missing = [c for c in CAPABILITY_OPTIONS if not (self.args.elicit if c == "elicitation" else self.args.roots)]
+        if not missing:
+            return ""
+        options = " and ".join(CAPABILITY_OPTIONS[c] for c in missing)
+        return (
+            "\nnote: some servers offer tools only to clients that can answer elicitation, sampling or roots"
+            f" requests; {options} declare {' and '.join(missing)} (mcpsync cannot answer sampling)"
+        )
+
     def listed(self, what: str, rows: Sequence[tuple[str, ...]], header: tuple[str, ...]) -> int:
         """Write a listing's table (or say it is empty); returns its exit code (see ``done``)."""
         if rows:
@@ -229,15 +307,19 @@ def _run_tools(run: _Run) -> int:
     return run.listed("tools", rows, ("name", "parameters", "description"))
 
 
+def _managed_tools(run: _Run) -> list[tuple[str, str, Any]]:
+    return [(t.server, t.name, t.tool) for t in run.manager.list_tools()]
+
+
+def _managed_prompts(run: _Run) -> list[tuple[str, str, Any]]:
+    return [(p.server, p.name, p.prompt) for p in run.manager.list_prompts(timeout=run.timeout)]
+
+
 def _run_call(run: _Run) -> int:
-    client = run.client()
-    tools = {t.tool.name: t.tool for t in run.manager.list_tools() if t.server == run.server}
-    tool = tools.get(run.args.tool)
-    if tool is None:
-        close = difflib.get_close_matches(run.args.tool, list(tools), n=3)
-        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else f" (it has {len(tools)} tools)"
-        raise UnknownNameError(f"server {run.server!r} has no tool named {run.args.tool!r}{hint}")
+    server, tool = run.find("tool", lambda: _managed_tools(run), lambda tool: tool.name)
+    client = run.manager.client(server, timeout=run.timeout)
     arguments = tool_arguments(run.args.arguments, tool.input_schema)
+    check_argument_names(list(arguments), tool.input_schema, f"tool {tool.name!r}")
     progress = ProgressLine(run.err)
     try:
         result = client.call_tool(tool.name, arguments, timeout=run.timeout, on_progress=progress)
@@ -248,6 +330,56 @@ def _run_call(run: _Run) -> int:
     elif not result.is_error:
         write_tool_result(result, run.out)
     result.raise_for_error()
+    return EXIT_OK
+
+
+def _prompt_arguments(run: _Run, prompt: Any, split: Any) -> dict[str, str]:
+    """A prompt's arguments from key=value pairs (as text) or a JSON object (of strings), checked by name."""
+    if isinstance(split, dict):
+        bad = [key for key, value in split.items() if not isinstance(value, str)]
+        if bad:
+            raise UsageError(f"prompt arguments are strings; {bad[0]!r} is not")
+        arguments: dict[str, str] = split
+    else:
+        arguments = dict(split)
+    schema: dict[str, Any] = {"properties": {a.name: {} for a in prompt.arguments}}
+    if arguments and not prompt.arguments:
+        raise UsageError(f"prompt {prompt.name!r} takes no arguments")
+    check_argument_names(list(arguments), schema, f"prompt {prompt.name!r}")
+    return arguments
+
+
+def _run_prompt(run: _Run) -> int:
+    server, prompt = run.find("prompt", lambda: _managed_prompts(run), lambda prompt: prompt.name)
+    arguments = _prompt_arguments(run, prompt, run.args.arguments)
+    client = run.manager.client(server, timeout=run.timeout)
+    result = client.get_prompt(prompt.name, arguments, timeout=run.timeout)
+    if run.args.json:
+        write_json(dict(result.raw), run.out)
+    else:
+        write_prompt(result, run.out)
+    return EXIT_OK
+
+
+def _run_complete(run: _Run) -> int:
+    pairs: list[tuple[str, str]] = run.args.arguments
+    if run.args.kind == "prompt":
+        server, prompt = run.find("prompt", lambda: _managed_prompts(run), lambda prompt: prompt.name)
+        _prompt_arguments(run, prompt, pairs)
+        ref: dict[str, Any] = {"type": "ref/prompt", "name": prompt.name}
+    else:
+        assert run.server is not None  # place_positionals asks for SERVER among several
+        server, ref = run.server, {"type": "ref/resource", "uri": run.args.name}
+    client = run.manager.client(server, timeout=run.timeout)
+    *context, argument = pairs
+    completion = client.complete(ref, argument, dict(context) if context else None, timeout=run.timeout)
+    if run.args.json:
+        write_json(dict(completion.raw), run.out)
+        return EXIT_OK
+    run.out.writelines(f"{value}\n" for value in completion.values)
+    total = completion.total if completion.total is not None else len(completion.values)
+    if completion.has_more or total > len(completion.values):
+        run.err.write(f"({len(completion.values)} of {total if total > len(completion.values) else 'more'})\n")
     return EXIT_OK
 
 
@@ -348,6 +480,8 @@ COMMANDS: dict[str, Callable[[_Run], int]] = {
     "resources": _run_resources,
     "read": _run_read,
     "prompts": _run_prompts,
+    "prompt": _run_prompt,
+    "complete": _run_complete,
     "ping": _run_ping,
 }
 
@@ -383,7 +517,12 @@ def _ask_on_terminal(err: TextIO) -> Optional[Callable[[str], str]]:
 
 def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     config, inline = load_servers(args)
-    place_positionals(args, inline)
+    place_positionals(args, config, inline)
+    client_options: dict[str, Any] = {}
+    if args.roots:
+        client_options["roots"] = root_uris(args.roots)
+    if args.elicit:
+        client_options["elicitation"] = TerminalElicitation(sys.stdin, err)
     if args.server is not None:
         config = only_server(config, args.server, inline)
     if inline is None and args.config is None:  # found by discovery: a project file may not be the user's
@@ -394,6 +533,7 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         connect_timeout=args.timeout if args.timeout is not None else USE_DEFAULT,
         tool_cache=inline is None,  # an inline server is a one-off: keep it out of the user's cache
         reconnect=False,  # a command is short: a server that fails is reported, not retried
+        client_options=client_options,
     )
     try:
         return COMMANDS[args.command](_Run(args, manager, out, err))
@@ -415,6 +555,22 @@ def _report(exc: BaseException, err: TextIO, debug: bool) -> None:
     else:  # a bug, most likely: say what it was even without the traceback
         message = f"{type(exc).__name__}: {exc}" + ("" if debug else " (--debug shows the traceback)")
     err.write(f"mcpsync: error: {message}\n")
+    if isinstance(exc, MissingClientCapability):
+        err.write(_capability_options_note(sorted(exc.required)))
+
+
+def _capability_options_note(wanted: list[str]) -> str:
+    """A line that says which options declare the capabilities a server wanted (``""`` when none can)."""
+    offered = [name for name in wanted if name in CAPABILITY_OPTIONS]
+    notes = []
+    if offered:
+        options = " and ".join(CAPABILITY_OPTIONS[name] for name in offered)
+        notes.append(
+            f"on the command line, {options} declare{'s' if len(offered) == 1 else ''} {' and '.join(offered)}"
+        )
+    if "sampling" in wanted:
+        notes.append("mcpsync cannot answer sampling")
+    return f"note: {'; '.join(notes)}\n" if notes else ""
 
 
 def main(argv: Optional[list[str]] = None) -> int:

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import difflib
+import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, Optional, Union
 
 from .._core import jsonrpc
 from .._core.errors import UnknownNameError
 from .._core.paths import user_config_dir
-from .._core.text import cut
+from .._core.text import cut, did_you_mean
 from .._manager.config_files import PROJECT_FILES, USER_FILE, LoadedConfig, ServerEntry, load_config
+from .._manager.naming import server_prefix
 from .._version import __version__
 from .._wire.config import HTTPServerConfig, StdioServerConfig, server_config_from
 
@@ -24,9 +26,11 @@ __all__ = [
     "INLINE_NAME",
     "UsageError",
     "build_parser",
+    "check_argument_names",
     "load_servers",
     "only_server",
     "place_positionals",
+    "root_uris",
     "split_tool_arguments",
     "tool_arguments",
 ]
@@ -43,24 +47,33 @@ EPILOG = """\
 servers:
   --config PATH, else the first of $MCPSYNC_CONFIG, {project_files},
   {user_file} that defines each name;
-  or one server inline: --stdio "command args" | --url URL (SERVER may then be left out).
+  or one server inline: --stdio "command args" | --url URL.
+  SERVER may be left out when only one server is enabled (or given inline);
+  call and prompt also take the names tools and prompts print (SERVER__TOOL),
+  or a bare TOOL that only one server has.
 
 tool arguments:
   one JSON object ('{{"a": 1, "b": 2}}'), or key=value pairs: a value is JSON if it
   parses (n=3, flag=true, tags='["x"]'), else text (text=hello); a parameter of type
-  string always gets the text (text=42 sends "42").
+  string always gets the text (text=42 sends "42"). A name the tool's schema
+  does not list is an error (unless the schema allows more).
 
 exit codes:
   0  success
   1  the tool returned isError; a server failed, went away, or did not answer in time
      (without SERVER: any enabled server was unavailable; 'servers' always exits 0)
-  2  bad options or arguments, bad JSON, configuration error, unknown server or tool
+  2  bad options or arguments, bad JSON, configuration error, unknown server, tool,
+     prompt or argument name, a name several servers have
   130 interrupted
 
 examples:
   mcpsync servers
   mcpsync tools github
   mcpsync call github search_issues query="is:open label:bug" limit=5
+  mcpsync call github__search_issues query="is:open"
+  mcpsync prompt greet name=Ada
+  mcpsync complete prompt greet name=Al
+  mcpsync complete resource 'echo://{{text}}' text=he
   mcpsync --stdio "python -m mcpsync.testing" call add a=2 b=40
   mcpsync --url https://example.com/mcp --header "Authorization: Bearer $TOKEN" tools
   mcpsync login --url https://example.com/mcp    (once; later runs use the kept token)
@@ -131,6 +144,20 @@ def _add_common_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
         help="log to stderr: servers' stderr and every message sent and received",
     )
     output.add_argument("--debug", action="store_true", default=default(False), help="show tracebacks of errors")
+    client = parser.add_argument_group("what the client offers the servers")
+    client.add_argument(
+        "--elicit",
+        action="store_true",
+        default=default(False),
+        help="answer a server's elicitation requests by asking on the terminal (end of input declines)",
+    )
+    client.add_argument(
+        "--roots",
+        metavar="DIR",
+        action="append",
+        default=default([]),
+        help=f"offer DIR to the servers as a root (repeatable; or DIR{os.pathsep}DIR)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -148,8 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def command(name: str, help: str, *, usage: Optional[str] = None) -> argparse.ArgumentParser:
-        # A usage line of its own marks the commands whose SERVER may be left out (see _place_positionals).
-        epilog = "SERVER may be left out with an inline server (--stdio, --url)." if usage else None
+        # A usage line of its own marks the commands whose SERVER may be left out (see place_positionals).
+        epilog = "SERVER may be left out when only one server is enabled (or given inline)." if usage else None
         sub = commands.add_parser(name, help=help, description=help, usage=usage, epilog=epilog)
         _add_common_options(sub, top=False)
         return sub
@@ -177,6 +204,21 @@ def build_parser() -> argparse.ArgumentParser:
     read.add_argument("server", metavar="SERVER")
     read.add_argument("uri", nargs="?", metavar="URI")
     read.add_argument("-o", "--output", metavar="FILE", help="write the contents to FILE (bytes as they are)")
+    prompt = command(
+        "prompt",
+        "get a prompt and print its messages",
+        usage="mcpsync prompt [options] [SERVER] PROMPT [key=value ...]",
+    )
+    prompt.add_argument("server", metavar="SERVER")
+    prompt.add_argument("tool", nargs="?", metavar="PROMPT")
+    prompt.add_argument("arguments", nargs="*", metavar="ARG", help="key=value pairs, or one JSON object")
+    complete = command(
+        "complete",
+        "completions of an argument of a prompt or a resource template (the last key=value; the others are context)",
+        usage="mcpsync complete [options] [SERVER] {prompt PROMPT | resource TEMPLATE} key=value ...",
+    )
+    complete.add_argument("server", metavar="SERVER")
+    complete.add_argument("arguments", nargs="*", metavar="WORD")
     return parser
 
 
@@ -240,39 +282,82 @@ def _looks_like_argument(word: str) -> bool:
     return "=" in word or word.lstrip().startswith("{")
 
 
-def place_positionals(args: argparse.Namespace, inline: Optional[str]) -> None:
-    """Decide which words are SERVER, TOOL / URI and the arguments, setting them on ``args``.
+#: What each command that names one thing calls it, after SERVER.
+_WHAT = {"call": "TOOL", "prompt": "PROMPT", "read": "URI", "complete": "prompt or resource"}
+#: What ``complete`` completes an argument of.
+COMPLETE_KINDS = ("prompt", "resource")
 
-    With an inline server SERVER may be left out: the first word is SERVER
-    only when it is the inline server's name (and, for ``call``, the next word
-    is a tool name rather than an argument).
+
+def _names_server(command: str, words: Sequence[str]) -> bool:
+    """Whether ``words[0]`` reads as SERVER, judged by what follows it."""
+    if len(words) < 2:
+        return False
+    if command == "complete":
+        return words[1] in COMPLETE_KINDS
+    return command == "read" or not _looks_like_argument(words[1])
+
+
+def _owner_by_prefix(word: str, servers: Sequence[str]) -> Optional[str]:
+    """The one server whose qualified names (``server__tool``) ``word`` could be one of."""
+    owners = [s for s in servers if word.startswith(server_prefix(s)) and len(word) > len(server_prefix(s))]
+    return owners[0] if len(owners) == 1 else None
+
+
+def place_positionals(args: argparse.Namespace, config: LoadedConfig, inline: Optional[str]) -> None:
+    """Decide which words are SERVER, the thing named (TOOL, PROMPT, URI) and the arguments, setting them on ``args``.
+
+    SERVER may be left out with an inline server or a configuration of one
+    enabled server. ``call`` and ``prompt`` also take a qualified name
+    (``server__tool``, as ``tools`` prints it without SERVER; that server is
+    then the only one started) or a bare name with none given, which every
+    server is then asked for (``args.server`` is ``None``). Sets
+    ``args.server``, ``args.name`` (as written) and ``args.arguments``; for
+    ``complete`` also ``args.kind``; for ``read`` ``args.uri``.
     """
-    if args.command not in ("call", "read"):
+    command = args.command
+    if command not in _WHAT:
         # ``servers`` and ``auth`` have no SERVER: they report them all.
-        server = getattr(args, "server", None)
-        args.server = inline if server is None and args.command not in ("servers", "auth") else server
+        named = getattr(args, "server", None)
+        args.server = inline if named is None and command not in ("servers", "auth") else named
         return
-    words = [w for w in (args.server, args.tool if args.command == "call" else args.uri) if w is not None]
-    if args.command == "call":
-        words += args.arguments
-    what = "TOOL" if args.command == "call" else "URI"
-    if inline is None:
-        if len(words) < 2:
-            raise UsageError(f"{args.command} needs SERVER and {what}")
-        server, rest = words[0], words[1:]
-    elif len(words) >= 2 and words[0] == inline and not (args.command == "call" and _looks_like_argument(words[1])):
-        server, rest = words[0], words[1:]
+    if command == "read":
+        words = [w for w in (args.server, args.uri) if w is not None]
+    elif command == "complete":
+        words = [args.server, *args.arguments]
     else:
-        server, rest = inline, words
+        words = [w for w in (args.server, args.tool) if w is not None] + args.arguments
+    server: Optional[str]
+    enabled = list(config.enabled())
+    if words[0] in config.servers and (len(words) == 1 or _names_server(command, words)):
+        server, rest = words[0], words[1:]
+    elif inline is not None or len(enabled) == 1:
+        server, rest = inline or enabled[0], words
+    elif command in ("call", "prompt") and not _names_server(command, words):
+        server, rest = _owner_by_prefix(words[0], list(config.servers)), words
+    elif command == "complete" and words[0] == "prompt" and len(words) > 1:
+        server, rest = _owner_by_prefix(words[1], list(config.servers)), words
+    elif not _names_server(command, words):
+        configured = ", ".join(config.servers) or "none"
+        raise UsageError(f"{command} needs SERVER: more than one server is configured ({configured})")
+    else:
+        server, rest = words[0], words[1:]  # not a server's name: only_server says so
     if not rest:
-        raise UsageError(f"{args.command} needs {what}")
+        raise UsageError(f"{command} needs {_WHAT[command]}")
     args.server = server
-    if args.command == "call":
-        args.tool, args.arguments = rest[0], split_tool_arguments(rest[1:])
-    else:
+    if command == "read":
         if len(rest) > 1:
             raise UsageError(f"read takes one URI; unexpected {rest[1]!r}")
         args.uri = rest[0]
+        return
+    if command == "complete":
+        if rest[0] not in COMPLETE_KINDS or len(rest) < 2:
+            raise UsageError("complete needs 'prompt PROMPT' or 'resource TEMPLATE', then key=value ...")
+        args.kind, rest = rest[0], rest[1:]
+        if len(rest) < 2:
+            raise UsageError(f"complete {args.kind} {rest[0]!r} needs the argument to complete, as key=value")
+    args.name, args.arguments = rest[0], split_tool_arguments(rest[1:])
+    if command == "complete" and not isinstance(args.arguments, list):
+        raise UsageError("complete takes key=value pairs, not a JSON object")
 
 
 def only_server(config: LoadedConfig, server: str, inline: Optional[str]) -> LoadedConfig:
@@ -283,8 +368,7 @@ def only_server(config: LoadedConfig, server: str, inline: Optional[str]) -> Loa
         if inline is not None:
             hint = f" (the inline server is {inline!r})"
         else:
-            close = difflib.get_close_matches(server, known, n=3)
-            hint = f"; did you mean {', '.join(map(repr, close))}?" if close else f"; configured: {', '.join(known)}"
+            hint = did_you_mean(server, known) or f"; configured: {', '.join(known)}"
             hint = f" in {', '.join(config.sources)}{hint if known else ' (no servers)'}"
         raise UnknownNameError(f"no server named {server!r}{hint}")
     return LoadedConfig({server: entry}, config.sources)
@@ -347,3 +431,40 @@ def tool_arguments(
                 raise UsageError(f"argument {_show(f'{key}={text}')}: not valid JSON: {exc}") from None
             arguments[key] = text
     return arguments
+
+
+def check_argument_names(names: Sequence[str], input_schema: Mapping[str, Any], what: str) -> None:
+    """Refuse an argument name the schema does not list, suggesting the closest ones, before anything is sent.
+
+    Only a schema that lists ``properties`` and allows no others (no
+    ``additionalProperties`` that is ``true`` or a schema, no
+    ``patternProperties``) is checked: what it does not list cannot be meant.
+    ``what`` names the tool or prompt in the message (``tool 'echo'``).
+
+    Raises:
+        UsageError: the first name the schema does not list.
+    """
+    properties = input_schema.get("properties")
+    if not isinstance(properties, Mapping) or not properties:
+        return
+    more = input_schema.get("additionalProperties")
+    if more is True or isinstance(more, Mapping) or "patternProperties" in input_schema:
+        return
+    for name in names:
+        if name not in properties:
+            hint = did_you_mean(name, properties) or f"; its parameters: {', '.join(properties)}"
+            raise UsageError(f"{name!r} is not a parameter of {what}{hint}")
+
+
+def root_uris(dirs: Sequence[str]) -> list[dict[str, str]]:
+    """``--roots`` as roots: a ``file://`` URI and a name for each directory (``os.pathsep`` separates several)."""
+    roots = []
+    for item in dirs:
+        for part in item.split(os.pathsep):
+            if not part:
+                continue
+            path = Path(part).expanduser().resolve()
+            if not path.is_dir():
+                raise UsageError(f"--roots {part!r}: not a directory")
+            roots.append({"uri": path.as_uri(), "name": path.name or str(path)})
+    return roots

@@ -28,7 +28,7 @@ __all__ = ["run_auth_command"]
 
 def _server(args: argparse.Namespace) -> HTTPServerConfig:
     config, inline = load_servers(args)
-    place_positionals(args, inline)
+    place_positionals(args, config, inline)
     if args.server is None:
         raise UsageError(f"{args.command} needs SERVER, or --url URL")
     entry = only_server(config, args.server, inline).servers[args.server]

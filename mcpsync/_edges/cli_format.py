@@ -16,6 +16,7 @@ from .._session.models import (
     CallToolResult,
     ContentBlock,
     EmbeddedResource,
+    GetPromptResult,
     ImageContent,
     ResourceContents,
     ResourceLink,
@@ -31,6 +32,7 @@ __all__ = [
     "status_dict",
     "table",
     "write_json",
+    "write_prompt",
     "write_tool_result",
 ]
 
@@ -104,6 +106,13 @@ def write_tool_result(result: CallToolResult, out: TextIO) -> None:
                 pass
     if result.structured_content is not None and not shown_structured:
         write_json(result.structured_content, out)
+
+
+def write_prompt(result: GetPromptResult, out: TextIO) -> None:
+    """Write a prompt's messages for a person: each as ``role: text``, a blank line between."""
+    for n, message in enumerate(result.messages):
+        text = _block_text(message.content)
+        out.write(("\n" if n else "") + f"{message.role}: " + (text if text.endswith("\n") else text + "\n"))
 
 
 class ProgressLine:

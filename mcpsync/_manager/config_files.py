@@ -15,7 +15,10 @@ milliseconds), plus:
   neither checked beyond being an object nor expanded, and has no config.
 - ``httpUrl`` (Gemini CLI) is the URL of a Streamable HTTP server.
 - ``type`` ``"streamableHttp"`` (Cline) and ``"streamable-http"`` (Roo Code) mean ``"http"``.
-- Other members (``alwaysAllow``, ``trust``, ``description``...) are ignored.
+- Members other clients write (``alwaysAllow``, ``autoApprove``, ``trust``,
+  ``description``...: ``OTHER_CLIENTS_KEYS``) are ignored. An unknown member
+  that is close to one mcpsync reads (``comand``, ``header``) is an error that
+  suggests it; any other unknown member is ignored with a warning in the log.
 
 Without ``type``, ``url`` means Streamable HTTP, as Claude Code reads it; Gemini
 CLI and Cline read a bare ``url`` as HTTP+SSE, so such a server needs
@@ -60,7 +63,7 @@ from typing import Any, Optional, Union
 from .._core import jsonrpc
 from .._core.errors import ConfigurationError
 from .._core.paths import user_config_dir
-from .._core.text import cut
+from .._core.text import cut, did_you_mean
 from .._wire.config import ServerConfig, server_config_from_dict
 
 __all__ = [
@@ -109,6 +112,31 @@ _EXPECTED = {
     "maxMessageSize": "a positive whole number of bytes",
     "oauth": "an object of OAuth settings (clientId, clientSecret, scopes, callbackPort, ...)",
 }
+#: Members of a server entry that other clients write and mcpsync ignores (no warning, no typo check).
+OTHER_CLIENTS_KEYS = frozenset(
+    {
+        "alwaysAllow",  # Cline, Roo Code
+        "autoApprove",  # Cline, Amazon Q
+        "trust",  # Gemini CLI
+        "includeTools",
+        "excludeTools",
+        "disabledTools",
+        "description",
+        "name",
+        "envFile",  # VS Code
+        "dev",
+        "gallery",
+        "version",
+        "networkTimeout",
+        "transportType",
+        "serverUrl",  # Windsurf
+        "authProviderType",
+        "targetAudience",
+        "targetServiceAccount",
+    }
+)
+#: How close (difflib's ratio) an unknown member must be to a known one to be taken for its typo.
+TYPO_RATIO = 0.8
 #: The longest value an error message quotes.
 _SHOW_LIMIT = 60
 #: Levels of nesting a configuration may have; deeper is not a configuration (and would exhaust the stack).
@@ -307,6 +335,7 @@ def _read_servers(data: Any, source: str, environ: Mapping[str, str], taken: Con
             continue
         where = f"{source}: server {name!r}"
         _check("entry", raw, where)
+        _check_members(raw, where)
         enabled = raw.get("enabled") is not False and raw.get("disabled") is not True and name not in switched_off
         config = None
         if enabled:
@@ -314,6 +343,25 @@ def _read_servers(data: Any, source: str, environ: Mapping[str, str], taken: Con
             config = _build(raw, name, environ, where, source)
         servers[name] = ServerEntry(name, config, enabled, source, copy.deepcopy(raw))
     return servers
+
+
+def _check_members(raw: Mapping[str, Any], where: str) -> None:
+    """Refuse a member that looks like a typo of one mcpsync reads; log a warning for any other unknown one."""
+    known = _known_members()
+    for key in raw:
+        if key in known or key in OTHER_CLIENTS_KEYS:
+            continue
+        hint = did_you_mean(key, known, n=1, cutoff=TYPO_RATIO)
+        if hint:
+            raise ConfigurationError(f"{where}: unknown member {key!r}{hint}")
+        logger.warning("%s: unknown member %r, ignored", where, key)
+
+
+@functools.cache
+def _known_members() -> tuple[str, ...]:
+    """The members of a server entry that the schema describes."""
+    definitions = _schema()["$defs"]
+    return tuple(dict.fromkeys([*definitions["entry"]["properties"], *definitions["server"]["properties"]]))
 
 
 def _build(raw: Mapping[str, Any], name: str, environ: Mapping[str, str], where: str, source: str) -> ServerConfig:
@@ -440,13 +488,20 @@ def _json_type(value: Any) -> str:
 @functools.cache
 def _validators() -> dict[str, Any]:
     """Compile (once) a validator for each part of the shipped schema a file is checked against."""
-    from importlib import resources
-
     from jsonschema import Draft202012Validator  # lazily: `import mcpsync` stays fast
 
-    schema = json.loads(resources.files(__package__).joinpath(_SCHEMA_FILE).read_text("utf-8"))
+    schema = _schema()
     Draft202012Validator.check_schema(schema)
     return {
         part: Draft202012Validator({"$ref": f"#/$defs/{part}", "$defs": schema["$defs"]})
         for part in ("file", "entry", "server")
     }
+
+
+@functools.cache
+def _schema() -> dict[str, Any]:
+    """The shipped schema, read once."""
+    from importlib import resources
+
+    schema: dict[str, Any] = json.loads(resources.files(__package__).joinpath(_SCHEMA_FILE).read_text("utf-8"))
+    return schema

@@ -22,7 +22,6 @@ call's timeout. A call in flight when its server dies fails with
 
 from __future__ import annotations
 
-import difflib
 import logging
 import os
 import threading
@@ -32,6 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Optional, TypeVar, Union
 
 from .._core.errors import MCPError, ServerUnavailable, TransportClosed, UnknownNameError
+from .._core.text import did_you_mean
 from .._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout, resolve_timeout
 from .._session import exit_cleanup
 from .._session.client import Client
@@ -441,8 +441,7 @@ class Manager(Supervision):
 
     @staticmethod
     def _unknown(kind: str, name: str, known: list[str]) -> str:
-        close = difflib.get_close_matches(name, known, n=3)
-        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else f" ({len(known)} known)"
+        hint = did_you_mean(name, known) or f" ({len(known)} known)"
         return f"no {kind} named {name!r}{hint}"
 
     def _rename_tools(self) -> None:

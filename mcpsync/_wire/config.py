@@ -8,7 +8,6 @@ configuration (the ``mcpServers`` entries other MCP clients write)
 
 from __future__ import annotations
 
-import difflib
 import os
 import shlex
 from collections.abc import Mapping, Sequence
@@ -16,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Optional, Union
 
 from .._core.errors import ConfigurationError
+from .._core.text import did_you_mean
 from .._core.timeouts import USE_DEFAULT, Timeout, UseDefault, check_timeout
 
 __all__ = [
@@ -244,8 +244,7 @@ def _check_oauth(value: Any, where: str) -> dict[str, Any]:
         if key in OAUTH_IGNORED:
             continue
         if key not in OAUTH_SETTINGS:
-            close = difflib.get_close_matches(key, [*OAUTH_SETTINGS, *OAUTH_IGNORED], n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(OAUTH_SETTINGS)}"
+            hint = did_you_mean(key, [*OAUTH_SETTINGS, *OAUTH_IGNORED], n=1) or f"; known: {', '.join(OAUTH_SETTINGS)}"
             raise ConfigurationError(f"{where}: unknown member 'oauth.{key}'{hint}")
         if key == "scopes":
             ok = isinstance(item, str) or (isinstance(item, list) and all(isinstance(s, str) for s in item))

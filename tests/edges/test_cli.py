@@ -43,11 +43,12 @@ def home(tmp_path: Path) -> Path:
 
 
 def run(
-    home: Path, *args: str, text: bool = True, trust: bool = True, stdin: Any = None
+    home: Path, *args: str, text: bool = True, trust: bool = True, stdin: Any = None, stdin_text: Any = None
 ) -> subprocess.CompletedProcess:  # type: ignore[type-arg]
     """``python -m mcpsync ARGS`` in ``home``, isolated from the user's files.
 
     ``trust``: pass ``--trust``, so that a project file written by the test starts its servers.
+    ``stdin_text``: what stdin reads, then its end (without it stdin is empty, or ``stdin``).
     """
     env = {k: v for k, v in os.environ.items() if k != "MCPSYNC_CONFIG"}
     env.update(
@@ -58,7 +59,7 @@ def run(
     )
     return subprocess.run(
         [sys.executable, "-m", "mcpsync", *(["--trust"] if trust else []), *args],
-        stdin=stdin if stdin is not None else subprocess.DEVNULL,
+        **({"input": stdin_text} if stdin_text is not None else {"stdin": stdin or subprocess.DEVNULL}),
         cwd=home,
         env=env,
         capture_output=True,

@@ -132,6 +132,45 @@ def test_gemini_settings_with_http_url_and_its_own_keys(tmp_path):
     assert servers["py"] == StdioServerConfig("python", ("s.py",), cwd="./tools", name="py")
 
 
+@pytest.mark.parametrize(
+    ("entry", "problem"),
+    [
+        ({"comand": "npx"}, "cfg.json: server 's': unknown member 'comand'; did you mean 'command'?"),
+        ({"command": "npx", "arg": ["x"]}, "cfg.json: server 's': unknown member 'arg'; did you mean 'args'?"),
+        ({"url": "https://h/mcp", "header": {}}, "unknown member 'header'; did you mean 'headers'?"),
+        ({"command": "npx", "disabeld": True}, "unknown member 'disabeld'; did you mean 'disabled'?"),
+        ({"enabled": False, "comand": "npx"}, "unknown member 'comand'; did you mean 'command'?"),
+    ],
+)
+def test_an_unknown_member_close_to_a_known_one_is_an_error_that_suggests_it(entry, problem):
+    """A typo of a member mcpsync reads would otherwise be ignored, and the server not start as meant."""
+    assert problem in error_of({"mcpServers": {"s": entry}})
+
+
+def test_members_other_clients_write_are_accepted_and_other_unknown_ones_are_warned_about(caplog):
+    """Cline's alwaysAllow, Amazon Q's autoApprove, Gemini's trust... are real files: never an error, no warning."""
+    theirs = {
+        "alwaysAllow": ["a"],
+        "autoApprove": [],
+        "trust": True,
+        "description": "d",
+        "disabledTools": ["b"],
+        "envFile": ".env",
+        "type": "stdio",
+        "cwd": ".",
+        "env": {"A": "b"},
+        "timeout": 1000,
+        "disabled": False,
+    }
+    with caplog.at_level("WARNING", logger="mcpsync"):
+        config = parse_config({"mcpServers": {"s": {"command": "npx", **theirs}}}, source="cfg.json", environ={})
+    assert config.enabled()["s"].command == "npx"
+    assert caplog.records == []
+    with caplog.at_level("WARNING", logger="mcpsync"):
+        parse_config({"mcpServers": {"s": {"command": "npx", "flavour": "x"}}}, source="cfg.json", environ={})
+    assert [r.getMessage() for r in caplog.records] == ["cfg.json: server 's': unknown member 'flavour', ignored"]
+
+
 def test_vscode_servers_and_inputs(tmp_path):
     path = write(
         tmp_path / ".vscode" / "mcp.json",
