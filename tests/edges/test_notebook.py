@@ -76,6 +76,13 @@ def test_the_example_notebook_runs_top_to_bottom(tmp_path: Path) -> None:
     assert text_of(cell_with(executed, 'read_resource("text://greeting")')) == "'Hello from a resource'"
     assert "image/png" in text_of(cell_with(executed, 'read_resource("binary://pixel")'))
     assert text_of(cell_with(executed, "get_prompt")) == "[('user', 'Write a casual greeting for Ada.')]"
+    short = text_of(cell_with(executed, "client.list_resources(), "))
+    assert "<Resource 'text://greeting' text/plain: A short text resource.>" in short
+    assert "<ReadResourceResult 'text://greeting' text/plain: 'Hello from a resource'>" in short
+    assert "<GetPromptResult 1 message: user: 'Write a casual greeting for Ada.'>" in short
+    interrupted = text_of(cell_with(executed, "interrupt_main"))
+    assert "tools/call interrupted: the server 'quickstart' is told to cancel it" in interrupted
+    assert interrupted.endswith("'still connected'")
     assert "hello from the server's stderr" in text_of(cell_with(executed, '"stderr"'))  # stderr reached the notebook
     assert "via the manager" in text_of(cell_with(executed, "second__echo"))
     assert text_of(cell_with(executed, "tool.name.endswith")) == "['first__echo', 'second__echo']"
