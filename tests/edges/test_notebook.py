@@ -101,3 +101,16 @@ def test_interrupting_the_kernel_cancels_the_call_and_the_client_stays_usable(tm
     assert text_of(cells[3]) == "[2]"  # the server was told (id 1 was initialize)
     assert text_of(cells[4]) == "'next cell'"  # the same client, still connected
     assert text_of(cells[5]) == ""
+
+
+def test_log_lines_go_under_the_running_cell_and_between_cells_to_the_show_logs_cell(tmp_path: Path) -> None:
+    notebook = run(tmp_path, "logs")
+    cells = notebook.cells
+    area = [o for o in cells[0].outputs if o["output_type"] == "display_data"]
+    assert len(area) == 1 and "appear here" in area[0]["data"]["text/plain"], cells[0].outputs
+    # Between cells the line updates that display (nbclient itself reads only a running cell's messages).
+    updates = notebook.metadata["updates_between_cells"]
+    assert [u["data"]["text/plain"] for u in updates] == ["WARNING mcpsync.server.late: between cells"]
+    assert isinstance(updates[0]["transient"]["display_id"], str)
+    assert "between cells" not in text_of(cells[1]) + text_of(cells[2])  # not under a cell that did not ask
+    assert "WARNING mcpsync.server.now: in a cell" in text_of(cells[2])
