@@ -21,6 +21,7 @@ Every exception is an ``MCPError``; catch that to catch them all::
     │   ├── MessageTooLarge          a message was over ``max_message_size`` and was discarded
     │   ├── OutputSchemaError        a tool's structuredContent does not match its outputSchema
     │   ├── SkillVerificationError   a skill's entry or file is not what it must be; it is not used
+    │   ├── PageLimitExceeded        a listing needed more pages than allowed (``max_pages``)
     │   └── UnsupportedProtocolVersion
     ├── AuthorizationError           OAuth could not authorize: a refusal, a failed grant
     ├── ConfigurationError           bad configuration (also a ValueError)
@@ -53,6 +54,7 @@ __all__ = [
     "NoResponseError",
     "NotSupportedError",
     "OutputSchemaError",
+    "PageLimitExceeded",
     "ProtocolError",
     "RequestTimeout",
     "ServerError",
@@ -348,6 +350,25 @@ class OutputSchemaError(ProtocolError):
         super().__init__(f"tool {tool!r}: structuredContent does not match its outputSchema: {reason}")
         self.tool = tool
         self.result = result
+
+
+class PageLimitExceeded(ProtocolError):
+    """A listing took its page limit (``max_pages``, or ``MAX_PAGES``) and the server still had a cursor.
+
+    Attributes:
+        method: the listing's method, e.g. ``tools/list``.
+        max_pages: the limit that was reached.
+        next_cursor: the cursor the server sent for the page after the last one read.
+    """
+
+    def __init__(self, method: str, max_pages: int, next_cursor: Optional[str] = None) -> None:
+        super().__init__(
+            f"{method}: the server sent {max_pages} pages and a cursor for more; stopped "
+            "(raise max_pages=, or page with the *_page methods)"
+        )
+        self.method = method
+        self.max_pages = max_pages
+        self.next_cursor = next_cursor
 
 
 class UnsupportedProtocolVersion(ProtocolError):

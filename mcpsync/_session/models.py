@@ -13,7 +13,7 @@ import binascii
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Optional, TypeVar, Union
+from typing import Any, ClassVar, Generic, Optional, TypeVar, Union
 
 from .._core.errors import ProtocolError, ToolError
 from .._core.text import cut, first_line
@@ -26,6 +26,7 @@ __all__ = [
     "EmbeddedResource",
     "GetPromptResult",
     "ImageContent",
+    "Page",
     "Prompt",
     "PromptArgument",
     "PromptMessage",
@@ -125,6 +126,26 @@ def _size(holder: Any) -> str:
 
 
 _Wire = TypeVar("_Wire", bound="_FromWire")
+_Item = TypeVar("_Item")
+
+
+@dataclass(frozen=True)
+class Page(Generic[_Item]):
+    """One page of a listing (``Client.list_tools_page`` and its kin).
+
+    Attributes:
+        items: the page's items, typed (``Tool``, ``Resource``, ...).
+        next_cursor: the cursor to ask for the next page with; ``None`` on the last page.
+        raw: the result dict as the server sent it.
+    """
+
+    items: list[_Item]
+    next_cursor: Optional[str] = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        more = f" next_cursor={self.next_cursor!r}" if self.next_cursor is not None else ""
+        return f"<Page {len(self.items)} items{more}>"
 
 
 class _FromWire:

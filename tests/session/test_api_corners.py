@@ -1,0 +1,208 @@
+"""The API's smaller corners: ``meta=`` on every request, paging by hand, page caps, against the test
+server and mocked HTTP servers (``responses``) that misbehave."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+import pytest
+import responses
+
+import mcpsync
+from mcpsync.testing import server_config
+
+URL = "http://mcp.test/mcp"
+T = 10
+VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+CAPABILITIES = {"tools": {}, "resources": {}, "prompts": {}, "completions": {}}
+DISCOVER = {
+    "resultType": "complete",
+    "supportedVersions": ["2026-07-28"],
+    "capabilities": CAPABILITIES,
+    "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "mock", "version": "9"}},
+}
+
+Answer = Callable[[dict[str, Any]], Any]
+
+
+def mocked(seen: list[dict[str, Any]], answer: Answer, discover: Any = DISCOVER) -> Callable[..., Any]:
+    """A modern server over HTTP: ``server/discover`` gets ``discover``, every other request
+    ``answer(message)`` (a result, or ``("error", object)``); each message goes to ``seen``."""
+
+    def reply(request: Any) -> tuple[int, dict[str, str], str]:
+        message = json.loads(request.body)
+        seen.append(message)
+        if "id" not in message:
+            return (202, {}, "")
+        result = discover if message["method"] == "server/discover" else answer(message)
+        body = {"error": result[1]} if isinstance(result, tuple) else {"result": result}
+        return (200, {"Content-Type": "application/json"}, json.dumps({"jsonrpc": "2.0", "id": message["id"], **body}))
+
+    return reply
+
+
+def sent(seen: list[dict[str, Any]], method: str) -> list[dict[str, Any]]:
+    return [m.get("params") or {} for m in seen if m.get("method") == method]
+
+
+def complete(**result: Any) -> dict[str, Any]:
+    return {"resultType": "complete", **result}
+
+
+# -- meta= --------------------------------------------------------------------------------------
+
+
+def everything(message: dict[str, Any]) -> Any:
+    method = message["method"]
+    return {
+        "tools/list": complete(tools=[{"name": "t", "inputSchema": {"type": "object"}}]),
+        "resources/list": complete(resources=[{"uri": "a://1", "name": "one"}]),
+        "resources/templates/list": complete(resourceTemplates=[{"uriTemplate": "a://{x}", "name": "x"}]),
+        "resources/read": complete(contents=[{"uri": "a://1", "text": "hi"}]),
+        "prompts/list": complete(prompts=[{"name": "p"}]),
+        "prompts/get": complete(messages=[]),
+        "completion/complete": complete(completion={"values": ["v"]}),
+    }.get(method, complete())
+
+
+@responses.activate
+def test_meta_goes_with_every_typed_request_under_the_eras_own_keys():
+    """Each typed method sends meta= as the request's _meta, beside the modern era's keys, which win."""
+    seen: list[dict[str, Any]] = []
+    responses.add_callback(responses.POST, URL, callback=mocked(seen, everything))
+    meta = {"trace": "abc", VERSION_KEY: "1999-01-01"}
+    with mcpsync.connect(URL, protocol="modern", auth=False, timeout=T) as client:
+        client.ping(meta=meta)
+        client.list_tools(meta=meta)
+        client.list_resources(meta=meta)
+        client.list_resource_templates(meta=meta)
+        client.read_resource("a://1", meta=meta)
+        client.list_prompts(meta=meta)
+        client.get_prompt("p", meta=meta)
+        client.complete({"type": "ref/prompt", "name": "p"}, ("a", "b"), meta=meta)
+    methods = [
+        "tools/list",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "prompts/list",
+        "prompts/get",
+        "completion/complete",
+    ]
+    for method in methods:
+        (params,) = sent(seen, method)
+        assert params["_meta"]["trace"] == "abc", method
+        assert params["_meta"][VERSION_KEY] == "2026-07-28", method
+    pings = sent(seen, "server/discover")
+    assert pings[-1]["_meta"]["trace"] == "abc"
+
+
+@responses.activate
+def test_a_listing_with_meta_asks_the_server_and_leaves_the_cache_alone():
+    """meta may change what a server lists: such a listing is never served from, nor put in, the cache."""
+    seen: list[dict[str, Any]] = []
+
+    def answer(message: dict[str, Any]) -> Any:
+        name = "mine" if "who" in message["params"]["_meta"] else "all"
+        return complete(tools=[{"name": name, "inputSchema": {"type": "object"}}], ttlMs=60_000)
+
+    responses.add_callback(responses.POST, URL, callback=mocked(seen, answer))
+    with mcpsync.connect(URL, protocol="modern", auth=False, timeout=T) as client:
+        assert [t.name for t in client.list_tools()] == ["all"]
+        assert [t.name for t in client.list_tools(meta={"who": "me"})] == ["mine"]
+        assert [t.name for t in client.list_tools(meta={"who": "me"})] == ["mine"]  # asked again
+        assert [t.name for t in client.list_tools()] == ["all"]  # the cache still holds the plain list
+        assert [t.name for t in client.cached_lists["tools"]] == ["all"]
+    assert len(sent(seen, "tools/list")) == 3
+
+
+def test_meta_reaches_a_legacy_server_and_a_bad_meta_is_refused():
+    """Over the handshake era too, meta= is the request's _meta; a meta that is not a mapping is a TypeError."""
+    with mcpsync.connect(server_config("--legacy-only"), timeout=T) as client:
+        assert client.era == "legacy"
+        client.set_logging_level("info", meta={"trace": "x"})
+        assert client.read_resource("text://greeting", meta={"trace": "x"}).text
+        with pytest.raises(TypeError, match="meta must be a mapping"):
+            client.list_prompts(meta=["not", "a", "mapping"])  # type: ignore[arg-type]
+
+
+# -- pages --------------------------------------------------------------------------------------
+
+
+def test_pages_by_hand_and_lazily_match_the_whole_listing():
+    """list_*_page walks the cursors one request at a time, iter_* lazily; both give what list_* gives."""
+    with mcpsync.connect(server_config("--page-size", "1"), timeout=T) as client:
+        whole = [t.name for t in client.list_tools()]
+        assert len(whole) > 2
+        names, cursor, pages = [], None, 0
+        while True:
+            page = client.list_tools_page(cursor)
+            pages += 1
+            names += [t.name for t in page.items]
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        assert names == whole and pages == len(whole)
+        assert repr(page) == "<Page 1 items>"
+        assert [t.name for t in client.iter_tools()] == whole
+        lazy = client.iter_prompts()
+        assert next(lazy).name == client.list_prompts()[0].name
+        lazy.close()
+        assert [r.uri for r in client.iter_resources()] == [r.uri for r in client.list_resources()]
+        assert client.list_resources_page().next_cursor is not None
+        templates = client.list_resource_templates_page()
+        assert [t.name for t in templates.items] == [t.name for t in client.list_resource_templates()][:1]
+        assert [t.name for t in client.iter_resource_templates()] == [t.name for t in client.list_resource_templates()]
+        assert client.list_prompts_page(client.list_prompts_page().next_cursor).items
+
+
+def test_max_pages_stops_a_listing_with_an_error_that_says_where():
+    """A listing longer than max_pages raises PageLimitExceeded (a ProtocolError) with the next cursor."""
+    with mcpsync.connect(server_config("--page-size", "1"), timeout=T) as client:
+        total = len(client.list_tools(cache=False))
+        assert len(client.list_tools(cache=False, max_pages=total)) == total
+        with pytest.raises(mcpsync.PageLimitExceeded) as caught:
+            client.list_tools(cache=False, max_pages=2)
+        assert isinstance(caught.value, mcpsync.ProtocolError)
+        assert caught.value.method == "tools/list" and caught.value.max_pages == 2
+        assert caught.value.next_cursor is not None and "max_pages" in str(caught.value)
+        with pytest.raises(mcpsync.PageLimitExceeded):
+            list(client.iter_tools(max_pages=1))
+        with pytest.raises(ValueError, match="max_pages"):
+            client.list_prompts(max_pages=0)
+
+
+@responses.activate
+def test_a_server_that_repeats_a_cursor_is_stopped_at_once():
+    """A cursor loop (a, b, a, ...) ends the listing at the first repeat, whole or lazy."""
+    seen: list[dict[str, Any]] = []
+    following = {None: "a", "a": "b", "b": "a"}
+
+    def loop(message: dict[str, Any]) -> Any:
+        cursor = (message.get("params") or {}).get("cursor")
+        return complete(prompts=[{"name": f"p{len(seen)}"}], nextCursor=following[cursor])
+
+    responses.add_callback(responses.POST, URL, callback=mocked(seen, loop))
+    with mcpsync.connect(URL, protocol="modern", auth=False, timeout=T) as client:
+        with pytest.raises(mcpsync.ProtocolError, match="repeated nextCursor 'a'"):
+            client.list_prompts()
+        assert len(sent(seen, "prompts/list")) == 3
+        with pytest.raises(mcpsync.ProtocolError, match="repeated nextCursor"):
+            list(client.iter_prompts())
+        assert client.list_prompts_page("b").next_cursor == "a"  # by hand, the caller decides
+
+
+@responses.activate
+def test_a_page_with_a_bad_cursor_or_items_is_a_protocol_error():
+    """A nextCursor that is not a string, or items that are not a list, are refused on a single page too."""
+    seen: list[dict[str, Any]] = []
+    answers = iter([complete(tools=[], nextCursor=7), complete(tools={"name": "t"})])
+    responses.add_callback(responses.POST, URL, callback=mocked(seen, lambda m: next(answers)))
+    with mcpsync.connect(URL, protocol="modern", auth=False, timeout=T) as client:
+        with pytest.raises(mcpsync.ProtocolError, match="bad nextCursor 7"):
+            client.list_tools_page()
+        with pytest.raises(mcpsync.ProtocolError, match="must be a list"):
+            client.list_tools_page()
+        with pytest.raises(TypeError, match="cursor"):
+            client.list_tools_page(3)  # type: ignore[arg-type]
