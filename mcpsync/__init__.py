@@ -46,6 +46,8 @@ from ._core.errors import (
     TransportError,
     UnknownNameError,
     UnsupportedProtocolVersion,
+    URLElicitation,
+    URLElicitationRequired,
     WriteTimeout,
 )
 from ._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout
@@ -228,6 +230,8 @@ __all__ = [
     "TransportClosed",
     "TransportError",
     "TransportStats",
+    "URLElicitation",
+    "URLElicitationRequired",
     "UnknownContent",
     "UnknownNameError",
     "UnsupportedProtocolVersion",

@@ -5,7 +5,8 @@ Every exception is an ``MCPError``; catch that to catch them all::
     MCPError
     ├── ServerError                  the server answered with a JSON-RPC error object
     │   ├── HeaderMismatch           -32020: a header differs from the body (2026-07-28)
-    │   └── MissingClientCapability  -32021: the request needs a capability we did not declare
+    │   ├── MissingClientCapability  -32021: the request needs a capability we did not declare
+    │   └── URLElicitationRequired   -32042: the user must open a URL first (2025-11-25)
     ├── TransportError               the connection could not carry the message
     │   ├── TransportClosed          the connection is gone ("Transport closed")
     │   ├── ConnectError             the server could not be started or reached
@@ -37,7 +38,7 @@ error: the server did not say anything, so nothing pretends it did.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 __all__ = [
     "AuthorizationError",
@@ -65,6 +66,7 @@ __all__ = [
     "ToolError",
     "TransportClosed",
     "TransportError",
+    "URLElicitationRequired",
     "UnknownNameError",
     "UnsupportedProtocolVersion",
     "WriteTimeout",
@@ -129,7 +131,63 @@ class MissingClientCapability(ServerError):
         return f"{super().__str__()} (the server needs the client capability {names}{how})"
 
 
-_SERVER_ERRORS: dict[int, type[ServerError]] = {-32020: HeaderMismatch, -32021: MissingClientCapability}
+class URLElicitation(NamedTuple):
+    """One URL a server wants the user to open (an ``ElicitRequestURLParams`` of a -32042 error).
+
+    Not an exception (so not in ``__all__`` here): what ``URLElicitationRequired`` carries.
+    """
+
+    url: str
+    elicitation_id: str
+    message: str
+
+
+class URLElicitationRequired(ServerError):
+    """-32042 (2025-11-25): the request needs the user to open a URL first (to sign in, to pay, ...).
+
+    The server names them in ``data.elicitations``; open them (after asking the user), wait for
+    ``notifications/elicitation/complete`` with their ids, and send the request again.
+
+    Attributes:
+        elicitations: the URLs, as ``URLElicitation(url, elicitation_id, message)``; entries
+            without a string ``url`` are left out (they are in ``data`` as sent).
+    """
+
+    @property
+    def elicitations(self) -> tuple[URLElicitation, ...]:
+        data = self.data if isinstance(self.data, dict) else {}
+        entries = data.get("elicitations")
+        found = []
+        for entry in entries if isinstance(entries, list) else ():
+            if not isinstance(entry, dict) or not isinstance(entry.get("url"), str):
+                continue
+            elicitation_id, message = entry.get("elicitationId"), entry.get("message")
+            found.append(
+                URLElicitation(
+                    entry["url"],
+                    elicitation_id if isinstance(elicitation_id, str) else "",
+                    message if isinstance(message, str) else "",
+                )
+            )
+        return tuple(found)
+
+    @property
+    def urls(self) -> tuple[str, ...]:
+        """The URLs alone, in the server's order."""
+        return tuple(elicitation.url for elicitation in self.elicitations)
+
+    def __str__(self) -> str:
+        urls = self.urls
+        shown = ", ".join(urls[:3]) + (f" and {len(urls) - 3} more" if len(urls) > 3 else "")
+        what = f"open {shown}" if urls else "it named no URL to open"
+        return f"{super().__str__()} (the server needs the user to visit a URL first: {what})"
+
+
+_SERVER_ERRORS: dict[int, type[ServerError]] = {
+    -32020: HeaderMismatch,
+    -32021: MissingClientCapability,
+    -32042: URLElicitationRequired,
+}
 
 
 class TransportError(MCPError):

@@ -206,3 +206,79 @@ def test_a_page_with_a_bad_cursor_or_items_is_a_protocol_error():
             client.list_tools_page()
         with pytest.raises(TypeError, match="cursor"):
             client.list_tools_page(3)  # type: ignore[arg-type]
+
+
+# -- -32042 -------------------------------------------------------------------------------------
+
+
+def legacy(seen: list[dict[str, Any]], answer: Answer, capabilities: Any = None) -> Callable[..., Any]:
+    """A 2025-11-25 server over HTTP (no server/discover; the handshake), answering as ``mocked``."""
+    initialize = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": CAPABILITIES if capabilities is None else capabilities,
+        "serverInfo": {"name": "old", "version": "1"},
+    }
+
+    def answer_legacy(message: dict[str, Any]) -> Any:
+        if message["method"] == "initialize":
+            return initialize
+        return answer(message)
+
+    return mocked(seen, answer_legacy, discover=("error", {"code": -32601, "message": "Method not found"}))
+
+
+def legacy_routes(seen: list[dict[str, Any]], answer: Answer, capabilities: Any = None) -> None:
+    responses.add_callback(responses.POST, URL, callback=legacy(seen, answer, capabilities))
+    responses.add(responses.GET, URL, status=405)
+    responses.add(responses.DELETE, URL, status=204)
+
+
+@responses.activate
+def test_url_elicitation_required_carries_the_urls_to_open():
+    """A -32042 to a tool call is a URLElicitationRequired with each URL, its id and message."""
+    data = {
+        "elicitations": [
+            {"mode": "url", "url": "https://pay.example/1", "elicitationId": "e1", "message": "Pay first"},
+            {"mode": "url", "url": "https://login.example", "elicitationId": "e2", "message": "Sign in"},
+        ]
+    }
+    error = {"code": -32042, "message": "URL elicitation required", "data": data}
+    legacy_routes([], lambda m: ("error", error))
+    with mcpsync.connect(URL, protocol="auto", auth=False, timeout=T) as client:
+        assert client.era == "legacy"
+        with pytest.raises(mcpsync.URLElicitationRequired) as caught:
+            client.call_tool("buy", {})
+    exc = caught.value
+    assert isinstance(exc, mcpsync.ServerError) and exc.code == -32042
+    assert exc.elicitations == (
+        mcpsync.URLElicitation("https://pay.example/1", "e1", "Pay first"),
+        mcpsync.URLElicitation("https://login.example", "e2", "Sign in"),
+    )
+    assert exc.urls == ("https://pay.example/1", "https://login.example")
+    assert str(exc).startswith("MCP error -32042: URL elicitation required")
+    assert "https://pay.example/1, https://login.example" in str(exc)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        None,
+        "open something",
+        {"elicitations": "https://x.example"},
+        {"elicitations": [7, None, {"url": 3}, {"message": "no url"}]},
+    ],
+)
+def test_url_elicitation_required_with_odd_data_has_no_urls_and_still_reads(data):
+    """Data that is not what the schema says gives no URLs, never an error of its own."""
+    exc = mcpsync.ServerError.from_error_object({"code": -32042, "message": "go", "data": data})
+    assert isinstance(exc, mcpsync.URLElicitationRequired)
+    assert exc.elicitations == () and exc.urls == ()
+    assert "named no URL" in str(exc)
+
+
+def test_url_elicitation_required_fills_in_what_an_entry_lacks():
+    """An entry with a URL but no id or message keeps its URL; the message lists at most three."""
+    entries = [{"url": f"https://x.example/{n}", "elicitationId": 5} for n in range(5)]
+    exc = mcpsync.ServerError.from_error_object({"code": -32042, "message": "go", "data": {"elicitations": entries}})
+    assert exc.elicitations[0] == mcpsync.URLElicitation("https://x.example/0", "", "")
+    assert str(exc).endswith("https://x.example/2 and 2 more)")
