@@ -20,7 +20,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Callable, Optional, TypeVar, Union
 
 from .._core.eras import (
@@ -60,7 +60,7 @@ from .models import (
 from .paging import with_meta
 from .progress import ProgressCallback, ProgressTokens, with_progress_token
 from .progress_bars import progress_bar_for
-from .server_requests import RequestHandler, Roots, ServerRequests
+from .server_requests import ELICITATION_MODES, RequestHandler, Roots, ServerRequests
 from .skills import LoadedSkill, Skill, Skills
 from .structured_output import OutputSchemas
 from .subscriptions import Subscriptions
@@ -122,6 +122,16 @@ class Client:
         elicitation: ``fn(params) -> result`` for ``elicitation/create``, form
             and URL mode (see ``mcpsync.elicitation_defaults``); declares
             ``elicitation``.
+        sampling_tools: declare ``sampling.tools``: ``sampling=`` handles requests that offer
+            the model tools (2025-11-25). Default: not declared.
+        sampling_context: declare ``sampling.context``: ``sampling=`` honours
+            ``includeContext`` (soft-deprecated in 2025-11-25). Default: not declared.
+        elicitation_modes: the modes ``elicitation=`` handles, ``"form"`` and/or ``"url"``
+            (default both): each is declared as ``elicitation.<mode>``.
+        roots_list_changed: declare ``roots.listChanged`` (default ``True``: ``set_roots``
+            tells the server); ``False`` declares plain ``roots``.
+            These four need their handler (a ``ConfigurationError`` otherwise); an entry of
+            ``capabilities=`` for the same capability wins over them, whole.
         on_elicitation_complete: ``fn(params)`` for ``notifications/elicitation/complete``.
         on_list_changed: ``fn(kind)`` with ``"tools"``, ``"prompts"`` or
             ``"resources"`` when the server says that list changed.
@@ -160,6 +170,10 @@ class Client:
         roots: Optional[Roots] = None,
         sampling: Optional[RequestHandler] = None,
         elicitation: Optional[RequestHandler] = None,
+        sampling_tools: bool = False,
+        sampling_context: bool = False,
+        elicitation_modes: Sequence[str] = ELICITATION_MODES,
+        roots_list_changed: bool = True,
         on_elicitation_complete: Optional[Callable[[dict[str, Any]], None]] = None,
         on_list_changed: Optional[Callable[[str], None]] = None,
         on_resource_updated: Optional[Callable[[str], None]] = None,
@@ -213,6 +227,10 @@ class Client:
                 roots=roots,
                 sampling=sampling,
                 elicitation=elicitation,
+                sampling_tools=sampling_tools,
+                sampling_context=sampling_context,
+                elicitation_modes=elicitation_modes,
+                roots_list_changed=roots_list_changed,
             )
         except BaseException:
             self._dispatcher.close()  # bad arguments must not leave the dispatch thread behind
@@ -1200,13 +1218,16 @@ class Client:
     def set_roots(self, roots: Roots) -> None:
         """Replace the roots offered to the server, and tell it (``notifications/roots/list_changed``).
 
-        Only for a client made with ``roots=`` (the capability is declared at ``initialize``).
+        Only for a client made with ``roots=`` (the capability is declared at ``initialize``). The
+        server is told only when ``roots.listChanged`` was declared (``roots_list_changed``); else it
+        sees the new roots when it next asks.
 
         Raises:
             ProtocolError: the client was made without ``roots=``.
         """
         self._server_requests.set_roots(roots)
-        if self.is_connected:
+        declared = self.capabilities.get("roots")
+        if self.is_connected and isinstance(declared, Mapping) and declared.get("listChanged"):
             self.notify("notifications/roots/list_changed")
 
     def _dropped(self) -> None:

@@ -282,3 +282,61 @@ def test_url_elicitation_required_fills_in_what_an_entry_lacks():
     exc = mcpsync.ServerError.from_error_object({"code": -32042, "message": "go", "data": {"elicitations": entries}})
     assert exc.elicitations[0] == mcpsync.URLElicitation("https://x.example/0", "", "")
     assert str(exc).endswith("https://x.example/2 and 2 more)")
+
+
+# -- sub-capabilities ---------------------------------------------------------------------------
+
+
+def capabilities_sent(tmp_path: Any, name: str, **kwargs: Any) -> tuple[dict[str, Any], list[str]]:
+    """The capabilities a legacy client declares in initialize with ``kwargs``, and the methods it sent."""
+    from tests.helpers import scripted_server
+
+    log = tmp_path / f"{name}.jsonl"
+    with mcpsync.connect(scripted_server({}, log), timeout=T, protocol="legacy", **kwargs) as client:
+        if "roots" in kwargs:
+            client.set_roots(["file:///y"])
+    sent = [json.loads(line) for line in log.read_text().splitlines()]
+    return sent[0]["params"]["capabilities"], [m.get("method") for m in sent]
+
+
+def test_sub_capabilities_are_declared_from_the_handler_options(tmp_path):
+    """sampling_tools / sampling_context / elicitation_modes / roots_list_changed shape what is declared."""
+    declared, _ = capabilities_sent(tmp_path, "sampling", sampling=dict, sampling_tools=True, sampling_context=True)
+    assert declared == {"sampling": {"context": {}, "tools": {}}}
+    declared, _ = capabilities_sent(tmp_path, "sampling-plain", sampling=dict)
+    assert declared == {"sampling": {}}
+    declared, _ = capabilities_sent(tmp_path, "form", elicitation=dict, elicitation_modes=["form"])
+    assert declared == {"elicitation": {"form": {}}}
+    declared, _ = capabilities_sent(tmp_path, "url", elicitation=dict, elicitation_modes="url")
+    assert declared == {"elicitation": {"url": {}}}
+    declared, methods = capabilities_sent(tmp_path, "roots", roots=[], roots_list_changed=False)
+    assert declared == {"roots": {}}
+    assert "notifications/roots/list_changed" not in methods  # not declared, so not sent
+    declared, _ = capabilities_sent(
+        tmp_path, "hand-made", sampling=dict, sampling_tools=True, capabilities={"sampling": {"x": {}}}
+    )
+    assert declared == {"sampling": {"x": {}}}  # a hand-made entry wins, whole
+
+
+def test_the_modern_era_declares_the_same_sub_capabilities():
+    """The modern era's _meta carries the same client capabilities as the handshake would."""
+    with mcpsync.connect(server_config(), timeout=T, sampling=dict, sampling_tools=True) as client:
+        assert client.era == "modern"
+        assert client.capabilities["sampling"] == {"tools": {}}
+
+
+@pytest.mark.parametrize(
+    "kwargs, complaint",
+    [
+        ({"sampling_tools": True}, "sampling_tools=True needs its handler"),
+        ({"sampling_context": True}, "sampling_context=True"),
+        ({"roots_list_changed": False}, "roots_list_changed=False"),
+        ({"elicitation_modes": ["form"]}, "elicitation_modes="),
+        ({"elicitation": dict, "elicitation_modes": ["forms"]}, "one or both of form, url"),
+        ({"elicitation": dict, "elicitation_modes": []}, "one or both of form, url"),
+    ],
+)
+def test_a_sub_capability_without_its_handler_or_an_unknown_mode_is_refused(kwargs, complaint):
+    """An option that would declare what no handler answers is a ConfigurationError, and leaves no thread."""
+    with pytest.raises(mcpsync.ConfigurationError, match=complaint):
+        mcpsync.Client(mcpsync.create_transport(server_config()), **kwargs)
