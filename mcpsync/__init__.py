@@ -21,6 +21,7 @@ from ._core.endpoint import TransportStats
 from ._core.errors import (
     AuthorizationError,
     AuthorizationRequired,
+    CapabilityNotDeclared,
     ConfigurationError,
     ConnectError,
     ExtensionNotDeclared,
@@ -159,6 +160,7 @@ __all__ = [
     "AuthorizationError",
     "AuthorizationRequired",
     "CallToolResult",
+    "CapabilityNotDeclared",
     "Client",
     "ClientCredentials",
     "ClientState",

@@ -28,6 +28,7 @@ Every exception is an ``MCPError``; catch that to catch them all::
     ├── ConfigurationError           bad configuration (also a ValueError)
     ├── NotSupportedError            a feature mcpsync does not offer yet (also a NotImplementedError)
     ├── ExtensionNotDeclared         the server does not declare the extension a method belongs to
+    ├── CapabilityNotDeclared        the server does not declare the capability a method needs; not sent
     ├── UnknownNameError             no server, tool or prompt of that name (also a LookupError)
     ├── TaskCancelled                a tool call's task was cancelled on the server
     └── ToolError                    a tool call returned ``isError: true``
@@ -43,6 +44,7 @@ from typing import Any, NamedTuple, Optional
 __all__ = [
     "AuthorizationError",
     "AuthorizationRequired",
+    "CapabilityNotDeclared",
     "ConfigurationError",
     "ConnectError",
     "ExtensionNotDeclared",
@@ -456,6 +458,27 @@ class ExtensionNotDeclared(MCPError):
     def __init__(self, message: str, *, extension: str) -> None:
         super().__init__(message)
         self.extension = extension
+
+
+class CapabilityNotDeclared(MCPError):
+    """The server does not declare the capability a method needs, so the request was not sent.
+
+    ``Client.request`` sends it anyway, for a server that serves more than it declares.
+
+    Attributes:
+        server: the server's name as configured.
+        method: the request's method, e.g. ``resources/subscribe``.
+        capability: the capability it needs, e.g. ``resources.subscribe``.
+    """
+
+    def __init__(self, server: str, method: str, capability: str) -> None:
+        super().__init__(
+            f"{server}: the server does not declare the {capability!r} capability, which {method} needs; "
+            "not sent (client.request() sends it anyway)"
+        )
+        self.server = server
+        self.method = method
+        self.capability = capability
 
 
 class SkillVerificationError(ProtocolError):

@@ -40,7 +40,7 @@ from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
 from .._version import __version__
 from .._wire.base import Transport, TransportStats
 from .._wire.interrupts import deferred_interrupts
-from . import exit_cleanup, paging
+from . import exit_cleanup, paging, server_capabilities
 from .channel import Channel
 from .dispatch import Dispatcher
 from .era import AUTO, LEGACY, MODERN, check_protocol, probe, rounds
@@ -155,6 +155,10 @@ class Client:
             handlers above and the request sent again, ``ping`` asks ``server/discover``, and
             ``set_logging_level`` sets the level each request asks for.
         A handler's answer to a request the server has meanwhile cancelled is not sent.
+
+    The typed methods send only what the server declared it serves (``tools``, ``resources``,
+    ``resources.subscribe``, ``prompts``, ``completions``, ``logging``); otherwise they raise
+    ``CapabilityNotDeclared`` and send nothing. ``request()`` checks nothing.
     """
 
     def __init__(
@@ -502,6 +506,12 @@ class Client:
         if self.on_close is not None:
             self.on_close(error)  # the transport calls us once, and logs what this raises
 
+    def _require(self, method: str) -> None:
+        """Before a typed method's request: the client is open and the server declared what ``method``
+        needs (``CapabilityNotDeclared`` otherwise; ``request`` itself checks no capability)."""
+        self._check_open()
+        server_capabilities.require(self.name, self.server_capabilities, method)
+
     def _check_open(self) -> None:
         if self._state is not ClientState.OPEN:
             if self._state is ClientState.UNOPENED:
@@ -651,6 +661,8 @@ class Client:
             max_pages: the most pages to read (default ``MAX_PAGES``, 1000).
 
         Raises:
+            CapabilityNotDeclared: the server does not declare ``tools`` (nothing is sent; every
+                typed method checks the capability its request needs in the same way).
             PageLimitExceeded: the server still had a cursor after ``max_pages`` pages.
             ProtocolError: the server repeated a cursor (it would page forever)
                 or sent a malformed tool.
@@ -690,8 +702,8 @@ class Client:
 
         ``timeout`` bounds each page; ``max_pages`` and the repeated-cursor check as for ``list_tools``.
         """
-        for page in self._iter_pages("tools/list", "tools", Tool.from_dict, timeout, meta, max_pages):
-            yield from self._usable_tools(page.items)
+        pages = self._iter_pages("tools/list", "tools", Tool.from_dict, timeout, meta, max_pages)
+        return (tool for page in pages for tool in self._usable_tools(page.items))
 
     @property
     def tools(self) -> list[Tool]:
@@ -728,6 +740,7 @@ class Client:
     ) -> tuple[list[_Item], Optional[float]]:
         """The items of a listing, and for how many seconds the server says they stay fresh (the
         least ``ttlMs`` of its pages; ``None`` when a page has none)."""
+        self._require(method)
         seconds = resolve_timeout(timeout, self.transport.default_timeout)
         items: list[_Item] = []
         ttls: list[Optional[float]] = []
@@ -752,6 +765,7 @@ class Client:
         meta: Optional[Mapping[str, Any]],
     ) -> Page[_Item]:
         """One page of a listing, typed (the ``*_page`` methods)."""
+        self._require(method)
         return paging.one_page(self._request_page, method, key, build, cursor, timeout, meta)
 
     def _iter_pages(
@@ -763,7 +777,9 @@ class Client:
         meta: Optional[Mapping[str, Any]],
         max_pages: Optional[int],
     ) -> Iterator[Page[_Item]]:
-        """The pages of a listing, typed, one request each as they are used (the ``iter_*`` methods)."""
+        """The pages of a listing, typed, one request each as they are used (the ``iter_*`` methods);
+        the capability is checked now, the first page asked for on first use."""
+        self._require(method)
         seconds = resolve_timeout(timeout, self.transport.default_timeout)
         return paging.typed_pages(self._request_page, method, key, build, seconds, meta=meta, max_pages=max_pages)
 
@@ -882,6 +898,7 @@ class Client:
         ``ask_for_task``), and its answer as a ``ToolTask`` (done already unless the server made a task)."""
         if arguments is not None and not isinstance(arguments, Mapping):
             raise TypeError(f"arguments must be a mapping, not {type(arguments).__name__}")
+        self._require("tools/call")
         started = time.monotonic()
         params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
         if meta is not None:
@@ -988,8 +1005,8 @@ class Client:
         max_pages: Optional[int] = None,
     ) -> Iterator[Resource]:
         """The server's resources, page by page as they are used (as ``iter_tools``)."""
-        for page in self._iter_pages("resources/list", "resources", Resource.from_dict, timeout, meta, max_pages):
-            yield from page.items
+        pages = self._iter_pages("resources/list", "resources", Resource.from_dict, timeout, meta, max_pages)
+        return (resource for page in pages for resource in page.items)
 
     def list_resource_templates(
         self,
@@ -1020,8 +1037,8 @@ class Client:
     ) -> Iterator[ResourceTemplate]:
         """The server's resource templates, page by page as they are used (as ``iter_tools``)."""
         method, key, build = "resources/templates/list", "resourceTemplates", ResourceTemplate.from_dict
-        for page in self._iter_pages(method, key, build, timeout, meta, max_pages):
-            yield from page.items
+        pages = self._iter_pages(method, key, build, timeout, meta, max_pages)
+        return (template for page in pages for template in page.items)
 
     def read_resource(
         self,
@@ -1043,6 +1060,7 @@ class Client:
         held = self._lists.fresh_read(uri) if cache and meta is None else None
         if held is not None:
             return held  # type: ignore[no-any-return]
+        self._require("resources/read")
         raw = self.request("resources/read", with_meta({"uri": uri}, meta), timeout=timeout)
         result = ReadResourceResult.from_dict(raw, uri)
         if meta is None:
@@ -1061,6 +1079,7 @@ class Client:
             self._check_open()
             self._subscriptions.subscribe(uri)
             return
+        self._require("resources/subscribe")
         self.request("resources/subscribe", with_meta({"uri": uri}, meta), timeout=timeout)
 
     def unsubscribe_resource(
@@ -1071,6 +1090,7 @@ class Client:
             self._check_open()
             self._subscriptions.unsubscribe(uri)
             return
+        self._require("resources/unsubscribe")
         self.request("resources/unsubscribe", with_meta({"uri": uri}, meta), timeout=timeout)
 
     def list_prompts(
@@ -1104,8 +1124,8 @@ class Client:
         max_pages: Optional[int] = None,
     ) -> Iterator[Prompt]:
         """The server's prompts, page by page as they are used (as ``iter_tools``)."""
-        for page in self._iter_pages("prompts/list", "prompts", Prompt.from_dict, timeout, meta, max_pages):
-            yield from page.items
+        pages = self._iter_pages("prompts/list", "prompts", Prompt.from_dict, timeout, meta, max_pages)
+        return (prompt for page in pages for prompt in page.items)
 
     def get_prompt(
         self,
@@ -1122,6 +1142,7 @@ class Client:
             TypeError: an argument value is not a string.
             ServerError: e.g. -32602, an unknown prompt or a missing required argument.
         """
+        self._require("prompts/get")
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             bad = {key: value for key, value in arguments.items() if not isinstance(value, str)}
@@ -1147,6 +1168,7 @@ class Client:
             context: values of other arguments already chosen (sent as ``context.arguments``).
             meta: the request's ``_meta``.
         """
+        self._require("completion/complete")
         if isinstance(argument, tuple):
             argument = {"name": argument[0], "value": argument[1]}
         params: dict[str, Any] = {"ref": dict(ref), "argument": dict(argument)}
@@ -1213,6 +1235,7 @@ class Client:
             # The 2026-07-28 revision has no logging/setLevel: each request carries the level it wants.
             self._channel.meta = {**meta, LOG_LEVEL: level}
             return
+        self._require("logging/setLevel")
         self.request("logging/setLevel", with_meta({"level": level}, meta), timeout=timeout)
 
     def set_roots(self, roots: Roots) -> None:

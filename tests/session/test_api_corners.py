@@ -4,6 +4,7 @@ server and mocked HTTP servers (``responses``) that misbehave."""
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any, Callable
 
 import pytest
@@ -11,6 +12,8 @@ import responses
 
 import mcpsync
 from mcpsync.testing import server_config
+from tests.helpers import scripted_server
+from tests.interop.official import SERVER_SCRIPT
 
 URL = "http://mcp.test/mcp"
 T = 10
@@ -289,8 +292,6 @@ def test_url_elicitation_required_fills_in_what_an_entry_lacks():
 
 def capabilities_sent(tmp_path: Any, name: str, **kwargs: Any) -> tuple[dict[str, Any], list[str]]:
     """The capabilities a legacy client declares in initialize with ``kwargs``, and the methods it sent."""
-    from tests.helpers import scripted_server
-
     log = tmp_path / f"{name}.jsonl"
     with mcpsync.connect(scripted_server({}, log), timeout=T, protocol="legacy", **kwargs) as client:
         if "roots" in kwargs:
@@ -340,3 +341,61 @@ def test_a_sub_capability_without_its_handler_or_an_unknown_mode_is_refused(kwar
     """An option that would declare what no handler answers is a ConfigurationError, and leaves no thread."""
     with pytest.raises(mcpsync.ConfigurationError, match=complaint):
         mcpsync.Client(mcpsync.create_transport(server_config()), **kwargs)
+
+
+# -- the server's capabilities ------------------------------------------------------------------
+
+
+def test_a_method_the_server_did_not_declare_is_refused_before_anything_is_sent():
+    """The test server declares resources without subscribe: subscribe_resource raises and sends nothing."""
+    with mcpsync.connect(server_config("--legacy-only"), timeout=T) as client:
+        sent_before = client.stats.sent
+        with pytest.raises(mcpsync.CapabilityNotDeclared) as caught:
+            client.subscribe_resource("text://greeting")
+        assert client.stats.sent == sent_before
+        exc = caught.value
+        assert (exc.server, exc.method, exc.capability) == ("test-server", "resources/subscribe", "resources.subscribe")
+        assert "'resources.subscribe'" in str(exc) and "resources/subscribe" in str(exc)
+        with pytest.raises(mcpsync.ServerError, match="-32601"):
+            client.request("resources/subscribe", {"uri": "text://greeting"})  # the escape hatch: unchecked
+
+
+@responses.activate
+def test_every_typed_method_checks_its_capability_and_request_does_not():
+    """A server that declares nothing: each typed method names what it lacks; ping needs nothing."""
+    seen: list[dict[str, Any]] = []
+    legacy_routes(seen, everything, capabilities={})
+    with mcpsync.connect(URL, protocol="auto", auth=False, timeout=T) as client:
+        checks: list[tuple[Callable[[], Any], str]] = [
+            (client.list_tools, "tools"),
+            (lambda: client.call_tool("t"), "tools"),
+            (client.list_tools_page, "tools"),
+            (client.iter_tools, "tools"),
+            (client.list_resources, "resources"),
+            (client.list_resource_templates, "resources"),
+            (client.iter_resource_templates, "resources"),
+            (lambda: client.read_resource("a://1"), "resources"),
+            (lambda: client.unsubscribe_resource("a://1"), "resources.subscribe"),
+            (client.list_prompts, "prompts"),
+            (client.list_prompts_page, "prompts"),
+            (lambda: client.get_prompt("p"), "prompts"),
+            (lambda: client.complete({"type": "ref/prompt", "name": "p"}, ("a", "")), "completions"),
+            (lambda: client.set_logging_level("info"), "logging"),
+        ]
+        before = len(seen)
+        for call, capability in checks:
+            with pytest.raises(mcpsync.CapabilityNotDeclared) as caught:
+                call()
+            assert caught.value.capability == capability
+        assert len(seen) == before
+        client.ping()
+        assert client.request("tools/list")["tools"][0]["name"] == "t"
+
+
+def test_the_official_server_declares_what_its_methods_need():
+    """Against the official SDK's server the checks let every declared feature through."""
+
+    with mcpsync.connect([sys.executable, str(SERVER_SCRIPT), "stdio"], timeout=T) as client:
+        assert client.list_tools() and client.list_prompts() and client.list_resources() is not None
+        assert client.list_tools_page().items
+
