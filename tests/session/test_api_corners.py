@@ -399,3 +399,52 @@ def test_the_official_server_declares_what_its_methods_need():
         assert client.list_tools() and client.list_prompts() and client.list_resources() is not None
         assert client.list_tools_page().items
 
+
+# -- icons --------------------------------------------------------------------------------------
+
+
+def test_icons_are_typed_on_tools_resources_templates_and_prompts_and_reprs_stay_short():
+    """The test server's echo tool, greeting, template and prompt carry an icon; reprs do not show it."""
+    with mcpsync.connect(server_config(), timeout=T) as client:
+        (echo,) = [t for t in client.list_tools() if t.name == "echo"]
+        greeting = next(r for r in client.list_resources() if r.uri == "text://greeting")
+        (template,) = client.list_resource_templates()
+        (prompt,) = client.list_prompts()
+        pixel = next(r for r in client.list_resources() if r.uri == "binary://pixel")
+    for item in (echo, greeting, template, prompt):
+        (icon,) = item.icons
+        assert icon.src.startswith("data:image/png;base64,")
+        assert (icon.mime_type, icon.sizes, icon.theme) == ("image/png", ("1x1",), "light")
+        assert "icon" not in repr(item).lower()
+    assert pixel.icons == ()
+    assert repr(echo) == "<Tool 'echo'(text): Return the text you send.>"
+    assert repr(icon).startswith("<Icon 'data:image/png;base64,") and repr(icon).endswith(" image/png 1x1 light>")
+
+
+@responses.activate
+def test_odd_icons_are_left_out_and_the_server_info_has_its_own():
+    """A malformed icon (no src, not an object) is left out, its entry kept; serverInfo's icons are typed."""
+    discover = {
+        **DISCOVER,
+        "_meta": {
+            "io.modelcontextprotocol/serverInfo": {
+                "name": "mock",
+                "version": "9",
+                "icons": [{"src": "https://mock.example/icon.svg", "mimeType": "image/svg+xml", "sizes": ["any"]}],
+            }
+        },
+    }
+    odd = [7, {"mimeType": "image/png"}, {"src": 3}, {"src": "https://x.example/a.png", "sizes": "48x48", "theme": 1}]
+    tools = [
+        {"name": "t", "inputSchema": {"type": "object"}, "icons": odd},
+        {"name": "u", "inputSchema": {}, "icons": {}},
+    ]
+    responses.add_callback(responses.POST, URL, callback=mocked([], lambda m: complete(tools=tools), discover=discover))
+    with mcpsync.connect(URL, protocol="modern", auth=False, timeout=T) as client:
+        t, u = client.list_tools()
+        info = client.server_info
+    assert t.icons == (mcpsync.Icon("https://x.example/a.png"),) and u.icons == ()
+    assert info is not None and info.icons == (
+        mcpsync.Icon("https://mock.example/icon.svg", "image/svg+xml", ("any",)),
+    )
+    assert repr(info) == "ServerInfo(name='mock', version='9', title=None)"
