@@ -220,7 +220,10 @@ class Client:
             lambda: self.server_capabilities,
             self._skill_pages,
             lambda method, params, timeout: self.request(method, params, timeout=timeout),
-            lambda uri, timeout: self.read_resource(uri, timeout=timeout, cache=False),
+            # Unchecked, uncached: the extension reads its files as resources whatever else is declared.
+            lambda uri, timeout: ReadResourceResult.from_dict(
+                self.request("resources/read", {"uri": uri}, timeout=timeout), uri
+            ),
         )
         try:
             self._server_requests = ServerRequests(
@@ -723,10 +726,15 @@ class Client:
         cached = self._lists.get("resources")
         return cached if cached is not None else self.list_resources()
 
-    def _skill_pages(self, timeout: Timeout) -> Iterator[tuple[list[Any], Optional[float]]]:
+    def _skill_pages(
+        self, timeout: Timeout, meta: Optional[Mapping[str, Any]], max_pages: Optional[int]
+    ) -> Iterator[tuple[list[Any], Optional[float]]]:
         """The raw pages of ``skills/list``, each with its ``ttlMs`` in seconds (``Skills``)."""
         seconds = resolve_timeout(timeout, self.transport.default_timeout)
-        for items, result in paging.pages(self._request_page, "skills/list", "skills", seconds):
+        method = "skills/list"
+        for items, result in paging.pages(
+            self._request_page, method, "skills", seconds, meta=meta, max_pages=max_pages
+        ):
             yield items, _ttl(result)
 
     def _list_ttl(
@@ -1178,18 +1186,33 @@ class Client:
 
     # -- skills (the io.modelcontextprotocol/skills extension) -------------------------------
 
-    def list_skills(self, *, timeout: Timeout = USE_DEFAULT, cache: bool = True) -> list[Skill]:
+    def list_skills(
+        self,
+        *,
+        timeout: Timeout = USE_DEFAULT,
+        cache: bool = True,
+        meta: Optional[Mapping[str, Any]] = None,
+        max_pages: Optional[int] = None,
+    ) -> list[Skill]:
         """The server's skills, across every page; reads none of their files.
 
         An entry that breaks the extension's rules (its name not the last segment of its path, its
         files not all listed, over 512 files or 16 MiB) is left out, with a warning naming it and
-        the rule. ``cache`` as for ``list_tools`` (the listing's ``ttlMs``).
+        the rule. ``cache``, ``meta`` and ``max_pages`` as for ``list_tools`` (the listing's ``ttlMs``).
 
         Raises:
             ExtensionNotDeclared: the server does not declare ``io.modelcontextprotocol/skills``.
+            PageLimitExceeded: the server still had a cursor after ``max_pages`` pages.
             ProtocolError: a malformed page, or a repeated cursor.
         """
-        return self._skills.list(timeout=timeout, cache=cache)
+        return self._skills.list(timeout=timeout, cache=cache, meta=meta, max_pages=max_pages)
+
+    def list_skills_page(
+        self, cursor: Optional[str] = None, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
+    ) -> Page[Skill]:
+        """One page of ``skills/list`` (as ``list_tools_page``; entries that break the rules left out,
+        as ``list_skills`` leaves them out)."""
+        return self._skills.page(cursor, timeout=timeout, meta=meta)
 
     def get_skill(self, uri: str, *, timeout: Timeout = USE_DEFAULT) -> Skill:
         """One skill's entry (``skills/get``), by its SKILL.md URI; reads none of its files.

@@ -17,7 +17,16 @@ from .._core.errors import PageLimitExceeded, ProtocolError, RequestTimeout
 from .._core.timeouts import Timeout
 from .models import Page
 
-__all__ = ["MAX_LIST_ITEMS", "MAX_PAGES", "one_page", "pages", "typed_pages", "with_meta"]
+__all__ = [
+    "MAX_LIST_ITEMS",
+    "MAX_PAGES",
+    "next_cursor",
+    "one_page",
+    "page_items",
+    "pages",
+    "typed_pages",
+    "with_meta",
+]
 
 #: Pages one listing may take unless told otherwise: a server that hands out a fresh cursor for ever is stopped there.
 MAX_PAGES = 1000
@@ -79,12 +88,12 @@ def pages(
             result = _ask(request, method, cursor, left, meta)
         except RequestTimeout:
             raise RequestTimeout(method, seconds or 0.0) from None  # the listing's timeout, not what was left
-        items = _items(method, key, result)
+        items = page_items(method, key, result)
         count += len(items)
         if count > MAX_LIST_ITEMS:
             raise ProtocolError(f"{method}: the server listed more than {MAX_LIST_ITEMS} items; stopped")
         yield items, result
-        cursor = _next_cursor(method, result)
+        cursor = next_cursor(method, result)
         if cursor is None:
             return
         if cursor in seen:
@@ -110,7 +119,7 @@ def typed_pages(
     for items, result in pages(request, method, key, seconds, meta=meta, max_pages=max_pages, per_page=True):
         typed = [build(item, f"{method} item #{count + n}") for n, item in enumerate(items)]
         count += len(typed)
-        yield Page(typed, _next_cursor(method, result), result)
+        yield Page(typed, next_cursor(method, result), result)
 
 
 def one_page(
@@ -131,8 +140,8 @@ def one_page(
     if cursor is not None and not isinstance(cursor, str):
         raise TypeError(f"cursor must be a string or None, not {type(cursor).__name__}")
     result = _ask(request, method, cursor, timeout, meta)
-    typed = [build(item, f"{method} item #{n}") for n, item in enumerate(_items(method, key, result))]
-    return Page(typed, _next_cursor(method, result), result)
+    typed = [build(item, f"{method} item #{n}") for n, item in enumerate(page_items(method, key, result))]
+    return Page(typed, next_cursor(method, result), result)
 
 
 def _ask(
@@ -152,7 +161,7 @@ def _page_limit(max_pages: Optional[int]) -> int:
     return max_pages
 
 
-def _items(method: str, key: str, result: Mapping[str, Any]) -> list[Any]:
+def page_items(method: str, key: str, result: Mapping[str, Any]) -> list[Any]:
     """A page's list of items (``result[key]``), checked to be a list."""
     items = result.get(key, [])
     if not isinstance(items, list):
@@ -160,7 +169,7 @@ def _items(method: str, key: str, result: Mapping[str, Any]) -> list[Any]:
     return items
 
 
-def _next_cursor(method: str, result: Mapping[str, Any]) -> Optional[str]:
+def next_cursor(method: str, result: Mapping[str, Any]) -> Optional[str]:
     """A page's ``nextCursor``: a string, or ``None`` on the last page."""
     cursor = result.get("nextCursor")
     if cursor is not None and not isinstance(cursor, str):

@@ -448,3 +448,27 @@ def test_odd_icons_are_left_out_and_the_server_info_has_its_own():
         mcpsync.Icon("https://mock.example/icon.svg", "image/svg+xml", ("any",)),
     )
     assert repr(info) == "ServerInfo(name='mock', version='9', title=None)"
+
+
+# -- skills -------------------------------------------------------------------------------------
+
+
+def test_skills_page_by_hand_with_a_cap_and_meta_like_the_other_lists():
+    """list_skills_page walks the skills' cursors; max_pages caps list_skills; meta= skips its cache."""
+    with mcpsync.connect(server_config("--page-size", "1"), timeout=T) as client:
+        whole = [s.uri for s in client.list_skills()]
+        assert len(whole) > 1
+        uris, cursor = [], None
+        while True:
+            page = client.list_skills_page(cursor, meta={"trace": "s"})
+            uris += [s.uri for s in page.items]
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        assert uris == whole
+        with pytest.raises(mcpsync.PageLimitExceeded, match="skills/list"):
+            client.list_skills(cache=False, max_pages=1)
+        assert [s.uri for s in client.list_skills(meta={"trace": "s"})] == whole
+    with mcpsync.connect(server_config("--no-skills"), timeout=T) as client:
+        with pytest.raises(mcpsync.ExtensionNotDeclared):
+            client.list_skills_page()
