@@ -731,10 +731,8 @@ class Client:
     ) -> Iterator[tuple[list[Any], Optional[float]]]:
         """The raw pages of ``skills/list``, each with its ``ttlMs`` in seconds (``Skills``)."""
         seconds = resolve_timeout(timeout, self.transport.default_timeout)
-        method = "skills/list"
-        for items, result in paging.pages(
-            self._request_page, method, "skills", seconds, meta=meta, max_pages=max_pages
-        ):
+        listing = paging.pages(self._request_page, "skills/list", "skills", seconds, meta=meta, max_pages=max_pages)
+        for items, result in listing:
             yield items, _ttl(result)
 
     def _list_ttl(
