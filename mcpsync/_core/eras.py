@@ -74,10 +74,12 @@ def request_meta(version: str, capabilities: Mapping[str, Any], client_info: Map
 
 
 def with_meta(params: Optional[Mapping[str, Any]], meta: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of ``params`` whose ``_meta`` holds ``meta`` too (what the caller put there stays)."""
+    """A copy of ``params`` whose ``_meta`` holds ``meta`` too: what the caller put there stays, but
+    where a key is the era's own (the version, capabilities, identity, log level) the era's wins, as
+    the request's HTTP headers are built from it and a body that said otherwise would be refused."""
     merged = dict(params or {})
     own = merged.get("_meta")
-    merged["_meta"] = {**meta, **own} if isinstance(own, Mapping) else dict(meta)
+    merged["_meta"] = {**own, **meta} if isinstance(own, Mapping) else dict(meta)
     return merged
 
 

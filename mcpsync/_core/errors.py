@@ -5,7 +5,8 @@ Every exception is an ``MCPError``; catch that to catch them all::
     MCPError
     ├── ServerError                  the server answered with a JSON-RPC error object
     │   ├── HeaderMismatch           -32020: a header differs from the body (2026-07-28)
-    │   └── MissingClientCapability  -32021: the request needs a capability we did not declare
+    │   ├── MissingClientCapability  -32021: the request needs a capability we did not declare
+    │   └── URLElicitationRequired   -32042: the user must open a URL first (2025-11-25)
     ├── TransportError               the connection could not carry the message
     │   ├── TransportClosed          the connection is gone ("Transport closed")
     │   ├── ConnectError             the server could not be started or reached
@@ -21,11 +22,13 @@ Every exception is an ``MCPError``; catch that to catch them all::
     │   ├── MessageTooLarge          a message was over ``max_message_size`` and was discarded
     │   ├── OutputSchemaError        a tool's structuredContent does not match its outputSchema
     │   ├── SkillVerificationError   a skill's entry or file is not what it must be; it is not used
+    │   ├── PageLimitExceeded        a listing needed more pages than allowed (``max_pages``)
     │   └── UnsupportedProtocolVersion
     ├── AuthorizationError           OAuth could not authorize: a refusal, a failed grant
     ├── ConfigurationError           bad configuration (also a ValueError)
     ├── NotSupportedError            a feature mcpsync does not offer yet (also a NotImplementedError)
     ├── ExtensionNotDeclared         the server does not declare the extension a method belongs to
+    ├── CapabilityNotDeclared        the server does not declare the capability a method needs; not sent
     ├── UnknownNameError             no server, tool or prompt of that name (also a LookupError)
     ├── TaskCancelled                a tool call's task was cancelled on the server
     └── ToolError                    a tool call returned ``isError: true``
@@ -36,11 +39,12 @@ error: the server did not say anything, so nothing pretends it did.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 __all__ = [
     "AuthorizationError",
     "AuthorizationRequired",
+    "CapabilityNotDeclared",
     "ConfigurationError",
     "ConnectError",
     "ExtensionNotDeclared",
@@ -53,6 +57,7 @@ __all__ = [
     "NoResponseError",
     "NotSupportedError",
     "OutputSchemaError",
+    "PageLimitExceeded",
     "ProtocolError",
     "RequestTimeout",
     "ServerError",
@@ -63,6 +68,7 @@ __all__ = [
     "ToolError",
     "TransportClosed",
     "TransportError",
+    "URLElicitationRequired",
     "UnknownNameError",
     "UnsupportedProtocolVersion",
     "WriteTimeout",
@@ -127,7 +133,63 @@ class MissingClientCapability(ServerError):
         return f"{super().__str__()} (the server needs the client capability {names}{how})"
 
 
-_SERVER_ERRORS: dict[int, type[ServerError]] = {-32020: HeaderMismatch, -32021: MissingClientCapability}
+class URLElicitation(NamedTuple):
+    """One URL a server wants the user to open (an ``ElicitRequestURLParams`` of a -32042 error).
+
+    Not an exception (so not in ``__all__`` here): what ``URLElicitationRequired`` carries.
+    """
+
+    url: str
+    elicitation_id: str
+    message: str
+
+
+class URLElicitationRequired(ServerError):
+    """-32042 (2025-11-25): the request needs the user to open a URL first (to sign in, to pay, ...).
+
+    The server names them in ``data.elicitations``; open them (after asking the user), wait for
+    ``notifications/elicitation/complete`` with their ids, and send the request again.
+
+    Attributes:
+        elicitations: the URLs, as ``URLElicitation(url, elicitation_id, message)``; entries
+            without a string ``url`` are left out (they are in ``data`` as sent).
+    """
+
+    @property
+    def elicitations(self) -> tuple[URLElicitation, ...]:
+        data = self.data if isinstance(self.data, dict) else {}
+        entries = data.get("elicitations")
+        found = []
+        for entry in entries if isinstance(entries, list) else ():
+            if not isinstance(entry, dict) or not isinstance(entry.get("url"), str):
+                continue
+            elicitation_id, message = entry.get("elicitationId"), entry.get("message")
+            found.append(
+                URLElicitation(
+                    entry["url"],
+                    elicitation_id if isinstance(elicitation_id, str) else "",
+                    message if isinstance(message, str) else "",
+                )
+            )
+        return tuple(found)
+
+    @property
+    def urls(self) -> tuple[str, ...]:
+        """The URLs alone, in the server's order."""
+        return tuple(elicitation.url for elicitation in self.elicitations)
+
+    def __str__(self) -> str:
+        urls = self.urls
+        shown = ", ".join(urls[:3]) + (f" and {len(urls) - 3} more" if len(urls) > 3 else "")
+        what = f"open {shown}" if urls else "it named no URL to open"
+        return f"{super().__str__()} (the server needs the user to visit a URL first: {what})"
+
+
+_SERVER_ERRORS: dict[int, type[ServerError]] = {
+    -32020: HeaderMismatch,
+    -32021: MissingClientCapability,
+    -32042: URLElicitationRequired,
+}
 
 
 class TransportError(MCPError):
@@ -350,6 +412,25 @@ class OutputSchemaError(ProtocolError):
         self.result = result
 
 
+class PageLimitExceeded(ProtocolError):
+    """A listing took its page limit (``max_pages``, or ``MAX_PAGES``) and the server still had a cursor.
+
+    Attributes:
+        method: the listing's method, e.g. ``tools/list``.
+        max_pages: the limit that was reached.
+        next_cursor: the cursor the server sent for the page after the last one read.
+    """
+
+    def __init__(self, method: str, max_pages: int, next_cursor: Optional[str] = None) -> None:
+        super().__init__(
+            f"{method}: the server sent {max_pages} pages and a cursor for more; stopped "
+            "(raise max_pages=, or page with the *_page methods)"
+        )
+        self.method = method
+        self.max_pages = max_pages
+        self.next_cursor = next_cursor
+
+
 class UnsupportedProtocolVersion(ProtocolError):
     """The server chose a protocol version this client does not speak."""
 
@@ -377,6 +458,27 @@ class ExtensionNotDeclared(MCPError):
     def __init__(self, message: str, *, extension: str) -> None:
         super().__init__(message)
         self.extension = extension
+
+
+class CapabilityNotDeclared(MCPError):
+    """The server does not declare the capability a method needs, so the request was not sent.
+
+    ``Client.request`` sends it anyway, for a server that serves more than it declares.
+
+    Attributes:
+        server: the server's name as configured.
+        method: the request's method, e.g. ``resources/subscribe``.
+        capability: the capability it needs, e.g. ``resources.subscribe``.
+    """
+
+    def __init__(self, server: str, method: str, capability: str) -> None:
+        super().__init__(
+            f"{server}: the server does not declare the {capability!r} capability, which {method} needs; "
+            "not sent (client.request() sends it anyway)"
+        )
+        self.server = server
+        self.method = method
+        self.capability = capability
 
 
 class SkillVerificationError(ProtocolError):

@@ -170,7 +170,8 @@ class Supervision:
         timeout = self.connect_timeout
         try:
             client.initialize(timeout=timeout)
-            tools = client.list_tools(timeout=timeout)
+            # A server without the tools capability has none to list (and list_tools would refuse).
+            tools = client.list_tools(timeout=timeout) if "tools" in client.server_capabilities else []
         except BaseException:
             client.close()
             raise

@@ -20,7 +20,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Callable, Optional, TypeVar, Union
 
 from .._core.eras import (
@@ -40,7 +40,7 @@ from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
 from .._version import __version__
 from .._wire.base import Transport, TransportStats
 from .._wire.interrupts import deferred_interrupts
-from . import exit_cleanup
+from . import exit_cleanup, paging, server_capabilities
 from .channel import Channel
 from .dispatch import Dispatcher
 from .era import AUTO, LEGACY, MODERN, check_protocol, probe, rounds
@@ -50,6 +50,7 @@ from .models import (
     CallToolResult,
     Completion,
     GetPromptResult,
+    Page,
     Prompt,
     ReadResourceResult,
     Resource,
@@ -57,9 +58,10 @@ from .models import (
     ServerInfo,
     Tool,
 )
+from .paging import with_meta
 from .progress import ProgressCallback, ProgressTokens, with_progress_token
 from .progress_bars import progress_bar_for
-from .server_requests import RequestHandler, Roots, ServerRequests
+from .server_requests import ELICITATION_MODES, RequestHandler, Roots, ServerRequests
 from .skills import LoadedSkill, Skill, Skills
 from .structured_output import OutputSchemas
 from .subscriptions import Subscriptions
@@ -79,12 +81,8 @@ SUPPORTED_PROTOCOL_VERSIONS: tuple[str, ...] = LEGACY_VERSIONS
 LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0]
 #: Seconds a call with ``on_progress`` waits, after its answer, for the progress callbacks queued before it.
 PROGRESS_DRAIN_WAIT = 1.0
-#: Pages one listing may take: a server that hands out a fresh cursor for ever is stopped there.
-MAX_PAGES = 1000
 #: Seconds a server's ``ttlMs`` may keep a result fresh, at most.
 MAX_TTL = 24 * 3600.0
-#: Items one listing may hold, over all its pages.
-MAX_LIST_ITEMS = 100_000
 
 _Item = TypeVar("_Item")
 
@@ -127,6 +125,16 @@ class Client:
         elicitation: ``fn(params) -> result`` for ``elicitation/create``, form
             and URL mode (see ``mcpsync.elicitation_defaults``); declares
             ``elicitation``.
+        sampling_tools: declare ``sampling.tools``: ``sampling=`` handles requests that offer
+            the model tools (2025-11-25). Default: not declared.
+        sampling_context: declare ``sampling.context``: ``sampling=`` honours
+            ``includeContext`` (soft-deprecated in 2025-11-25). Default: not declared.
+        elicitation_modes: the modes ``elicitation=`` handles, ``"form"`` and/or ``"url"``
+            (default both): each is declared as ``elicitation.<mode>``.
+        roots_list_changed: declare ``roots.listChanged`` (default ``True``: ``set_roots``
+            tells the server); ``False`` declares plain ``roots``.
+            These four need their handler (a ``ConfigurationError`` otherwise); an entry of
+            ``capabilities=`` for the same capability wins over them, whole.
         on_elicitation_complete: ``fn(params)`` for ``notifications/elicitation/complete``.
         on_list_changed: ``fn(kind)`` with ``"tools"``, ``"prompts"`` or
             ``"resources"`` when the server says that list changed.
@@ -150,6 +158,10 @@ class Client:
             handlers above and the request sent again, ``ping`` asks ``server/discover``, and
             ``set_logging_level`` sets the level each request asks for.
         A handler's answer to a request the server has meanwhile cancelled is not sent.
+
+    The typed methods send only what the server declared it serves (``tools``, ``resources``,
+    ``resources.subscribe``, ``prompts``, ``completions``, ``logging``); otherwise they raise
+    ``CapabilityNotDeclared`` and send nothing. ``request()`` checks nothing.
     """
 
     def __init__(
@@ -165,6 +177,10 @@ class Client:
         roots: Optional[Roots] = None,
         sampling: Optional[RequestHandler] = None,
         elicitation: Optional[RequestHandler] = None,
+        sampling_tools: bool = False,
+        sampling_context: bool = False,
+        elicitation_modes: Sequence[str] = ELICITATION_MODES,
+        roots_list_changed: bool = True,
         on_elicitation_complete: Optional[Callable[[dict[str, Any]], None]] = None,
         on_list_changed: Optional[Callable[[str], None]] = None,
         on_resource_updated: Optional[Callable[[str], None]] = None,
@@ -206,9 +222,12 @@ class Client:
         self._skills = Skills(
             transport.name,
             lambda: self.server_capabilities,
-            lambda timeout: self._pages("skills/list", "skills", timeout),
+            self._skill_pages,
             lambda method, params, timeout: self.request(method, params, timeout=timeout),
-            lambda uri, timeout: self.read_resource(uri, timeout=timeout, cache=False),
+            # Unchecked, uncached: the extension reads its files as resources whatever else is declared.
+            lambda uri, timeout: ReadResourceResult.from_dict(
+                self.request("resources/read", {"uri": uri}, timeout=timeout), uri
+            ),
         )
         try:
             self._server_requests = ServerRequests(
@@ -219,6 +238,10 @@ class Client:
                 roots=roots,
                 sampling=sampling,
                 elicitation=elicitation,
+                sampling_tools=sampling_tools,
+                sampling_context=sampling_context,
+                elicitation_modes=elicitation_modes,
+                roots_list_changed=roots_list_changed,
             )
         except BaseException:
             self._dispatcher.close()  # bad arguments must not leave the dispatch thread behind
@@ -499,6 +522,12 @@ class Client:
         if self.on_close is not None:
             self.on_close(error)  # the transport calls us once, and logs what this raises
 
+    def _require(self, method: str) -> None:
+        """Before a typed method's request: the client is open and the server declared what ``method``
+        needs (``CapabilityNotDeclared`` otherwise; ``request`` itself checks no capability)."""
+        self._check_open()
+        server_capabilities.require(self.name, self.server_capabilities, method)
+
     def _check_open(self) -> None:
         if self._state is not ClientState.OPEN:
             if self._state is ClientState.UNOPENED:
@@ -621,32 +650,76 @@ class Client:
 
     # -- typed methods ------------------------------------------------------
 
-    def ping(self, *, timeout: Timeout = USE_DEFAULT) -> None:
+    def ping(self, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None) -> None:
         """Check the server answers; raises like ``request`` if it does not.
 
         The 2026-07-28 revision has no ``ping``: a modern server is asked ``server/discover`` instead.
+        ``meta`` is sent as the request's ``_meta`` (as for every typed method).
         """
-        self.request("server/discover" if self.era == MODERN else "ping", timeout=timeout)
+        self.request("server/discover" if self.era == MODERN else "ping", with_meta(None, meta), timeout=timeout)
 
-    def list_tools(self, *, timeout: Timeout = USE_DEFAULT, cache: bool = True) -> list[Tool]:
+    def list_tools(
+        self,
+        *,
+        timeout: Timeout = USE_DEFAULT,
+        cache: bool = True,
+        meta: Optional[Mapping[str, Any]] = None,
+        max_pages: Optional[int] = None,
+    ) -> list[Tool]:
         """All the server's tools, across every page (``timeout`` bounds the whole listing).
 
-        ``cache``: serve the list fetched last while the server's ``ttlMs`` says it is fresh
-        (2026-07-28; a list change ends that); ``False`` always asks the server.
+        Args:
+            cache: serve the list fetched last while the server's ``ttlMs`` says it is fresh
+                (2026-07-28; a list change ends that); ``False`` always asks the server.
+            meta: sent as each page request's ``_meta`` (the modern era's own keys win over
+                yours). A listing with ``meta`` always asks the server and is not kept: what the
+                server answers may depend on it, and the cached list must not.
+            max_pages: the most pages to read (default ``MAX_PAGES``, 1000).
 
         Raises:
+            CapabilityNotDeclared: the server does not declare ``tools`` (nothing is sent; every
+                typed method checks the capability its request needs in the same way).
+            PageLimitExceeded: the server still had a cursor after ``max_pages`` pages.
             ProtocolError: the server repeated a cursor (it would page forever)
                 or sent a malformed tool.
         """
-        held = self._lists.fresh("tools") if cache else None
+        held = self._lists.fresh("tools") if cache and meta is None else None
         if held is not None:
             return list(held)
-        tools, ttl = self._list_ttl("tools/list", "tools", Tool.from_dict, timeout)
-        if self.era == MODERN:
-            tools = [tool for tool in tools if self._headers_valid(tool)]
-        self._output_schemas.remember(tools)
-        self._lists.put("tools", tools, ttl)
+        tools, ttl = self._list_ttl("tools/list", "tools", Tool.from_dict, timeout, meta, max_pages)
+        tools = self._usable_tools(tools)
+        if meta is None:
+            self._output_schemas.remember(tools)
+            self._lists.put("tools", tools, ttl)
         return tools
+
+    def _usable_tools(self, tools: list[Tool]) -> list[Tool]:
+        """The tools a listing may offer: in the modern era, those whose ``x-mcp-header`` keep the rules."""
+        return [tool for tool in tools if self._headers_valid(tool)] if self.era == MODERN else tools
+
+    def list_tools_page(
+        self, cursor: Optional[str] = None, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
+    ) -> Page[Tool]:
+        """One page of ``tools/list``: ``page.items`` and ``page.next_cursor`` (``None`` on the last).
+
+        Asks the server every time; the cached list of ``list_tools`` is neither read nor changed.
+        """
+        page = self._page("tools/list", "tools", Tool.from_dict, cursor, timeout, meta)
+        return Page(self._usable_tools(page.items), page.next_cursor, page.raw)
+
+    def iter_tools(
+        self,
+        *,
+        timeout: Timeout = USE_DEFAULT,
+        meta: Optional[Mapping[str, Any]] = None,
+        max_pages: Optional[int] = None,
+    ) -> Iterator[Tool]:
+        """The server's tools, a page asked for only when the one before is used up.
+
+        ``timeout`` bounds each page; ``max_pages`` and the repeated-cursor check as for ``list_tools``.
+        """
+        pages = self._iter_pages("tools/list", "tools", Tool.from_dict, timeout, meta, max_pages)
+        return (tool for page in pages for tool in self._usable_tools(page.items))
 
     @property
     def tools(self) -> list[Tool]:
@@ -666,58 +739,68 @@ class Client:
         cached = self._lists.get("resources")
         return cached if cached is not None else self.list_resources()
 
-    def _list(self, method: str, key: str, build: Callable[[Any, str], _Item], timeout: Timeout) -> list[_Item]:
-        return self._list_ttl(method, key, build, timeout)[0]
+    def _skill_pages(
+        self, timeout: Timeout, meta: Optional[Mapping[str, Any]], max_pages: Optional[int]
+    ) -> Iterator[tuple[list[Any], Optional[float]]]:
+        """The raw pages of ``skills/list``, each with its ``ttlMs`` in seconds (``Skills``)."""
+        seconds = resolve_timeout(timeout, self.transport.default_timeout)
+        listing = paging.pages(self._request_page, "skills/list", "skills", seconds, meta=meta, max_pages=max_pages)
+        for items, result in listing:
+            yield items, _ttl(result)
 
     def _list_ttl(
-        self, method: str, key: str, build: Callable[[Any, str], _Item], timeout: Timeout
+        self,
+        method: str,
+        key: str,
+        build: Callable[[Any, str], _Item],
+        timeout: Timeout,
+        meta: Optional[Mapping[str, Any]] = None,
+        max_pages: Optional[int] = None,
     ) -> tuple[list[_Item], Optional[float]]:
         """The items of a listing, and for how many seconds the server says they stay fresh (the
         least ``ttlMs`` of its pages; ``None`` when a page has none)."""
+        self._require(method)
+        seconds = resolve_timeout(timeout, self.transport.default_timeout)
         items: list[_Item] = []
         ttls: list[Optional[float]] = []
-        for page, ttl in self._pages(method, key, timeout):
-            ttls.append(ttl)
+        for page, result in paging.pages(self._request_page, method, key, seconds, meta=meta, max_pages=max_pages):
+            ttls.append(_ttl(result))
             for item in page:
                 items.append(build(item, f"{method} item #{len(items)}"))
         fresh = None if not ttls or None in ttls else min(t for t in ttls if t is not None)
         return items, fresh
 
-    def _pages(self, method: str, key: str, timeout: Timeout) -> Any:
-        """The pages of a listing; ``timeout`` bounds the whole of it, ``MAX_PAGES`` and ``MAX_LIST_ITEMS`` its size.
+    def _request_page(self, method: str, params: Optional[dict[str, Any]], timeout: Timeout) -> dict[str, Any]:
+        """A listing's request for one page (``paging``)."""
+        return self.request(method, params, timeout=timeout)
 
-        Raises:
-            RequestTimeout: the listing took longer than ``timeout``.
-            ProtocolError: a malformed page, a repeated cursor, or more pages or items than allowed.
-        """
+    def _page(
+        self,
+        method: str,
+        key: str,
+        build: Callable[[Any, str], _Item],
+        cursor: Optional[str],
+        timeout: Timeout,
+        meta: Optional[Mapping[str, Any]],
+    ) -> Page[_Item]:
+        """One page of a listing, typed (the ``*_page`` methods)."""
+        self._require(method)
+        return paging.one_page(self._request_page, method, key, build, cursor, timeout, meta)
+
+    def _iter_pages(
+        self,
+        method: str,
+        key: str,
+        build: Callable[[Any, str], _Item],
+        timeout: Timeout,
+        meta: Optional[Mapping[str, Any]],
+        max_pages: Optional[int],
+    ) -> Iterator[Page[_Item]]:
+        """The pages of a listing, typed, one request each as they are used (the ``iter_*`` methods);
+        the capability is checked now, the first page asked for on first use."""
+        self._require(method)
         seconds = resolve_timeout(timeout, self.transport.default_timeout)
-        deadline = None if seconds is None else time.monotonic() + seconds
-        cursor: Optional[str] = None
-        seen: set[str] = set()
-        count = 0
-        for _ in range(MAX_PAGES):
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                raise RequestTimeout(method, seconds or 0.0)
-            params = {"cursor": cursor} if cursor is not None else None
-            try:
-                result = self.request(method, params, timeout=left)
-            except RequestTimeout:
-                raise RequestTimeout(method, seconds or 0.0) from None  # the listing's timeout, not what was left
-            items = result.get(key, [])
-            if not isinstance(items, list):
-                raise ProtocolError(f"{method} result: '{key}' must be a list, got {items!r}")
-            count += len(items)
-            if count > MAX_LIST_ITEMS:
-                raise ProtocolError(f"{method}: the server listed more than {MAX_LIST_ITEMS} items; stopped")
-            yield items, _ttl(result)
-            cursor = result.get("nextCursor")
-            if cursor is None:
-                return
-            if not isinstance(cursor, str) or cursor in seen:
-                raise ProtocolError(f"{method} result: bad or repeated nextCursor {cursor!r}")
-            seen.add(cursor)
-        raise ProtocolError(f"{method}: the server sent {MAX_PAGES} pages and a cursor for more; stopped")
+        return paging.typed_pages(self._request_page, method, key, build, seconds, meta=meta, max_pages=max_pages)
 
     def call_tool(
         self,
@@ -834,6 +917,7 @@ class Client:
         ``ask_for_task``), and its answer as a ``ToolTask`` (done already unless the server made a task)."""
         if arguments is not None and not isinstance(arguments, Mapping):
             raise TypeError(f"arguments must be a mapping, not {type(arguments).__name__}")
+        self._require("tools/call")
         started = time.monotonic()
         params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
         if meta is not None:
@@ -914,81 +998,183 @@ class Client:
             self._output_schemas.check(typed)
         return typed
 
-    def list_resources(self, *, timeout: Timeout = USE_DEFAULT, cache: bool = True) -> list[Resource]:
+    def list_resources(
+        self,
+        *,
+        timeout: Timeout = USE_DEFAULT,
+        cache: bool = True,
+        meta: Optional[Mapping[str, Any]] = None,
+        max_pages: Optional[int] = None,
+    ) -> list[Resource]:
         """All the server's resources, across every page (``timeout`` bounds the whole listing;
-        ``cache`` as for ``list_tools``)."""
-        held = self._lists.fresh("resources") if cache else None
+        ``cache``, ``meta`` and ``max_pages`` as for ``list_tools``)."""
+        held = self._lists.fresh("resources") if cache and meta is None else None
         if held is not None:
             return list(held)
-        resources, ttl = self._list_ttl("resources/list", "resources", Resource.from_dict, timeout)
-        self._lists.put("resources", resources, ttl)
+        resources, ttl = self._list_ttl("resources/list", "resources", Resource.from_dict, timeout, meta, max_pages)
+        if meta is None:
+            self._lists.put("resources", resources, ttl)
         return resources
 
-    def list_resource_templates(self, *, timeout: Timeout = USE_DEFAULT) -> list[ResourceTemplate]:
-        """All the server's resource templates (``uriTemplate`` in RFC 6570 form), across every page."""
-        return self._list("resources/templates/list", "resourceTemplates", ResourceTemplate.from_dict, timeout)
+    def list_resources_page(
+        self, cursor: Optional[str] = None, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
+    ) -> Page[Resource]:
+        """One page of ``resources/list`` (as ``list_tools_page``)."""
+        return self._page("resources/list", "resources", Resource.from_dict, cursor, timeout, meta)
 
-    def read_resource(self, uri: str, *, timeout: Timeout = USE_DEFAULT, cache: bool = True) -> ReadResourceResult:
+    def iter_resources(
+        self,
+        *,
+        timeout: Timeout = USE_DEFAULT,
+        meta: Optional[Mapping[str, Any]] = None,
+        max_pages: Optional[int] = None,
+    ) -> Iterator[Resource]:
+        """The server's resources, page by page as they are used (as ``iter_tools``)."""
+        pages = self._iter_pages("resources/list", "resources", Resource.from_dict, timeout, meta, max_pages)
+        return (resource for page in pages for resource in page.items)
+
+    def list_resource_templates(
+        self,
+        *,
+        timeout: Timeout = USE_DEFAULT,
+        meta: Optional[Mapping[str, Any]] = None,
+        max_pages: Optional[int] = None,
+    ) -> list[ResourceTemplate]:
+        """All the server's resource templates (``uriTemplate`` in RFC 6570 form), across every page
+        (``meta`` and ``max_pages`` as for ``list_tools``; templates are not cached)."""
+        method, key, build = "resources/templates/list", "resourceTemplates", ResourceTemplate.from_dict
+        return self._list_ttl(method, key, build, timeout, meta, max_pages)[0]
+
+    def list_resource_templates_page(
+        self, cursor: Optional[str] = None, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
+    ) -> Page[ResourceTemplate]:
+        """One page of ``resources/templates/list`` (as ``list_tools_page``)."""
+        return self._page(
+            "resources/templates/list", "resourceTemplates", ResourceTemplate.from_dict, cursor, timeout, meta
+        )
+
+    def iter_resource_templates(
+        self,
+        *,
+        timeout: Timeout = USE_DEFAULT,
+        meta: Optional[Mapping[str, Any]] = None,
+        max_pages: Optional[int] = None,
+    ) -> Iterator[ResourceTemplate]:
+        """The server's resource templates, page by page as they are used (as ``iter_tools``)."""
+        method, key, build = "resources/templates/list", "resourceTemplates", ResourceTemplate.from_dict
+        pages = self._iter_pages(method, key, build, timeout, meta, max_pages)
+        return (template for page in pages for template in page.items)
+
+    def read_resource(
+        self,
+        uri: str,
+        *,
+        timeout: Timeout = USE_DEFAULT,
+        cache: bool = True,
+        meta: Optional[Mapping[str, Any]] = None,
+    ) -> ReadResourceResult:
         """Read a resource: ``result.contents`` (text, or binary as ``.data`` bytes), ``result.text``.
 
         ``cache``: serve the contents read last while the server's ``ttlMs`` says they are fresh
-        (2026-07-28; ``resources/updated`` for it, or a resource list change, ends that).
+        (2026-07-28; ``resources/updated`` for it, or a resource list change, ends that). A read
+        with ``meta`` (the request's ``_meta``) always asks the server and is not kept.
 
         Raises:
             ServerError: e.g. -32002, the resource does not exist.
         """
-        held = self._lists.fresh_read(uri) if cache else None
+        held = self._lists.fresh_read(uri) if cache and meta is None else None
         if held is not None:
             return held  # type: ignore[no-any-return]
-        raw = self.request("resources/read", {"uri": uri}, timeout=timeout)
+        self._require("resources/read")
+        raw = self.request("resources/read", with_meta({"uri": uri}, meta), timeout=timeout)
         result = ReadResourceResult.from_dict(raw, uri)
-        self._lists.put_read(uri, result, _ttl(raw))
+        if meta is None:
+            self._lists.put_read(uri, result, _ttl(raw))
         return result
 
-    def subscribe_resource(self, uri: str, *, timeout: Timeout = USE_DEFAULT) -> None:
+    def subscribe_resource(
+        self, uri: str, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
+    ) -> None:
         """Ask for ``notifications/resources/updated`` when the resource changes (see ``on_notification``).
 
-        In the modern era the resource joins the client's ``subscriptions/listen``.
+        In the modern era the resource joins the client's ``subscriptions/listen``, a request shared
+        by every subscription, so ``meta`` (the legacy request's ``_meta``) has nothing to go with.
         """
         if self.era == MODERN:
             self._check_open()
             self._subscriptions.subscribe(uri)
             return
-        self.request("resources/subscribe", {"uri": uri}, timeout=timeout)
+        self._require("resources/subscribe")
+        self.request("resources/subscribe", with_meta({"uri": uri}, meta), timeout=timeout)
 
-    def unsubscribe_resource(self, uri: str, *, timeout: Timeout = USE_DEFAULT) -> None:
-        """Stop the updates ``subscribe_resource`` asked for."""
+    def unsubscribe_resource(
+        self, uri: str, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
+    ) -> None:
+        """Stop the updates ``subscribe_resource`` asked for (``meta`` as there)."""
         if self.era == MODERN:
             self._check_open()
             self._subscriptions.unsubscribe(uri)
             return
-        self.request("resources/unsubscribe", {"uri": uri}, timeout=timeout)
+        self._require("resources/unsubscribe")
+        self.request("resources/unsubscribe", with_meta({"uri": uri}, meta), timeout=timeout)
 
-    def list_prompts(self, *, timeout: Timeout = USE_DEFAULT, cache: bool = True) -> list[Prompt]:
-        """All the server's prompts, across every page (``cache`` as for ``list_tools``)."""
-        held = self._lists.fresh("prompts") if cache else None
+    def list_prompts(
+        self,
+        *,
+        timeout: Timeout = USE_DEFAULT,
+        cache: bool = True,
+        meta: Optional[Mapping[str, Any]] = None,
+        max_pages: Optional[int] = None,
+    ) -> list[Prompt]:
+        """All the server's prompts, across every page (``cache``, ``meta``, ``max_pages`` as for ``list_tools``)."""
+        held = self._lists.fresh("prompts") if cache and meta is None else None
         if held is not None:
             return list(held)
-        prompts, ttl = self._list_ttl("prompts/list", "prompts", Prompt.from_dict, timeout)
-        self._lists.put("prompts", prompts, ttl)
+        prompts, ttl = self._list_ttl("prompts/list", "prompts", Prompt.from_dict, timeout, meta, max_pages)
+        if meta is None:
+            self._lists.put("prompts", prompts, ttl)
         return prompts
 
+    def list_prompts_page(
+        self, cursor: Optional[str] = None, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
+    ) -> Page[Prompt]:
+        """One page of ``prompts/list`` (as ``list_tools_page``)."""
+        return self._page("prompts/list", "prompts", Prompt.from_dict, cursor, timeout, meta)
+
+    def iter_prompts(
+        self,
+        *,
+        timeout: Timeout = USE_DEFAULT,
+        meta: Optional[Mapping[str, Any]] = None,
+        max_pages: Optional[int] = None,
+    ) -> Iterator[Prompt]:
+        """The server's prompts, page by page as they are used (as ``iter_tools``)."""
+        pages = self._iter_pages("prompts/list", "prompts", Prompt.from_dict, timeout, meta, max_pages)
+        return (prompt for page in pages for prompt in page.items)
+
     def get_prompt(
-        self, name: str, arguments: Optional[Mapping[str, str]] = None, *, timeout: Timeout = USE_DEFAULT
+        self,
+        name: str,
+        arguments: Optional[Mapping[str, str]] = None,
+        *,
+        timeout: Timeout = USE_DEFAULT,
+        meta: Optional[Mapping[str, Any]] = None,
     ) -> GetPromptResult:
-        """Get a prompt filled in with ``arguments`` (strings, as the spec has them).
+        """Get a prompt filled in with ``arguments`` (strings, as the spec has them); ``meta`` is the
+        request's ``_meta``.
 
         Raises:
             TypeError: an argument value is not a string.
             ServerError: e.g. -32602, an unknown prompt or a missing required argument.
         """
+        self._require("prompts/get")
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             bad = {key: value for key, value in arguments.items() if not isinstance(value, str)}
             if bad:
                 raise TypeError(f"prompt arguments must be strings; not: {bad!r}")
             params["arguments"] = dict(arguments)
-        return GetPromptResult.from_dict(self.request("prompts/get", params, timeout=timeout), name)
+        return GetPromptResult.from_dict(self.request("prompts/get", with_meta(params, meta), timeout=timeout), name)
 
     def complete(
         self,
@@ -997,6 +1183,7 @@ class Client:
         context: Optional[Mapping[str, str]] = None,
         *,
         timeout: Timeout = USE_DEFAULT,
+        meta: Optional[Mapping[str, Any]] = None,
     ) -> Completion:
         """Ask for completions of an argument of a prompt or a resource template.
 
@@ -1004,28 +1191,45 @@ class Client:
             ref: ``{"type": "ref/prompt", "name": ...}`` or ``{"type": "ref/resource", "uri": <template>}``.
             argument: ``{"name": ..., "value": <typed so far>}``, or the pair ``(name, value)``.
             context: values of other arguments already chosen (sent as ``context.arguments``).
+            meta: the request's ``_meta``.
         """
+        self._require("completion/complete")
         if isinstance(argument, tuple):
             argument = {"name": argument[0], "value": argument[1]}
         params: dict[str, Any] = {"ref": dict(ref), "argument": dict(argument)}
         if context is not None:
             params["context"] = {"arguments": dict(context)}
-        return Completion.from_dict(self.request("completion/complete", params, timeout=timeout))
+        return Completion.from_dict(self.request("completion/complete", with_meta(params, meta), timeout=timeout))
 
     # -- skills (the io.modelcontextprotocol/skills extension) -------------------------------
 
-    def list_skills(self, *, timeout: Timeout = USE_DEFAULT, cache: bool = True) -> list[Skill]:
+    def list_skills(
+        self,
+        *,
+        timeout: Timeout = USE_DEFAULT,
+        cache: bool = True,
+        meta: Optional[Mapping[str, Any]] = None,
+        max_pages: Optional[int] = None,
+    ) -> list[Skill]:
         """The server's skills, across every page; reads none of their files.
 
         An entry that breaks the extension's rules (its name not the last segment of its path, its
         files not all listed, over 512 files or 16 MiB) is left out, with a warning naming it and
-        the rule. ``cache`` as for ``list_tools`` (the listing's ``ttlMs``).
+        the rule. ``cache``, ``meta`` and ``max_pages`` as for ``list_tools`` (the listing's ``ttlMs``).
 
         Raises:
             ExtensionNotDeclared: the server does not declare ``io.modelcontextprotocol/skills``.
+            PageLimitExceeded: the server still had a cursor after ``max_pages`` pages.
             ProtocolError: a malformed page, or a repeated cursor.
         """
-        return self._skills.list(timeout=timeout, cache=cache)
+        return self._skills.list(timeout=timeout, cache=cache, meta=meta, max_pages=max_pages)
+
+    def list_skills_page(
+        self, cursor: Optional[str] = None, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
+    ) -> Page[Skill]:
+        """One page of ``skills/list`` (as ``list_tools_page``; entries that break the rules left out,
+        as ``list_skills`` leaves them out)."""
+        return self._skills.page(cursor, timeout=timeout, meta=meta)
 
     def get_skill(self, uri: str, *, timeout: Timeout = USE_DEFAULT) -> Skill:
         """One skill's entry (``skills/get``), by its SKILL.md URI; reads none of its files.
@@ -1056,12 +1260,15 @@ class Client:
         """
         return self._skills.load(skill, allow_dynamic=allow_dynamic, timeout=timeout)
 
-    def set_logging_level(self, level: str, *, timeout: Timeout = USE_DEFAULT) -> None:
+    def set_logging_level(
+        self, level: str, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
+    ) -> None:
         """Ask the server to send log messages at ``level`` and above (debug ... emergency).
 
         They go to the logger ``mcpsync.server.<name>`` and to ``on_log``. On 2026-07-28 every
         request asks for the level in its ``_meta`` (a server of that revision logs to no request
-        that does not; a client given ``on_log`` asks for ``info`` until told otherwise).
+        that does not; a client given ``on_log`` asks for ``info`` until told otherwise), and no
+        request of its own is sent; ``meta`` is the ``logging/setLevel`` request's ``_meta``.
         """
         if level not in LOG_LEVELS:
             raise ValueError(f"unknown logging level {level!r}; one of {', '.join(LOG_LEVELS)}")
@@ -1070,18 +1277,22 @@ class Client:
             self._log_level = level
             self._ask_for_logs()
             return
-        self.request("logging/setLevel", {"level": level}, timeout=timeout)
+        self._require("logging/setLevel")
+        self.request("logging/setLevel", with_meta({"level": level}, meta), timeout=timeout)
 
     def set_roots(self, roots: Roots) -> None:
         """Replace the roots offered to the server, and tell it (``notifications/roots/list_changed``).
 
-        Only for a client made with ``roots=`` (the capability is declared at ``initialize``).
+        Only for a client made with ``roots=`` (the capability is declared at ``initialize``). The
+        server is told only when ``roots.listChanged`` was declared (``roots_list_changed``); else it
+        sees the new roots when it next asks.
 
         Raises:
             ProtocolError: the client was made without ``roots=``.
         """
         self._server_requests.set_roots(roots)
-        if self.is_connected:
+        declared = self.capabilities.get("roots")
+        if self.is_connected and isinstance(declared, Mapping) and declared.get("listChanged"):
             self.notify("notifications/roots/list_changed")
 
     def _dropped(self) -> None:
@@ -1133,18 +1344,23 @@ shorten_interrupts(
         "request",
         "ping",
         "list_tools",
+        "list_tools_page",
         "call_tool",
         "start_tool",
         "list_resources",
+        "list_resources_page",
         "list_resource_templates",
+        "list_resource_templates_page",
         "read_resource",
         "subscribe_resource",
         "unsubscribe_resource",
         "list_prompts",
+        "list_prompts_page",
         "get_prompt",
         "complete",
         "set_logging_level",
         "list_skills",
+        "list_skills_page",
         "get_skill",
         "load_skill",
     ),

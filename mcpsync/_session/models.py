@@ -13,7 +13,7 @@ import binascii
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Optional, TypeVar, Union
+from typing import Any, ClassVar, Generic, Optional, TypeVar, Union
 
 from .._core.errors import ProtocolError, ToolError
 from .._core.text import cut, first_line
@@ -25,7 +25,9 @@ __all__ = [
     "ContentBlock",
     "EmbeddedResource",
     "GetPromptResult",
+    "Icon",
     "ImageContent",
+    "Page",
     "Prompt",
     "PromptArgument",
     "PromptMessage",
@@ -125,6 +127,74 @@ def _size(holder: Any) -> str:
 
 
 _Wire = TypeVar("_Wire", bound="_FromWire")
+_Item = TypeVar("_Item")
+
+
+@dataclass(frozen=True)
+class Icon:
+    """An icon a server offers for itself, a tool, a resource, a template or a prompt (2025-11-25).
+
+    Attributes:
+        src: an ``http(s):`` URL or a ``data:`` URI. Nothing is fetched: whoever shows it should
+            trust its origin first, and treat an SVG with care (it may hold scripts).
+        mime_type: the image type, when the source does not say it well (``image/png``, say).
+        sizes: ``"48x48"``-style sizes, or ``"any"``; empty: any size.
+        theme: ``"light"`` or ``"dark"`` (the background it is made for); ``None``: any.
+        raw: the dict as the server sent it.
+    """
+
+    src: str
+    mime_type: Optional[str] = None
+    sizes: tuple[str, ...] = ()
+    theme: Optional[str] = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        details = " ".join(part for part in (self.mime_type, ",".join(self.sizes), self.theme) if part)
+        return f"<Icon {cut(self.src, 60)!r}{' ' + details if details else ''}>"
+
+
+def _icons(data: Mapping[str, Any]) -> tuple[Icon, ...]:
+    """The ``icons`` of a server, tool, resource, template or prompt.
+
+    Icons only decorate: one that is malformed (no string ``src``) is left out, a malformed
+    ``sizes`` or ``theme`` read as absent, rather than losing the whole entry they belong to.
+    """
+    icons = data.get("icons")
+    found = []
+    for icon in icons if isinstance(icons, list) else ():
+        if not isinstance(icon, Mapping) or not isinstance(icon.get("src"), str):
+            continue
+        mime_type, sizes, theme = icon.get("mimeType"), icon.get("sizes"), icon.get("theme")
+        found.append(
+            Icon(
+                icon["src"],
+                mime_type if isinstance(mime_type, str) else None,
+                tuple(size for size in sizes if isinstance(size, str)) if isinstance(sizes, list) else (),
+                theme if isinstance(theme, str) else None,
+                raw=icon,
+            )
+        )
+    return tuple(found)
+
+
+@dataclass(frozen=True)
+class Page(Generic[_Item]):
+    """One page of a listing (``Client.list_tools_page`` and its kin).
+
+    Attributes:
+        items: the page's items, typed (``Tool``, ``Resource``, ...).
+        next_cursor: the cursor to ask for the next page with; ``None`` on the last page.
+        raw: the result dict as the server sent it.
+    """
+
+    items: list[_Item]
+    next_cursor: Optional[str] = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        more = f" next_cursor={self.next_cursor!r}" if self.next_cursor is not None else ""
+        return f"<Page {len(self.items)} items{more}>"
 
 
 class _FromWire:
@@ -138,7 +208,7 @@ class _FromWire:
         """Build from the dict the server sent; ``ProtocolError`` names the field that is wrong."""
         where = where or cls._WHAT
         data = _object(data, where)
-        return cls(**_read(data, cls._SPEC, where), raw=data)  # type: ignore[call-arg]
+        return cls(**_read(data, cls._SPEC, where), icons=_icons(data), raw=data)  # type: ignore[call-arg]
 
 
 @dataclass(frozen=True)
@@ -148,6 +218,8 @@ class ServerInfo:
     name: str
     version: str
     title: Optional[str] = None
+    #: The server's icons (``Icon``); not in its repr.
+    icons: tuple[Icon, ...] = field(default=(), repr=False)
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -161,6 +233,7 @@ class ServerInfo:
             # Some servers leave the version out; an empty string says so honestly.
             version=_optional(data, "version", str, where) or "",
             title=_optional(data, "title", str, where),
+            icons=_icons(data),
             raw=data,
         )
 
@@ -181,6 +254,8 @@ class Tool(_FromWire):
     annotations: Optional[Mapping[str, Any]] = None
     #: How the tool runs (``{"taskSupport": "required"}``, say); ``task_support`` reads it.
     execution: Optional[Mapping[str, Any]] = None
+    #: The tool's icons (``Icon``); not in its repr.
+    icons: tuple[Icon, ...] = field(default=(), repr=False)
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     _SPEC: ClassVar[_Spec] = _TOOL
@@ -275,6 +350,8 @@ class Resource(_FromWire):
     mime_type: Optional[str] = None
     size: Optional[int] = None
     annotations: Optional[Mapping[str, Any]] = None
+    #: The resource's icons (``Icon``); not in its repr.
+    icons: tuple[Icon, ...] = field(default=(), repr=False)
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     _SPEC: ClassVar[_Spec] = _RESOURCE
@@ -295,6 +372,8 @@ class ResourceTemplate(_FromWire):
     description: Optional[str] = None
     mime_type: Optional[str] = None
     annotations: Optional[Mapping[str, Any]] = None
+    #: The template's icons (``Icon``); not in its repr.
+    icons: tuple[Icon, ...] = field(default=(), repr=False)
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     _SPEC: ClassVar[_Spec] = _TEMPLATE
@@ -399,6 +478,8 @@ class Prompt:
     title: Optional[str] = None
     description: Optional[str] = None
     arguments: tuple[PromptArgument, ...] = ()
+    #: The prompt's icons (``Icon``); not in its repr.
+    icons: tuple[Icon, ...] = field(default=(), repr=False)
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -426,6 +507,7 @@ class Prompt:
             title=_optional(data, "title", str, where),
             description=_optional(data, "description", str, where),
             arguments=tuple(parsed),
+            icons=_icons(data),
             raw=data,
         )
 

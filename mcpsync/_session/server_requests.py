@@ -19,18 +19,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Callable, Optional, Union
 
 from .._core import jsonrpc
-from .._core.errors import MCPError, NotSupportedError, ProtocolError, ServerError
+from .._core.errors import ConfigurationError, MCPError, NotSupportedError, ProtocolError, ServerError
 from .._core.jsonrpc import Message
 from .channel import Channel
 from .dispatch import Dispatcher
 
-__all__ = ["RequestHandler", "Roots", "ServerRequests"]
+__all__ = ["ELICITATION_MODES", "RequestHandler", "Roots", "ServerRequests", "declared_capabilities"]
 
 logger = logging.getLogger("mcpsync.client")
 
 RequestHandler = Callable[[Optional[dict[str, Any]]], dict[str, Any]]
 #: Roots offered to the server: URIs or ``{"uri", "name"}`` dicts, or a callable returning them.
 Roots = Union[Sequence[Union[str, Mapping[str, Any]]], Callable[[], Sequence[Any]]]
+
+#: The elicitation modes a client may declare (2025-11-25): a form to fill in, a URL to open.
+ELICITATION_MODES = ("form", "url")
 
 #: How many request ids cancelled by the server we remember (the oldest are forgotten first).
 _CANCELLED_KEPT = 1024
@@ -44,6 +47,56 @@ _HANDLER_ARGUMENTS = {
 }
 
 
+def declared_capabilities(
+    capabilities: Optional[Mapping[str, Any]],
+    *,
+    roots: bool,
+    sampling: bool,
+    elicitation: bool,
+    roots_list_changed: bool = True,
+    sampling_tools: bool = False,
+    sampling_context: bool = False,
+    elicitation_modes: Sequence[str] = ELICITATION_MODES,
+) -> dict[str, Any]:
+    """The client capabilities to declare: ``capabilities`` as given, and for each handler supplied
+    (``roots``, ``sampling``, ``elicitation``) its capability with the sub-capabilities asked for,
+    unless ``capabilities`` has that one already (a hand-made entry wins, whole).
+
+    Raises:
+        ConfigurationError: a sub-capability for a handler not supplied, or an unknown or empty
+            set of elicitation modes.
+    """
+    modes = (elicitation_modes,) if isinstance(elicitation_modes, str) else tuple(elicitation_modes)
+    unknown = [mode for mode in modes if mode not in ELICITATION_MODES]
+    if unknown or not modes:
+        raise ConfigurationError(
+            f"elicitation_modes must name one or both of {', '.join(ELICITATION_MODES)}; got {elicitation_modes!r}"
+        )
+    orphans = [
+        option
+        for option, given, handler in (
+            ("sampling_tools=True", sampling_tools, sampling),
+            ("sampling_context=True", sampling_context, sampling),
+            ("roots_list_changed=False", not roots_list_changed, roots),
+            ("elicitation_modes=", tuple(modes) != ELICITATION_MODES, elicitation),
+        )
+        if given and not handler
+    ]
+    if orphans:
+        raise ConfigurationError(f"{', '.join(orphans)} needs its handler (sampling=, roots=, elicitation=)")
+    declared = dict(capabilities or {})
+    if roots:
+        declared.setdefault("roots", {"listChanged": True} if roots_list_changed else {})
+    if sampling:
+        wanted: dict[str, Any] = {
+            name: {} for name, on in (("context", sampling_context), ("tools", sampling_tools)) if on
+        }
+        declared.setdefault("sampling", wanted)
+    if elicitation:
+        declared.setdefault("elicitation", {mode: {} for mode in ELICITATION_MODES if mode in modes})
+    return declared
+
+
 class ServerRequests:
     """Answers one server's requests for its ``Client``, with the handlers the user supplied.
 
@@ -51,8 +104,11 @@ class ServerRequests:
         channel: the client's channel; answers go out through its ``respond``.
         dispatcher: the client's dispatch thread, where handlers run.
         capabilities: the client capabilities the user passed; a copy gets
-            ``roots``, ``sampling`` and ``elicitation`` added for the handlers given.
+            ``roots``, ``sampling`` and ``elicitation`` added for the handlers given
+            (``declared_capabilities``).
         request_handlers, roots, sampling, elicitation: as for ``Client``.
+        sub_capabilities: ``roots_list_changed``, ``sampling_tools``, ``sampling_context``,
+            ``elicitation_modes``, as for ``Client``.
     """
 
     def __init__(
@@ -65,23 +121,27 @@ class ServerRequests:
         roots: Optional[Roots] = None,
         sampling: Optional[RequestHandler] = None,
         elicitation: Optional[RequestHandler] = None,
+        **sub_capabilities: Any,
     ) -> None:
         self._channel = channel
         self._dispatcher = dispatcher
         #: The capabilities to send in ``initialize``.
-        self.capabilities = dict(capabilities or {})
+        self.capabilities = declared_capabilities(
+            capabilities,
+            roots=roots is not None,
+            sampling=sampling is not None,
+            elicitation=elicitation is not None,
+            **sub_capabilities,
+        )
         #: ``{method: fn(params) -> result}``; may be changed at any time.
         self.handlers: dict[str, RequestHandler] = {}
         # What the user supplies is declared, and only that (the spec: no capability, no requests).
         self._roots = roots
         if roots is not None:
-            self.capabilities.setdefault("roots", {"listChanged": True})
             self.handlers["roots/list"] = self._list_roots
         if sampling is not None:
-            self.capabilities.setdefault("sampling", {})
             self.handlers["sampling/createMessage"] = sampling
         if elicitation is not None:
-            self.capabilities.setdefault("elicitation", {"form": {}, "url": {}})
             self.handlers["elicitation/create"] = elicitation
         self.handlers.update(request_handlers or {})
         self._cancelled_by_server: collections.OrderedDict[Any, None] = collections.OrderedDict()

@@ -37,14 +37,15 @@ import posixpath
 import re
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
 from .._core.errors import ExtensionNotDeclared, ProtocolError, SkillVerificationError
 from .._core.text import cut, first_line
 from .._core.timeouts import USE_DEFAULT, Timeout
-from .models import ReadResourceResult
+from .models import Page, ReadResourceResult
+from .paging import next_cursor, page_items, with_meta
 
 __all__ = [
     "MAX_FRONTMATTER",
@@ -506,7 +507,8 @@ class Skills:
     Args:
         name: the server's name (logs, and each skill's ``server``).
         capabilities: ``fn() -> server capabilities``.
-        pages: ``fn(timeout) -> iterator of (entries, ttl seconds or None)``, the pages of ``skills/list``.
+        pages: ``fn(timeout, meta, max_pages) -> iterator of (entries, ttl seconds or None)``, the
+            pages of ``skills/list``.
         request: ``fn(method, params, timeout) -> result``.
         reader: reads a file from the server.
     """
@@ -515,7 +517,9 @@ class Skills:
         self,
         name: str,
         capabilities: Callable[[], Mapping[str, Any]],
-        pages: Callable[[Timeout], Iterator[tuple[list[Any], Optional[float]]]],
+        pages: Callable[
+            [Timeout, Optional[Mapping[str, Any]], Optional[int]], Iterator[tuple[list[Any], Optional[float]]]
+        ],
         request: Callable[[str, dict[str, Any], Timeout], dict[str, Any]],
         reader: Reader,
     ) -> None:
@@ -536,31 +540,56 @@ class Skills:
                 extension=SKILLS_EXTENSION,
             )
 
-    def list(self, *, timeout: Timeout, cache: bool) -> list[Skill]:
-        """Every valid skill of every page; see ``Client.list_skills``."""
+    def list(
+        self,
+        *,
+        timeout: Timeout,
+        cache: bool,
+        meta: Optional[Mapping[str, Any]] = None,
+        max_pages: Optional[int] = None,
+    ) -> list[Skill]:
+        """Every valid skill of every page; see ``Client.list_skills`` (with ``meta``: not cached)."""
         self._check_declared()
         with self._lock:
-            if cache and self._held is not None and time.monotonic() < self._fresh_until:
+            if cache and meta is None and self._held is not None and time.monotonic() < self._fresh_until:
                 return list(self._held)
         found: list[Skill] = []
         ttls: list[Optional[float]] = []
-        for entries, ttl in self._pages(timeout):
+        for entries, ttl in self._pages(timeout, meta, max_pages):
             ttls.append(ttl)
-            for entry in entries:
-                try:
-                    skill = Skill.from_dict(entry, self._name, f"skills/list item #{len(found)}")
-                except ProtocolError as exc:
-                    logger.warning("server %r: a skill left out: %s", self._name, exc)
-                    continue
-                if skill.problem is not None:
-                    logger.warning("server %r: skill %s left out: %s", self._name, skill.uri, skill.problem)
-                    continue
-                found.append(skill)
+            found.extend(self._valid(entries, len(found)))
+        if meta is not None:
+            return found
         fresh = None if not ttls or None in ttls else min(t for t in ttls if t is not None)
         with self._lock:
             self._held = found
             self._fresh_until = time.monotonic() + min(fresh, MAX_TTL) if fresh else 0.0
         return list(found)
+
+    def page(self, cursor: Optional[str], *, timeout: Timeout, meta: Optional[Mapping[str, Any]]) -> Page[Skill]:
+        """One page of ``skills/list``, its valid skills; see ``Client.list_skills_page``."""
+        self._check_declared()
+        if cursor is not None and not isinstance(cursor, str):
+            raise TypeError(f"cursor must be a string or None, not {type(cursor).__name__}")
+        params = with_meta({"cursor": cursor} if cursor is not None else {}, meta)
+        result = self._request("skills/list", params or {}, timeout)
+        skills = [*self._valid(page_items("skills/list", "skills", result), 0)]
+        return Page(skills, next_cursor("skills/list", result), result)
+
+    def _valid(self, entries: Sequence[Any], start: int) -> tuple[Skill, ...]:
+        """The entries of a page that are skills keeping the extension's rules; the rest are logged."""
+        found: tuple[Skill, ...] = ()
+        for entry in entries:
+            try:
+                skill = Skill.from_dict(entry, self._name, f"skills/list item #{start + len(found)}")
+            except ProtocolError as exc:
+                logger.warning("server %r: a skill left out: %s", self._name, exc)
+                continue
+            if skill.problem is not None:
+                logger.warning("server %r: skill %s left out: %s", self._name, skill.uri, skill.problem)
+                continue
+            found += (skill,)
+        return found
 
     def get(self, uri: str, *, timeout: Timeout) -> Skill:
         """One skill's entry, from the server; see ``Client.get_skill``."""

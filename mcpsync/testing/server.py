@@ -72,8 +72,9 @@ gets -32601), ``--omit-result-type`` leaves ``resultType`` out of every modern r
 beside the good ones.
 
 Resources: ``text://greeting`` (text), ``binary://pixel`` (a PNG, as a blob) and the
-template ``echo://{text}``; a prompt ``greet(name, style?)``; completion for the
-prompt's arguments and the template's ``text``; ``logging/setLevel`` filters what
+template ``echo://{text}``; a prompt ``greet(name, style?)``; the ``echo`` tool, the
+greeting, the template and the prompt have an icon (``ICON``, a 1x1 PNG ``data:`` URI);
+completion for the prompt's arguments and the template's ``text``; ``logging/setLevel`` filters what
 the ``log`` tool sends. ``--page-size`` pages every list. ``--start-delay`` makes a
 slow starter, ``--die-after`` a server that crashes on schedule (exit code 3).
 ``--tools-change-after-list`` adds a tool (``late``, listed only) right after
@@ -202,8 +203,23 @@ def _schema(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[
     return {"type": "object", "properties": properties, "required": list(required)}
 
 
+# A 1x1 transparent PNG, for the binary resource and the icon.
+PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+#: The icon of the echo tool, the greeting resource, the echo template and the greet prompt.
+ICON: dict[str, Any] = {
+    "src": "data:image/png;base64," + PIXEL_PNG,
+    "mimeType": "image/png",
+    "sizes": ["1x1"],
+    "theme": "light",
+}
+
 TOOLS: list[dict[str, Any]] = [
-    {"name": "echo", "description": "Return the text you send.", "inputSchema": _schema({"text": _TEXT}, ("text",))},
+    {
+        "name": "echo",
+        "description": "Return the text you send.",
+        "inputSchema": _schema({"text": _TEXT}, ("text",)),
+        "icons": [ICON],
+    },
     {
         "name": "add",
         "description": "Add two numbers.",
@@ -340,9 +356,6 @@ BAD_HEADER_TOOLS: list[dict[str, Any]] = [
     },
 ]
 
-# A 1x1 transparent PNG, for the binary resource.
-PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
-
 RESOURCES: list[dict[str, Any]] = [
     {
         "uri": "text://greeting",
@@ -350,6 +363,7 @@ RESOURCES: list[dict[str, Any]] = [
         "title": "A greeting",
         "mimeType": "text/plain",
         "description": "A short text resource.",
+        "icons": [ICON],
     },
     {"uri": "binary://pixel", "name": "pixel", "mimeType": "image/png", "description": "A 1x1 PNG (binary)."},
 ]
@@ -359,6 +373,7 @@ RESOURCE_TEMPLATES: list[dict[str, Any]] = [
         "name": "echo",
         "mimeType": "text/plain",
         "description": "A resource whose text is the text in its URI.",
+        "icons": [ICON],
     },
 ]
 PROMPTS: list[dict[str, Any]] = [
@@ -370,6 +385,7 @@ PROMPTS: list[dict[str, Any]] = [
             {"name": "name", "description": "Who to greet", "required": True},
             {"name": "style", "description": "formal or casual", "required": False},
         ],
+        "icons": [ICON],
     },
 ]
 #: What completion/complete offers, by (reference, argument).

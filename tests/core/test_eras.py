@@ -49,3 +49,11 @@ def test_the_meta_goes_with_what_the_caller_put_in_meta():
 def test_only_the_modern_errors_mark_a_modern_server_and_a_result_without_type_is_complete():
     assert [is_modern_error(c) for c in (-32020, -32021, -32022, -32601, -32602, None)] == [True] * 3 + [False] * 3
     assert result_type({}) == "complete" and result_type({"resultType": "input_required"}) == "input_required"
+
+
+def test_the_eras_own_meta_keys_win_over_the_callers():
+    """A caller's _meta that names the era's own keys cannot make the body disagree with the headers."""
+    meta = request_meta("2026-07-28", {}, {"name": "c", "version": "1"})
+    params = with_meta({"_meta": {"io.modelcontextprotocol/protocolVersion": "1999-01-01", "trace": "t"}}, meta)
+    assert params["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+    assert params["_meta"]["trace"] == "t"

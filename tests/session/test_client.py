@@ -319,7 +319,7 @@ for n, line in enumerate(sys.stdin):
 
 def test_a_server_that_pages_for_ever_is_stopped_at_the_page_cap():
     """A fresh cursor on every page: a clear ProtocolError after MAX_PAGES, not a listing without end."""
-    from mcpsync._session.client import MAX_PAGES
+    from mcpsync._session.paging import MAX_PAGES
 
     with mcpsync.connect([sys.executable, "-c", ENDLESS_PAGES, "0"], timeout=60) as client:
         with pytest.raises(mcpsync.ProtocolError, match=f"sent {MAX_PAGES} pages and a cursor for more"):

@@ -22,7 +22,7 @@ T = 10
 DISCOVER = {
     "resultType": "complete",
     "supportedVersions": ["2026-07-28"],
-    "capabilities": {"tools": {}},
+    "capabilities": {"tools": {}, "prompts": {}, "resources": {}},  # what the mocks below serve
     "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "mock", "version": "9"}},
 }
 
