@@ -17,9 +17,10 @@ milliseconds), plus:
 - ``type`` ``"streamableHttp"`` (Cline) and ``"streamable-http"`` (Roo Code) mean ``"http"``.
 - Other members (``alwaysAllow``, ``trust``, ``description``...) are ignored.
 
-Without ``type``, ``url`` means Streamable HTTP, as Claude Code reads it; Gemini
-CLI and Cline read a bare ``url`` as HTTP+SSE, so such a server needs
-``"type": "sse"`` here.
+Without ``type``, ``url`` means Streamable HTTP, as Claude Code reads it, and
+HTTP+SSE when the POST is refused with 400, 404 or 405 (Gemini CLI and Cline
+read a bare ``url`` as HTTP+SSE): such a server is reached either way;
+``"type": "sse"`` skips the refused POST.
 
 ``${VAR}``, ``${VAR:-default}`` (the default also replaces an empty value, as in
 a shell) and VS Code's ``${env:VAR}`` are replaced by environment variables in
