@@ -50,6 +50,8 @@ DEFAULT_MAX_MESSAGE_SIZE = 64 * 1024 * 1024
 ID_SCAN_BYTES = 4096
 #: Places in a malformed line tried as the start of a message that follows junk.
 SALVAGE_ATTEMPTS = 3
+#: Requests both sides may send: one of them with the id of ours is no proof of an echo.
+TWO_WAY_METHODS = frozenset({"ping", "tasks/get", "tasks/result", "tasks/list", "tasks/cancel"})
 
 # Where a JSON-RPC response may start after junk on the same line.
 _MESSAGE_START = re.compile(rb'\{\s*"(?:jsonrpc|id|result|error)"\s*:')
@@ -70,6 +72,8 @@ class TransportStats:
         cancelled: requests we gave up on and told the server about.
         oversized: messages over ``max_message_size``, discarded unread (failing
             their request when it could be told which).
+        echoed: requests of ours that came back as requests (a "server" that echoes
+            its input, such as ``cat``); each fails the request it repeats.
         dropped: callbacks for notifications left out because they came faster
             than the client's dispatch thread took them (its queue was full).
     """
@@ -83,6 +87,7 @@ class TransportStats:
     cancelled: int = 0
     oversized: int = 0
     dropped: int = 0
+    echoed: int = 0
 
     def as_dict(self) -> dict[str, int]:
         """The counters as a plain dict."""
@@ -134,6 +139,8 @@ class Endpoint:
         self.max_message_size = max_message_size
         self.stats = TransportStats()
         self.pending = PendingRequests()
+        #: The first line or event that was not JSON (shortened, quoted), to say what the peer sent instead.
+        self.first_malformed: Optional[str] = None
 
     # -- going out ------------------------------------------------------------------
 
@@ -216,7 +223,10 @@ class Endpoint:
         except ValueError as exc:
             if not (isinstance(data, bytes) and self._salvage(data, events)):
                 self.stats.malformed += 1
-                events.append(Problem(InvalidMessage(f"not JSON ({exc})", shorten(data))))
+                shown = shorten(data)
+                if self.first_malformed is None:
+                    self.first_malformed = shorten(data, 80)
+                events.append(Problem(InvalidMessage(f"not JSON ({exc})", shown)))
             return events
         if type(decoded) is list and decoded:
             # JSON-RPC batches existed only in 2025-03-26; accepting one is cheap.
@@ -270,8 +280,29 @@ class Endpoint:
             key = jsonrpc.response_key(raw_id)
             if raw_id is None or not self.pending.reject(key, ServerError.from_error_object(message["error"])):
                 self._unmatched(key, message, events)
+        elif kind is Kind.REQUEST and self._echoed(message, events):
+            return
         else:
             events.append(Incoming(message, kind))
+
+    def _echoed(self, message: Message, events: list[Event]) -> bool:
+        """Whether a request from the peer is one of ours come back (same id, same method, still
+        waiting): a "server" that echoes its input (``cat``) would otherwise get our own request to
+        answer, and answer it with our error. The request it repeats fails at once."""
+        method = message["method"]
+        if method in TWO_WAY_METHODS:
+            return False
+        key = jsonrpc.response_key(message["id"])
+        future = self.pending.waiting(key)
+        if future is None or future.method != method:
+            return False
+        self.stats.echoed += 1
+        error = ProtocolError(
+            f"{self.name}: the server echoed our messages back ({method} came back): is it an MCP server?"
+        )
+        if self.pending.reject(key, error):
+            events.append(Problem(error, request_id=key))
+        return True
 
     def _invalid(self, message: Any, error: InvalidMessage, events: list[Event]) -> None:
         self.stats.invalid += 1

@@ -214,9 +214,7 @@ class TransportClosed(TransportError):
         text = "Transport closed"
         if detail:
             text += f": {detail}"
-        if stderr_tail:
-            text += "\nlast stderr lines of the server:\n" + "\n".join("  " + line for line in stderr_tail)
-        super().__init__(text)
+        super().__init__(text + stderr_text(stderr_tail))
         self.detail = detail
         self.exit_code = exit_code
         self.stderr_tail = stderr_tail
@@ -224,6 +222,13 @@ class TransportClosed(TransportError):
     def copy(self) -> TransportClosed:
         """A new exception saying the same (each waiting caller gets its own)."""
         return type(self)(self.detail, exit_code=self.exit_code, stderr_tail=self.stderr_tail)
+
+
+def stderr_text(tail: tuple[str, ...]) -> str:
+    """The lines a stdio server last wrote to stderr, as an exception text ends with them (``""`` for none)."""
+    if not tail:
+        return ""
+    return "\nlast stderr lines of the server:\n" + "\n".join("  " + line for line in tail)
 
 
 class ServerUnavailable(TransportError):
@@ -250,6 +255,8 @@ class HTTPStatusError(TransportError):
         body: the response body text.
         www_authenticate: the ``WWW-Authenticate`` header, if sent (where to authenticate).
         auth_server: the ``Mcp-Auth-Server`` header, if sent.
+        method: the request's method (``"POST"``, ``"GET"``), ``""`` when not known.
+        url: the URL it went to, without user, password or query (``""`` when not known).
     """
 
     def __init__(
@@ -260,12 +267,28 @@ class HTTPStatusError(TransportError):
         body: str = "",
         www_authenticate: Optional[str] = None,
         auth_server: Optional[str] = None,
+        method: str = "",
+        url: str = "",
     ) -> None:
         super().__init__(message)
         self.status_code = status_code
         self.body = body
         self.www_authenticate = www_authenticate
         self.auth_server = auth_server
+        self.method = method
+        self.url = url
+
+    def retold(self, message: str) -> HTTPStatusError:
+        """The same answer, told with another text (a hint added, say)."""
+        return HTTPStatusError(
+            message,
+            status_code=self.status_code,
+            body=self.body,
+            www_authenticate=self.www_authenticate,
+            auth_server=self.auth_server,
+            method=self.method,
+            url=self.url,
+        )
 
 
 class AuthorizationError(MCPError):
@@ -346,12 +369,24 @@ class NoResponseError(TransportError):
 
 
 class RequestTimeout(MCPError, TimeoutError):
-    """No response arrived within the request's timeout."""
+    """No response arrived within the request's timeout.
 
-    def __init__(self, method: str, timeout: float) -> None:
-        super().__init__(f"Request timeout after {timeout:g}s ({method})")
+    Attributes:
+        method: the request's method.
+        timeout: the seconds it was given.
+        detail: what the server sent instead, when the transport could tell (``""`` else).
+        stderr_tail: for stdio, the last lines the server wrote to stderr.
+    """
+
+    def __init__(self, method: str, timeout: float, *, detail: str = "", stderr_tail: tuple[str, ...] = ()) -> None:
+        text = f"Request timeout after {timeout:g}s ({method})"
+        if detail:
+            text += f": {detail}"
+        super().__init__(text + stderr_text(stderr_tail))
         self.method = method
         self.timeout = timeout
+        self.detail = detail
+        self.stderr_tail = stderr_tail
 
 
 class ProtocolError(MCPError):

@@ -180,6 +180,11 @@ class PendingRequests:
             self._remember_abandoned(request_id)
         return True
 
+    def waiting(self, request_id: Any) -> Optional[RequestFuture]:
+        """The future of ``request_id`` if it still waits (it stays in the table)."""
+        with self._lock:
+            return self._futures.get(request_id)
+
     def was_abandoned(self, request_id: Any) -> bool:
         """Whether ``request_id`` belongs to a request given up on recently."""
         with self._lock:

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import difflib
+import html
+import re
 from collections.abc import Iterable
 from typing import Optional, Union
 
-__all__ = ["SHORTEN_LIMIT", "cut", "did_you_mean", "first_line", "shorten"]
+__all__ = ["EXCERPT_LIMIT", "SHORTEN_LIMIT", "cut", "did_you_mean", "excerpt", "first_line", "shorten"]
 
 #: How much of an offending message goes into logs and exception texts.
 SHORTEN_LIMIT = 300
+#: Characters of a body (an HTTP error page, say) quoted in an exception text.
+EXCERPT_LIMIT = 200
+
+_HIDDEN = re.compile(r"<(script|style|head)\b.*?</\1\s*>|<!--.*?-->", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
+_SPACE = re.compile(r"\s+")
 
 
 def cut(text: str, limit: int) -> str:
@@ -21,6 +29,14 @@ def did_you_mean(word: str, known: Iterable[str], *, n: int = 3, cutoff: float =
     """``"; did you mean 'x'?"`` naming the ``known`` names closest to ``word`` (difflib), or ``""`` for none."""
     close = difflib.get_close_matches(word, list(known), n=n, cutoff=cutoff)
     return f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+
+
+def excerpt(text: str, limit: int = EXCERPT_LIMIT) -> str:
+    """The readable words of a body, on one line: an HTML page's tags (and its head, scripts and styles)
+    left out, entities decoded, white space collapsed, cut to ``limit``."""
+    if "<" in text and ">" in text:
+        text = html.unescape(_TAG.sub(" ", _HIDDEN.sub(" ", text)))
+    return cut(_SPACE.sub(" ", text).strip(), limit)
 
 
 def first_line(text: Optional[str], limit: int = 80) -> str:

@@ -124,6 +124,8 @@ EXIT_FAILURE = 1
 #: Bad usage, configuration, or name.
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+#: Seconds waited past the connect timeout for a failed attempt to end (its server stopped) and be told.
+ATTEMPT_GRACE = 5.0
 
 #: What the client may declare so that a server shows it more, and the option that declares it.
 CAPABILITY_OPTIONS = {"elicitation": "--elicit", "roots": "--roots DIR"}
@@ -157,20 +159,26 @@ class _Run:
     def client(self) -> Client:
         """The named server's client, once it is connected (within the timeout)."""
         assert self.server is not None
-        return self.manager.client(self.server, timeout=self.timeout)
+        config = self.manager.config.enabled().get(self.server)
+        return self.manager.client(self.server, timeout=self._attempt_wait([config] if config else []))
 
     def wait_for_all(self) -> None:
         """Wait until every server has connected or failed: ``--timeout``, else the longest configured timeout."""
+        self.manager.wait_until_ready(self._attempt_wait(list(self.manager.config.enabled().values())))
+
+    def _attempt_wait(self, configs: list[Any]) -> Optional[float]:
+        """How long connecting may take: ``--timeout``, else the longest timeout of ``configs`` (``None``
+        when one has no limit), and ``ATTEMPT_GRACE`` more, so that an attempt that fails at its
+        timeout is reported as what it was rather than as "still connecting"."""
         if self.args.timeout is not None:
-            self.manager.wait_until_ready(self.args.timeout)
-            return
-        configured = [
-            DEFAULT_TIMEOUT if c.timeout is USE_DEFAULT else c.timeout for c in self.manager.config.enabled().values()
-        ]
-        # A server configured with no limit (None) is waited for without one.
-        limits = [t for t in configured if t is not None]
-        unlimited = len(limits) < len(configured)
-        self.manager.wait_until_ready(None if unlimited else max(limits, default=DEFAULT_TIMEOUT))
+            seconds: float = self.args.timeout
+        else:
+            configured = [DEFAULT_TIMEOUT if c.timeout is USE_DEFAULT else c.timeout for c in configs]
+            limits = [t for t in configured if t is not None]
+            if len(limits) < len(configured):
+                return None  # a server configured with no limit (None) is waited for without one
+            seconds = max(limits, default=DEFAULT_TIMEOUT)
+        return seconds + ATTEMPT_GRACE
 
     def unavailable(self) -> list[ServerStatus]:
         """The enabled servers that are not connected, each reported as a warning on stderr."""

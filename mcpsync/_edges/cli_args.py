@@ -250,7 +250,13 @@ def _inline_config(args: argparse.Namespace) -> Optional[LoadedConfig]:
     elif args.url is not None:
         pairs = (_split_pair(item, ":", "--header", "NAME:VALUE") for item in args.header)
         headers = {key: value.strip() for key, value in pairs}  # "Name: value", as HTTP writes it
-        config = HTTPServerConfig(url=args.url, headers=headers or None, type="sse" if args.sse else "http", name=name)
+        config = HTTPServerConfig(
+            url=args.url,
+            headers=headers or None,
+            type="sse" if args.sse else "http",
+            name=name,
+            type_given=bool(args.sse),  # a bare --url falls back to HTTP+SSE, as mcpsync.connect(url) does
+        )
     else:
         return None
     return LoadedConfig({name: ServerEntry(name, config, True, INLINE_SOURCE, raw={})}, ())

@@ -106,7 +106,7 @@ def call_mcp(
             response = exchange.send("POST", url, {"Accept": ACCEPT, "Content-Type": JSON}, body)
             with finished(response):
                 if not response.ok:
-                    raise exchange.status_error(response)
+                    raise exchange.status_error(response, "/mcp")
                 data = bytearray()
                 for chunk in exchange.chunks(response):
                     data += chunk

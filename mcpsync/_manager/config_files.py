@@ -20,9 +20,10 @@ milliseconds), plus:
   that is close to one mcpsync reads (``comand``, ``header``) is an error that
   suggests it; any other unknown member is ignored with a warning in the log.
 
-Without ``type``, ``url`` means Streamable HTTP, as Claude Code reads it; Gemini
-CLI and Cline read a bare ``url`` as HTTP+SSE, so such a server needs
-``"type": "sse"`` here.
+Without ``type``, ``url`` means Streamable HTTP, as Claude Code reads it, and
+HTTP+SSE when the POST is refused with 400, 404 or 405 (Gemini CLI and Cline
+read a bare ``url`` as HTTP+SSE): such a server is reached either way;
+``"type": "sse"`` skips the refused POST.
 
 ``${VAR}``, ``${VAR:-default}`` (the default also replaces an empty value, as in
 a shell) and VS Code's ``${env:VAR}`` are replaced by environment variables in

@@ -18,7 +18,7 @@ from typing import Any, Optional
 from .._core.errors import MCPError, TransportClosed
 from .._core.timeouts import Timeout
 from .._session.client import Client
-from .._session.connect import transport_auth
+from .._session.connect import handshake, transport_auth
 from .._session.models import Tool
 from .._wire import create_transport
 from .._wire.config import HTTPServerConfig, ServerConfig
@@ -61,8 +61,12 @@ class ServerRecord:
 
     @property
     def transport(self) -> str:
+        """``"stdio"``, ``"http"`` or ``"sse"``: the connected client's (an entry without ``type`` may
+        have fallen back to HTTP+SSE), else the configured one."""
         if self.config is None:
             return ""
+        if self.client is not None and self.client.transport.kind:
+            return self.client.transport.kind
         return self.config.type if isinstance(self.config, HTTPServerConfig) else "stdio"
 
     def visible_tools(self) -> tuple[list[Tool], bool]:
@@ -153,28 +157,34 @@ class Supervision:
                 self._connection_lost(server, holder[0])
 
         server.wake.clear()
-        client = Client(
-            create_transport(server.config, **_transport_options(server.entry)),
-            on_list_changed=on_list_changed,
-            on_close=on_close,
-            **options,
-        )
-        holder.append(client)
-        with self._lock:
-            closing = self._closing
-            if not closing:
-                server.connecting = client
-        if closing:  # closed outside the lock: closing waits for the server and the client's threads
-            client.close()
-            raise TransportClosed("the manager is closing")
+
+        def make(config: ServerConfig) -> Client:
+            client = Client(
+                create_transport(config, **_transport_options(server.entry)),
+                on_list_changed=on_list_changed,
+                on_close=on_close,
+                **options,
+            )
+            holder[:] = [client]
+            with self._lock:
+                closing = self._closing
+                if not closing:
+                    server.connecting = client
+            if closing:  # closed outside the lock: closing waits for the server and the client's threads
+                client.close()
+                raise TransportClosed("the manager is closing")
+            return client
+
         timeout = self.connect_timeout
         try:
-            client.initialize(timeout=timeout)
-            # A server without the tools capability has none to list (and list_tools would refuse).
-            tools = client.list_tools(timeout=timeout) if "tools" in client.server_capabilities else []
-        except BaseException:
-            client.close()
-            raise
+            # A server of an entry without "type" may be an HTTP+SSE one, as with mcpsync.connect.
+            client = handshake(make(server.config), server.config, timeout, make)
+            try:
+                # A server without the tools capability has none to list (and list_tools would refuse).
+                tools = client.list_tools(timeout=timeout) if "tools" in client.server_capabilities else []
+            except BaseException:
+                client.close()
+                raise
         finally:
             with self._lock:
                 server.connecting = None

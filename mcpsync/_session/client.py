@@ -343,8 +343,13 @@ class Client:
                 self._ask_for_logs()
             else:
                 result = self._initialize(seconds, deadline)
-        except BaseException:
-            self.close()
+        except BaseException as exc:
+            self.close()  # first: the stderr reader has drained the pipe then
+            if isinstance(exc, RequestTimeout):
+                # Whichever request it was (the probe, initialize): the timeout given, not what was
+                # left of it, and what the server sent instead.
+                given = RequestTimeout(exc.method, exc.timeout if seconds is None else seconds)
+                raise self.transport.timeout_error(given) from None
             raise
         with deferred_interrupts(), self._lock:
             if self._state is not ClientState.UNOPENED:  # close() ran meanwhile

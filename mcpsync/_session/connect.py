@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from typing import Any, Optional
+from typing import Any, Callable, Optional
+from urllib.parse import urlsplit
 
 from .._core.errors import ConfigurationError, HTTPStatusError, MCPError
+from .._core.text import EXCERPT_LIMIT, cut, first_line
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .._wire import create_transport
-from .._wire.config import HTTPServerConfig, server_config_from
+from .._wire.config import HTTPServerConfig, ServerConfig, server_config_from
 from .client import Client
 
-__all__ = ["SSE_FALLBACK_STATUSES", "connect", "transport_auth"]
+__all__ = ["SSE_FALLBACK_STATUSES", "connect", "handshake", "transport_auth"]
 
 logger = logging.getLogger("mcpsync.client")
 
@@ -46,8 +48,9 @@ def connect(
     Args:
         target: an ``mcpServers``-style dict (``{"command": ..., "args": [...]}``),
             a ``StdioServerConfig`` / ``HTTPServerConfig``, a URL, a command
-            line string, or a list ``[command, *args]``. A bare URL is tried as
-            Streamable HTTP first, then as HTTP+SSE if the POST gets 400, 404 or 405.
+            line string, or a list ``[command, *args]``. A bare URL (or an entry without
+            ``type``) is tried as Streamable HTTP first, then as HTTP+SSE if the POST gets 400, 404
+            or 405 (see ``handshake``).
         name: the server's name in logs and thread names.
         timeout: seconds for the handshake (default: the config's timeout, else 30 s; ``None``: no limit).
         auth: for an HTTP server, an ``mcpsync.OAuth`` (or another grant), or any ``requests`` auth
@@ -70,27 +73,63 @@ def connect(
         chosen = transport_auth(config, auth)
         if chosen is not None:
             transport_options["auth"] = chosen
-    client = Client(create_transport(config, **transport_options), **client_kwargs)
+
+    def make(chosen: ServerConfig) -> Client:
+        return Client(create_transport(chosen, **transport_options), **client_kwargs)
+
+    return handshake(make(config), config, timeout, make)
+
+
+def handshake(
+    client: Client, config: ServerConfig, timeout: Timeout, again: Callable[[HTTPServerConfig], Client]
+) -> Client:
+    """Run ``client``'s handshake (``Client.initialize``) and return the client that got through.
+
+    An HTTP server whose type was not given (``config.type_given`` false: a bare URL, an entry
+    without ``type``) may be an old HTTP+SSE one: the spec tells clients to try Streamable HTTP
+    first and fall back when the POST is refused with 400, 404 or 405. ``again(config)`` makes the
+    client of the HTTP+SSE config. A type that was given is kept, and a refusal says which other
+    type the server looks like.
+
+    Raises:
+        as ``Client.initialize``; when both transports were refused, the first answer's
+        ``HTTPStatusError`` (the likelier truth: a 404 for a wrong path, say), saying what the other got.
+    """
     try:
         client.initialize(timeout=timeout)
+        return client
     except HTTPStatusError as exc:
-        # A bare URL may name an old HTTP+SSE server: the spec tells clients to
-        # try Streamable HTTP first and fall back when the POST is refused so.
-        if not (isinstance(target, str) and isinstance(config, HTTPServerConfig)):
+        if not isinstance(config, HTTPServerConfig) or exc.status_code not in SSE_FALLBACK_STATUSES:
             raise
-        if exc.status_code not in SSE_FALLBACK_STATUSES:
-            raise
-        logger.info("server %r: POST refused with %d; trying the HTTP+SSE transport", client.name, exc.status_code)
-        client = Client(create_transport(dataclasses.replace(config, type="sse"), **transport_options), **client_kwargs)
-        try:
-            client.initialize(timeout=timeout)
-        except MCPError as sse_error:
-            # The first answer is the likelier truth (a 404 for a wrong path, say): keep it, and say both.
-            raise HTTPStatusError(
-                f"{exc} (and as an HTTP+SSE server: {sse_error})",
-                status_code=exc.status_code,
-                body=exc.body,
-                www_authenticate=exc.www_authenticate,
-                auth_server=exc.auth_server,
-            ) from sse_error
-    return client
+        if config.type_given:
+            other = _other_type(exc, config)
+            if other is None:
+                raise
+            raise exc.retold(f"{exc} ({other})") from exc
+        first = exc
+    logger.info("server %r: POST refused with %d; trying the HTTP+SSE transport", client.name, first.status_code)
+    sse = again(dataclasses.replace(config, type="sse"))
+    try:
+        sse.initialize(timeout=timeout)
+    except MCPError as sse_error:
+        raise first.retold(f"{first}; tried as HTTP+SSE too: {_briefly(sse_error)}") from sse_error
+    return sse
+
+
+def _other_type(error: HTTPStatusError, config: HTTPServerConfig) -> Optional[str]:
+    """What to say when a type given explicitly is refused and the server looks like the other type."""
+    path = urlsplit(config.url).path.rstrip("/")
+    if config.type == "http" and (error.status_code == 405 or path.endswith("/sse")):
+        return 'this looks like an HTTP+SSE server: use type "sse"'
+    if config.type == "http" and error.status_code == 404 and path.endswith("/mcp"):
+        return 'if it is an HTTP+SSE server, use type "sse" (its endpoint is usually /sse)'
+    if config.type == "sse" and (error.status_code in (400, 405) or path.endswith("/mcp")):
+        return 'this looks like a Streamable HTTP server: use type "http"'
+    return None
+
+
+def _briefly(error: MCPError) -> str:
+    """The other transport's failure in a few words: an HTTP answer's status and request, no second excerpt."""
+    if isinstance(error, HTTPStatusError) and error.method:
+        return f"HTTP {error.status_code} from {error.method} {error.url}"
+    return cut(first_line(str(error)), EXCERPT_LIMIT)

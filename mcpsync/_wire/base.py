@@ -25,7 +25,7 @@ import time
 from typing import Any, ClassVar, Optional, Protocol, Union
 
 from .._core.endpoint import DEFAULT_MAX_MESSAGE_SIZE, Endpoint, Event, Incoming, Problem, Reply, TransportStats
-from .._core.errors import MCPError, ProtocolError, TransportClosed
+from .._core.errors import MCPError, ProtocolError, RequestTimeout, TransportClosed
 from .._core.jsonrpc import Kind, Message
 from .._core.pending import RequestFuture
 from .._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout, check_timeout, resolve_timeout
@@ -46,6 +46,8 @@ CLOSE_NOTICE_BUDGET = 1.0
 NOTICE_TIMEOUT = 2.0
 #: Seconds a write from a reader thread may wait (a blocked reader reads no responses).
 READER_WRITE_TIMEOUT = 1.0
+#: The server's last stderr lines a timeout's text shows (stdio).
+TIMEOUT_STDERR_LINES = 5
 #: Seconds a second close() waits for the first to finish.
 CLOSE_WAIT = 30.0
 #: Characters of a message the traffic log shows.
@@ -245,6 +247,32 @@ class Transport:
         if self._state is TransportState.UNOPENED:
             return TransportClosed(f"{self.name}: not started")
         return TransportClosed(f"{self.name}: closed by the client")
+
+    #: How a timeout's text names what the server sends: the unit, the verb, where to.
+    _units: ClassVar[tuple[str, str, str]] = ("message", "sent", "")
+
+    @property
+    def stderr_tail(self) -> tuple[str, ...]:
+        """The last lines the server wrote to stderr (stdio; ``()`` for the others)."""
+        return ()
+
+    def timeout_error(self, error: RequestTimeout) -> RequestTimeout:
+        """``error`` telling what the server sent instead of an answer, when that says something: the
+        messages that were not JSON-RPC (how many, the first), and (stdio) its last stderr lines."""
+        if error.detail or error.stderr_tail:
+            return error
+        stats, (unit, verb, where) = self.endpoint.stats, self._units
+        detail = ""
+        if stats.malformed:
+            count = stats.malformed
+            are = f"{count} {unit}s that are" if count > 1 else f"1 {unit} that is"
+            detail = f"the server {verb} {are} not JSON-RPC{where}, for example {self.endpoint.first_malformed}"
+        elif not stats.received and where:
+            detail = f"the server {verb} nothing{where}"
+        tail = self.stderr_tail[-TIMEOUT_STDERR_LINES:]
+        if not detail and not tail:
+            return error
+        return RequestTimeout(error.method, error.timeout, detail=detail, stderr_tail=tail)
 
     def _cancel_in_flight(self, in_flight: list[RequestFuture]) -> None:
         """Tell the server about requests that were in flight, so it can stop working on them.

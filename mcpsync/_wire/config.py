@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Optional, Union
 
 from .._core.errors import ConfigurationError
@@ -137,6 +137,9 @@ class HTTPServerConfig:
         oauth: OAuth settings, as an ``mcpServers`` entry's ``oauth`` object has them
             (``clientId``, ``clientSecret``, ``scopes``, ``redirectUri``, ``callbackPort``,
             ``clientMetadataUrl``, ``issuer``, ``dpop``; ``"enabled": false`` turns OAuth off).
+        type_given: whether ``type`` was chosen (the default); ``False`` for a bare URL and an
+            entry without ``type``: ``mcpsync.connect`` and the manager then try HTTP+SSE when the
+            Streamable HTTP POST is refused with 400, 404 or 405. Not compared.
     """
 
     url: str
@@ -146,6 +149,7 @@ class HTTPServerConfig:
     name: Optional[str] = None
     max_message_size: MessageSize = USE_DEFAULT
     oauth: Optional[Mapping[str, Any]] = None
+    type_given: bool = field(default=True, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         where = f"server {self.name!r}" if self.name else "http server"
@@ -188,8 +192,8 @@ def server_config_from_dict(entry: Mapping[str, Any], name: Optional[str] = None
     """Read one ``mcpServers`` entry (``timeout`` in milliseconds, as MCP client files write it).
 
     ``type`` may be omitted (stdio when ``command`` is set, http when ``url``
-    is), ``"stdio"``, ``"http"`` or ``"sse"``. ``maxMessageSize`` (bytes) sets
-    ``max_message_size``.
+    is: then with the HTTP+SSE fallback, ``type_given=False``), ``"stdio"``,
+    ``"http"`` or ``"sse"``. ``maxMessageSize`` (bytes) sets ``max_message_size``.
 
     Raises:
         ConfigurationError: the entry is not one of those shapes; the message names the field.
@@ -198,6 +202,7 @@ def server_config_from_dict(entry: Mapping[str, Any], name: Optional[str] = None
     if not isinstance(entry, Mapping):
         raise ConfigurationError(f"{where}: expected an object, not {type(entry).__name__}")
     kind = entry.get("type")
+    type_given = kind is not None
     if kind is None:
         if "command" in entry and "url" in entry:
             raise ConfigurationError(f"{where}: has both 'command' and 'url'; give one, or set 'type'")
@@ -231,6 +236,7 @@ def server_config_from_dict(entry: Mapping[str, Any], name: Optional[str] = None
             name=name,
             max_message_size=max_message_size,
             oauth=entry.get("oauth"),
+            type_given=type_given,
         )
     raise ConfigurationError(f"{where}: unknown 'type' {kind!r}; expected 'stdio', 'http' or 'sse'")
 
@@ -274,7 +280,7 @@ def server_config_from(target: Any, name: Optional[str] = None) -> ServerConfig:
         return server_config_from_dict(target, name)
     if isinstance(target, str):
         if target.startswith(("http://", "https://")):
-            return HTTPServerConfig(url=target, name=name)
+            return HTTPServerConfig(url=target, name=name, type_given=False)
         parts = shlex.split(target)
         if not parts:
             raise ConfigurationError("empty command line")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from typing import Any, Callable, Optional, TypeVar
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import requests
 
@@ -16,7 +16,7 @@ from .._core.sse import events
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .base import Transport, logger
 from .config import HTTPServerConfig
-from .http_client import HELPERS_JOIN, Exchange, HTTPClient, reason
+from .http_client import HELPERS_JOIN, Exchange, HTTPClient, public_url, reason
 
 __all__ = ["ANSWER_STREAM_GRACE", "HTTPTransportBase", "StreamPosition", "public_url"]
 
@@ -35,18 +35,6 @@ class StreamPosition:
     def __init__(self) -> None:
         self.last_id: Optional[str] = None
         self.retry: Optional[int] = None
-
-
-def public_url(url: str) -> str:
-    """The URL without user, password or query: logs and notebooks get shared, and tokens hide there."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:
-        return "(unreadable URL)"
-    host = f"[{host}]" if ":" in host else host
-    return urlunsplit((parts.scheme, host + port, parts.path, "..." if parts.query else "", ""))
 
 
 class HTTPTransportBase(Transport):

@@ -47,7 +47,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping
 from typing import Any, Callable, Optional, TypeVar
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import requests
 import urllib3
@@ -62,6 +62,7 @@ from .._core.errors import (
     TransportError,
     WriteTimeout,
 )
+from .._core.text import excerpt
 from .http_session import can_cut, close_session, current, new_session
 from .interrupts import Latch, interrupted
 from .watchdog import Watchdog
@@ -75,6 +76,7 @@ __all__ = [
     "Exchange",
     "HTTPClient",
     "content_type",
+    "public_url",
     "same_origin",
 ]
 
@@ -104,6 +106,8 @@ _REDIRECTS = frozenset((301, 302, 303, 307, 308))
 #: Redirects that keep the method and body (the others turn a POST into a GET, which MCP has no use for).
 _BODY_KEEPING = frozenset((307, 308))
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+#: The paths MCP endpoints usually have: Streamable HTTP's, HTTP+SSE's event stream.
+USUAL_ENDPOINTS = ("/mcp", "/sse")
 
 
 def content_type(response: requests.Response) -> str:
@@ -133,6 +137,18 @@ def origin(url: str) -> tuple[str, str, Optional[int]]:
     if (str(theirs.scheme).lower(), host, theirs.port or _DEFAULT_PORTS.get(scheme)) != ours:
         raise ValueError("the HTTP library reads its host differently")
     return ours
+
+
+def public_url(url: str) -> str:
+    """The URL without user, password or query: logs and notebooks get shared, and tokens hide there."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "(unreadable URL)"
+    host = f"[{host}]" if ":" in host else host
+    return urlunsplit((parts.scheme, host + port, parts.path, "..." if parts.query else "", ""))
 
 
 def same_origin(url: str, other: str) -> bool:
@@ -373,12 +389,16 @@ class Exchange:
                 return
             yield data
 
-    def status_error(self, response: requests.Response) -> HTTPStatusError:
-        """The error for a non-2xx answer: status, a short excerpt of the body, the auth hints.
+    def status_error(self, response: requests.Response, endpoint: Optional[str] = None) -> HTTPStatusError:
+        """The error for a non-2xx answer: status, request, a hint, a short excerpt of the body, the auth hints.
 
         Reads at most ``BODY_EXCERPT`` bytes of the body (decompressed), so an
         endless or compressed body costs no more. The text reads
-        ``HTTP <status>: <excerpt> [WWW-Authenticate: ...; Mcp-Auth-Server: ...]``.
+        ``HTTP <status> from <method> <url>: <excerpt> [WWW-Authenticate: ...; Mcp-Auth-Server: ...]``,
+        the URL without user, password or query, the excerpt on one line (an HTML page's tags left
+        out) and short; ``body`` keeps more of it. ``endpoint``: the path the transport's endpoint
+        usually has (``"/mcp"``): a 404 or 405 at a path that is none of ``USUAL_ENDPOINTS`` asks
+        whether it is the one.
         """
         body = b""
         try:
@@ -389,8 +409,16 @@ class Exchange:
         except Exception:  # a body that cannot be read must not hide the status
             pass
         text = body[:BODY_EXCERPT].decode(response.encoding or "utf-8", "replace").strip()
-        shown = text if len(body) < BODY_EXCERPT else text + "..."
-        message = f"HTTP {response.status_code}: {shown or response.reason or ''}".rstrip(": ")
+        method = str(response.request.method or "") if response.request is not None else ""
+        url = public_url(str(response.url or ""))
+        shown = excerpt(text if len(body) < BODY_EXCERPT else text + "...") or response.reason or ""
+        message = f"HTTP {response.status_code} from {method} {url}"
+        path = urlsplit(url).path.rstrip("/")
+        # At the other transport's usual path, the session layer tells which type to use instead.
+        if endpoint is not None and response.status_code in (404, 405) and not path.endswith(USUAL_ENDPOINTS):
+            message += f" (is the endpoint {endpoint}?)"
+        if shown:
+            message += f": {shown}"
         hints = [
             f"{name}: {response.headers[name]}"
             for name in (WWW_AUTHENTICATE, MCP_AUTH_SERVER)
@@ -404,6 +432,8 @@ class Exchange:
             body=text,
             www_authenticate=response.headers.get(WWW_AUTHENTICATE),
             auth_server=response.headers.get(MCP_AUTH_SERVER),
+            method=method,
+            url=url,
         )
 
     # -- errors ------------------------------------------------------------------

@@ -34,6 +34,8 @@ from .workers import Workers
 
 __all__ = ["SSETransport"]
 
+#: The path an HTTP+SSE event stream usually has (a 404 or 405 elsewhere asks whether it is the one).
+ENDPOINT = "/sse"
 #: POSTs at once (each takes a connection of the pool).
 POSTING = 4
 
@@ -130,7 +132,7 @@ class SSETransport(HTTPTransportBase):
                 response = exchange.send("GET", self.url, {"Accept": EVENT_STREAM})
                 with finished(response):
                     if not response.ok:
-                        self._problem_at_start = exchange.status_error(response)
+                        self._problem_at_start = exchange.status_error(response, ENDPOINT)
                         return
                     for event in events(exchange.chunks(response), self.max_message_size):
                         if event.oversized is not None:

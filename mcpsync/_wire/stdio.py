@@ -152,6 +152,7 @@ class StdioTransport(Transport):
         )
 
     kind = "stdio"
+    _units = ("line", "wrote", " to stdout")
 
     @property
     def address(self) -> str:

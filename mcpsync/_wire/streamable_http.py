@@ -62,6 +62,8 @@ __all__ = ["LAST_EVENT_ID", "MCP_PROTOCOL_VERSION", "MCP_SESSION_ID", "Streamabl
 MCP_SESSION_ID = "Mcp-Session-Id"
 MCP_PROTOCOL_VERSION = "MCP-Protocol-Version"
 LAST_EVENT_ID = "Last-Event-ID"
+#: The path a Streamable HTTP endpoint usually has (a 404 or 405 elsewhere asks whether it is the one).
+ENDPOINT = "/mcp"
 
 #: Seconds close() gives the DELETE that ends the session.
 DELETE_TIMEOUT = 2.0
@@ -278,7 +280,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 raise SessionExpired(f"{self.name}: the server refused the renewed session too (404)")
             if not expired:
                 if not response.ok:
-                    error = exchange.status_error(response)
+                    error = exchange.status_error(response, ENDPOINT)
                     if future.headers and self._modern_error_answer(error, future):
                         return _Outcome.READ
                     raise error
@@ -419,7 +421,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 with finished(response):
                     expired = response.status_code == 404 and sent_session is not None and not retried
                     if not expired and not response.ok:
-                        raise exchange.status_error(response)
+                        raise exchange.status_error(response, ENDPOINT)
                 if expired:
                     assert sent_session is not None
                     self._renew_session(exchange, sent_session)

@@ -5,7 +5,8 @@
 Serves Streamable HTTP at ``/mcp`` on 127.0.0.1 (port 0 picks a free one; the
 first line on stderr says ``listening on http://127.0.0.1:PORT/mcp``), and the
 2024-11-05 HTTP+SSE transport at ``/sse`` (its ``endpoint`` event names
-``/messages?session_id=...``). Each session gets its own ``TestServer`` (the
+``/messages?session_id=...``; a POST to ``/sse`` gets 405, as an HTTP+SSE server's does).
+Other paths get 404 with an HTML page, as a web framework answers. Each session gets its own ``TestServer`` (the
 same tools as over stdio). Streamable HTTP answers come as SSE streams, or as
 JSON bodies with ``--json``. Every SSE event has an id, so a client can resume
 a broken stream with ``GET`` + ``Last-Event-ID``; a GET without it gets 405
@@ -317,6 +318,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._control(path.path, parse_qs(path.query))
             return
         body = self._body()
+        if path.path not in ("/mcp", "/messages"):
+            self._not_here(path.path)
+            return
         controls = self.server.controls
         with controls.lock:
             controls.last_cookie = self.headers.get("Cookie", "")
@@ -532,8 +536,12 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
     def do_GET(self) -> None:
-        if urlsplit(self.path).path == "/sse":
+        path = urlsplit(self.path).path
+        if path == "/sse":
             self._legacy_stream()
+            return
+        if path != "/mcp":
+            self._not_here(path)
             return
         last = self.headers.get("Last-Event-ID")
         session = self._session()
@@ -549,6 +557,18 @@ class _Handler(BaseHTTPRequestHandler):
             self._reply(404, b"unknown event id")
             return
         self._stream_events(stream, {}, start=int(number))
+
+    def _not_here(self, path: str) -> None:
+        """A path it does not serve, answered as web frameworks do: 405 for a POST to the HTTP+SSE
+        stream (GET only), else 404 with an HTML page."""
+        if path == "/sse":
+            self._reply(405, b"Method Not Allowed", headers={"Allow": "GET"})
+            return
+        page = (
+            '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n'
+            f"<body>\n<pre>Cannot {self.command} {path}</pre>\n</body>\n</html>\n"
+        )
+        self._reply(404, page.encode(), "text/html; charset=utf-8")
 
     def do_DELETE(self) -> None:
         interval = self.server.controls.take("trickle_delete_next")

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from mcpsync import InvalidMessage, MessageTooLarge, ServerError, TransportClosed
+from mcpsync import InvalidMessage, MessageTooLarge, ProtocolError, ServerError, TransportClosed
 from mcpsync._core.endpoint import Endpoint, Incoming, Problem, Reply
 from mcpsync._core.jsonrpc import Kind
 
@@ -74,6 +74,41 @@ def test_requests_and_notifications_from_the_server_come_out_as_incoming_events(
     assert events == [Incoming({"jsonrpc": "2.0", "method": "notifications/progress", "params": {}}, Kind.NOTIFICATION)]
     (event,) = endpoint.receive(wire({"jsonrpc": "2.0", "id": "s1", "method": "roots/list"}))
     assert isinstance(event, Incoming) and event.kind is Kind.REQUEST
+
+
+def test_our_own_request_coming_back_fails_it_as_an_echo():
+    """A "server" that echoes its input (``cat``): our request comes back as a request, same id and
+    method. It fails the request (no Incoming: we would answer our own request with an error, and
+    the echo of that error would look like the server's answer)."""
+    endpoint = Endpoint("srv")
+    future, data = endpoint.request("initialize", {"protocolVersion": "2025-11-25"})
+    (event,) = endpoint.receive(data)
+    assert isinstance(event, Problem) and event.request_id == future.request_id
+    with pytest.raises(ProtocolError, match=r"srv: the server echoed our messages back \(initialize came back\)"):
+        future.result(timeout=0)
+    assert endpoint.stats.echoed == 1 and len(endpoint.pending) == 0
+
+
+def test_a_server_request_that_shares_an_id_with_ours_is_no_echo():
+    """The server's own ids may equal ours: a request of another method, or a ping (both sides send
+    those), with the id of one of ours is the server's, and goes to the client."""
+    endpoint = Endpoint("srv")
+    future, _ = endpoint.request("ping")
+    other, _ = endpoint.request("tools/list")
+    for message in (
+        {"jsonrpc": "2.0", "id": future.request_id, "method": "ping"},
+        {"jsonrpc": "2.0", "id": other.request_id, "method": "roots/list"},
+    ):
+        (event,) = endpoint.receive(wire(message))
+        assert isinstance(event, Incoming) and event.kind is Kind.REQUEST
+    assert not future.done() and not other.done() and endpoint.stats.echoed == 0
+
+
+def test_the_first_line_that_is_not_json_is_kept_to_tell_what_the_server_sent():
+    endpoint = Endpoint("srv")
+    endpoint.receive(b"Server listening on stdio")
+    endpoint.receive(b"hello")
+    assert endpoint.stats.malformed == 2 and endpoint.first_malformed == "'Server listening on stdio'"
 
 
 def test_a_response_to_no_request_is_a_counted_problem():

@@ -270,6 +270,36 @@ def test_inline_http_server_with_headers(home: Path) -> None:
     assert (done.returncode, done.stdout) == (0, "over http\n"), done.stderr
 
 
+def test_a_bare_url_of_an_http_sse_server_falls_back(home: Path) -> None:
+    """Issue 16: ``--url`` without ``--sse`` tries HTTP+SSE when the POST is refused, as ``connect(url)`` does."""
+    with running_http_server() as base:
+        done = run(home, "--url", f"{base}/sse", "call", "echo", "text=over http+sse")
+    assert (done.returncode, done.stdout) == (0, "over http+sse\n"), done.stderr
+
+
+def test_a_url_without_its_path_is_one_short_line_that_names_it(home: Path) -> None:
+    """``--url http://host:port`` (``/mcp`` forgotten): the server's HTML 404 page is not printed, the
+    request is named, the path questioned, and what HTTP+SSE got is said once."""
+    with running_http_server() as base:
+        done = run(home, "--url", base, "tools")
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == (
+        f"mcpsync: error: server 'inline' is unavailable (failed): HTTP 404 from POST {base}/ (is the endpoint /mcp?): "
+        f"Cannot POST /; tried as HTTP+SSE too: HTTP 404 from GET {base}/\n"
+    )
+
+
+def test_a_server_that_never_answers_says_what_it_wrote(home: Path) -> None:
+    """Issue 16: a "server" that prints ``hello`` forever; and ``cat``, which echoes our messages."""
+    loop = run(home, "--stdio", "bash -c 'while true; do echo hello; sleep 0.2; done'", "--timeout", "2", "tools")
+    assert loop.returncode == 1
+    assert "Request timeout after 2s (initialize): the server wrote " in loop.stderr
+    assert "lines that are not JSON-RPC to stdout, for example 'hello'" in loop.stderr
+    echo = run(home, "--stdio", "cat", "--timeout", "2", "tools")
+    assert echo.returncode == 1
+    assert "the server echoed our messages back (server/discover came back): is it an MCP server?" in echo.stderr
+
+
 # -- resources, read, prompts, ping ------------------------------------------------------------
 
 

@@ -33,7 +33,10 @@ def test_sse_answer_skips_other_events():
 @responses.activate
 def test_http_errors_raise_with_hints():
     responses.add(responses.POST, URL, status=401, body="login first", headers={"WWW-Authenticate": "Bearer"})
-    with pytest.raises(mcpsync.HTTPStatusError, match=r"HTTP 401: login first \[WWW-Authenticate: Bearer\]"):
+    with pytest.raises(
+        mcpsync.HTTPStatusError,
+        match=r"HTTP 401 from POST http://mcp.test/mcp: login first \[WWW-Authenticate: Bearer\]",
+    ):
         mcpsync.call_mcp(URL, "ping")
 
 

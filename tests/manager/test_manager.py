@@ -24,7 +24,7 @@ import pytest
 import mcpsync
 from mcpsync._manager.records import ServerState
 from tests.helpers import wait_for
-from tests.http_server import stop
+from tests.http_server import running_http_server, stop
 from tests.interop.official import SERVER_SCRIPT, start_server
 
 T = 20.0
@@ -97,6 +97,21 @@ def test_a_server_that_never_answers_does_not_hold_up_the_others(tmp_path: Path)
         m.close()
     assert time.monotonic() - closing < 10.0  # the half-made connection is cut, not waited for
     assert m.status()["mute"].state is ServerState.CLOSED
+
+
+def test_an_entry_without_type_reaches_an_http_sse_server_by_the_fallback(tmp_path: Path) -> None:
+    """Issue 16: a file's ``{"url": ".../sse"}`` (no ``type``) falls back to HTTP+SSE, as
+    ``mcpsync.connect`` does; with ``"type": "http"`` it does not, and the error says which type to use."""
+    with running_http_server() as base:
+        servers = {"old": {"url": f"{base}/sse"}, "typed": {"type": "http", "url": f"{base}/sse"}}
+        with manager(servers, tmp_path, reconnect=False) as m:
+            assert m.wait_until_ready(T)
+            status = m.status()
+            assert status["old"].state is ServerState.CONNECTED and status["old"].transport == "sse"
+            assert m.call_tool("old__echo", {"text": "via sse"}, timeout=T).text == "via sse"
+            assert status["typed"].state is ServerState.FAILED and status["typed"].transport == "http"
+            assert status["typed"].error.startswith(f"HTTP 405 from POST {base}/sse: ")
+            assert status["typed"].error.endswith('(this looks like an HTTP+SSE server: use type "sse")')
 
 
 def test_failed_and_disabled_servers_are_reported(tmp_path: Path) -> None:

@@ -108,7 +108,9 @@ def test_error_statuses_are_typed_with_body_and_hints(client, server, status):
     with pytest.raises(mcpsync.HTTPStatusError) as info:
         client.call_tool("echo", {"text": "x"}, timeout=T)
     assert info.value.status_code == status
-    assert f"HTTP {status}: injected failure {status}" in str(info.value)
+    # The request named, its query (an HTTP+SSE session id) left out.
+    path = "/messages?..." if server.kind == "legacy-sse" else "/mcp"
+    assert f"HTTP {status} from POST {server.base}{path}: injected failure {status}" in str(info.value)
     if status == 401:
         assert "WWW-Authenticate: Bearer resource_metadata=" in str(info.value)
         assert "Mcp-Auth-Server: http://127.0.0.1/auth" in str(info.value)

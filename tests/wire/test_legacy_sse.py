@@ -66,7 +66,10 @@ def test_a_stream_without_endpoint_is_a_connect_error():
 def test_a_refused_stream_is_an_http_status_error():
     responses.add(responses.GET, URL, status=401, body="who are you", headers={"WWW-Authenticate": "Bearer"})
     transport = Wired(SSETransport(URL, connect_timeout=5))
-    with pytest.raises(mcpsync.HTTPStatusError, match=r"HTTP 401: who are you \[WWW-Authenticate: Bearer\]"):
+    with pytest.raises(
+        mcpsync.HTTPStatusError,
+        match=r"^HTTP 401 from GET http://mcp.test/sse: who are you \[WWW-Authenticate: Bearer\]: ",
+    ):
         transport.start()
     transport.close()
 

@@ -219,14 +219,15 @@ def test_http_errors_carry_status_body_and_auth_hints(fake):
             client.list_tools(timeout=T)
         assert isinstance(info.value, mcpsync.HTTPStatusError)  # what a 401 was before OAuth: still caught so
         assert str(info.value) == (
-            'HTTP 401: token expired [WWW-Authenticate: Bearer resource_metadata="https://a/b"; Mcp-Auth-Server: https://auth]: '
+            'HTTP 401 from POST http://mcp.test/mcp: token expired [WWW-Authenticate: Bearer resource_metadata="https://a/b"; Mcp-Auth-Server: https://auth]: '
             "mcp.test wants a login, and nobody is here to give it; log in once with: mcpsync login --url http://mcp.test/mcp"
         )
         assert info.value.status_code == 401 and info.value.www_authenticate.startswith("Bearer")
         assert info.value.body == "token expired" and info.value.auth_server == "https://auth"
         assert info.value.login_command == "mcpsync login --url http://mcp.test/mcp"
-        with pytest.raises(mcpsync.HTTPStatusError, match=r"^HTTP 500: boom$"):
+        with pytest.raises(mcpsync.HTTPStatusError, match=r"^HTTP 500 from POST http://mcp.test/mcp: boom$") as failed:
             client.ping(timeout=T)
+        assert (failed.value.method, failed.value.url) == ("POST", "http://mcp.test/mcp")
 
 
 def test_a_notification_refused_raises(fake):
@@ -236,7 +237,10 @@ def test_a_notification_refused_raises(fake):
         return fake.post(request)
 
     fake.reroute(post)
-    with connect() as client, pytest.raises(mcpsync.HTTPStatusError, match="HTTP 400: no thanks"):
+    with (
+        connect() as client,
+        pytest.raises(mcpsync.HTTPStatusError, match=r"^HTTP 400 from POST http://mcp\.test/mcp: no thanks$"),
+    ):
         client.notify("notifications/roots/list_changed")
 
 

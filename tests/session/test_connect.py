@@ -1,0 +1,133 @@
+"""``mcpsync.connect`` and the failures it explains: which HTTP transport to use when the type was not
+given, what an HTTP refusal says, and what a stdio server that never answers sent instead (issue 16).
+
+The HTTP tests run the bundled test server over HTTP: Streamable HTTP at ``/mcp``, HTTP+SSE at
+``/sse`` (a POST there gets 405, as an HTTP+SSE-only server answers), an HTML 404 page elsewhere.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+import pytest
+
+import mcpsync
+from mcpsync import HTTPServerConfig, HTTPStatusError, ProtocolError, RequestTimeout, SSETransport
+from mcpsync._wire.config import server_config_from, server_config_from_dict
+from tests.http_server import running_http_server
+
+#: Seconds of a handshake that should succeed.
+T = 20.0
+
+
+@pytest.fixture(scope="module")
+def base() -> Iterator[str]:
+    """The test server over HTTP, once for the module: ``http://127.0.0.1:PORT``."""
+    with running_http_server() as url:
+        yield url
+
+
+# -- which type ------------------------------------------------------------------------------------
+
+
+def test_config_parsing_records_whether_the_type_was_given():
+    assert server_config_from("http://h/mcp").type_given is False
+    assert server_config_from_dict({"url": "http://h/mcp"}).type_given is False
+    assert server_config_from_dict({"type": "http", "url": "http://h/mcp"}).type_given is True
+    assert server_config_from_dict({"type": "sse", "url": "http://h/sse"}).type_given is True
+    assert HTTPServerConfig("http://h/mcp").type_given is True  # a config object says its type (the default)
+    # Not part of equality: the same server either way.
+    assert server_config_from("http://h/mcp") == HTTPServerConfig("http://h/mcp")
+
+
+@pytest.mark.parametrize("protocol", ["auto", "legacy"])
+@pytest.mark.parametrize("shape", ["url", "dict without type"])
+def test_without_a_type_an_http_sse_server_is_reached_by_the_fallback(base, shape, protocol):
+    """An HTTP+SSE-only endpoint refuses the POST with 405 (with ``"auto"`` the first POST is the
+    ``server/discover`` probe): a bare URL and an entry without ``type`` both fall back to HTTP+SSE."""
+    url = f"{base}/sse"
+    target = url if shape == "url" else {"url": url}
+    with mcpsync.connect(target, timeout=T, protocol=protocol) as client:
+        assert type(client.transport) is SSETransport and client.era == "legacy"
+        assert client.call_tool("echo", {"text": "old"}, timeout=T).text == "old"
+
+
+def test_an_explicit_http_type_does_not_fall_back_and_names_the_other_type(base):
+    with pytest.raises(HTTPStatusError) as info:
+        mcpsync.connect({"type": "http", "url": f"{base}/sse"}, timeout=T)
+    assert str(info.value) == (
+        f'HTTP 405 from POST {base}/sse: Method Not Allowed (this looks like an HTTP+SSE server: use type "sse")'
+    )
+    assert (info.value.status_code, info.value.method, info.value.url) == (405, "POST", f"{base}/sse")
+
+
+def test_an_explicit_sse_type_that_is_refused_names_the_other_type(base):
+    with pytest.raises(HTTPStatusError) as info:
+        mcpsync.connect({"type": "sse", "url": f"{base}/mcp"}, timeout=T)
+    assert str(info.value).startswith(f"HTTP 405 from GET {base}/mcp: ")
+    assert str(info.value).endswith('(this looks like a Streamable HTTP server: use type "http")')
+
+
+# -- what an HTTP refusal says -----------------------------------------------------------------------
+
+
+def test_a_wrong_path_says_which_request_once_and_briefly(base):
+    """The URL lacks ``/mcp``: the server answers an HTML 404 page to both transports. The text names
+    the request (no password, no query), asks about the path, quotes the page's words once, and says
+    what HTTP+SSE got; the attributes keep the whole answer."""
+    parts = urlsplit(base)
+    secret_url = f"http://user:hunter2@{parts.netloc}/?api_key=s3cret"
+    with pytest.raises(HTTPStatusError) as info:
+        mcpsync.connect(secret_url, timeout=T)
+    error = info.value
+    shown = f"{base}/?..."
+    assert str(error) == (
+        f"HTTP 404 from POST {shown} (is the endpoint /mcp?): Cannot POST /; tried as HTTP+SSE too: "
+        f"HTTP 404 from GET {shown}"
+    )
+    assert "hunter2" not in str(error) and "s3cret" not in str(error) and "user" not in str(error)
+    assert (error.status_code, error.method, error.url) == (404, "POST", shown)
+    assert "<pre>Cannot POST /</pre>" in error.body  # the body as it came
+    assert error.www_authenticate is None and error.auth_server is None
+
+
+def test_an_endless_html_page_is_cut_to_a_short_excerpt(base):
+    """A long error page: the text keeps about 200 characters of its words, the tags left out."""
+    with pytest.raises(HTTPStatusError) as info:
+        mcpsync.connect({"type": "http", "url": f"{base}/{'x' * 500}"}, timeout=T)
+    text = str(info.value)
+    assert "<" not in text and text.endswith("...") and len(text) < len(base) + 500 + 300
+    assert text.startswith(f"HTTP 404 from POST {base}/{'x' * 500} (is the endpoint /mcp?): Cannot POST /xxx")
+
+
+# -- a stdio server that never answers ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("protocol", ["auto", "legacy", "modern"])
+def test_a_server_that_writes_no_json_rpc_is_said_to_at_the_timeout(protocol):
+    """A "server" that prints ``hello`` every 0.2 s and never answers: whichever request timed out last
+    (the probe, ``initialize``), the timeout says what was written instead, and the stderr lines."""
+    script = "echo starting up >&2; while true; do echo hello; sleep 0.2; done"
+    with pytest.raises(RequestTimeout) as info:
+        mcpsync.connect(["bash", "-c", script], timeout=2, protocol=protocol)
+    error = info.value
+    assert error.timeout == 2 and error.method == ("server/discover" if protocol == "modern" else "initialize")
+    assert "lines that are not JSON-RPC to stdout, for example 'hello'" in error.detail
+    assert str(error).startswith(f"Request timeout after 2s ({error.method}): the server wrote ")
+    assert error.stderr_tail == ("starting up",)
+    assert str(error).endswith("last stderr lines of the server:\n  starting up")
+
+
+def test_a_silent_server_is_said_to_have_written_nothing():
+    with pytest.raises(RequestTimeout, match=r"^Request timeout after 1s \(initialize\): the server wrote nothing"):
+        mcpsync.connect([sys.executable, "-c", "import time; time.sleep(30)"], timeout=1)
+
+
+@pytest.mark.parametrize("protocol", ["auto", "legacy"])
+def test_a_server_that_echoes_our_messages_is_told_apart(protocol):
+    """``cat`` as a server: our first request comes back as a request. Said at once, not answered with
+    our own "method not found" (which cat would echo back as the server's answer)."""
+    with pytest.raises(ProtocolError, match=r"the server echoed our messages back .*: is it an MCP server\?"):
+        mcpsync.connect("cat", timeout=2, protocol=protocol)
