@@ -33,7 +33,7 @@ from .._core.eras import (
     param_headers,
     result_type,
 )
-from .._core.errors import ProtocolError, RequestTimeout, ServerError, UnsupportedProtocolVersion
+from .._core.errors import NotSupportedError, ProtocolError, RequestTimeout, ServerError, UnsupportedProtocolVersion
 from .._core.jsonrpc import LOG_LEVELS
 from .._core.pending import RequestFuture
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
@@ -204,6 +204,7 @@ class Client:
         self.on_error = on_error
         self.on_log = on_log
         self._log_level: Optional[str] = None  # set_logging_level's, for the 2026-07-28 era's requests
+        self._discovered: Optional[tuple[dict[str, Any], float]] = None  # server/discover's, and until when
         self.validate_structured_output = validate_structured_output
         self.refresh_on_list_changed = refresh_on_list_changed
         self.server_info: Optional[ServerInfo] = None
@@ -338,6 +339,7 @@ class Client:
             if discovered is not None:
                 result = discovered
                 self._accept_discover_result(discovered)
+                self._discovered = (discovered, time.monotonic() + (_ttl(discovered) or 0.0))
                 assert self.protocol_version is not None
                 self.transport.negotiated(self.protocol_version)
                 self._ask_for_logs()
@@ -406,6 +408,31 @@ class Client:
         self.protocol_version = chosen
         self.instructions = instructions if isinstance(instructions, str) else None
         self._channel.header_hook = self._param_headers
+
+    def discover(self, *, timeout: Timeout = USE_DEFAULT, cache: bool = True) -> dict[str, Any]:
+        """The server's ``server/discover`` answer (2026-07-28): its versions, capabilities, identity and
+        instructions, which ``server_info``, ``server_capabilities`` and ``instructions`` are taken from.
+
+        ``cache``: the answer of the connection (or of the last call) is served again while its
+        ``ttlMs`` says it is fresh; after that, or with ``cache=False``, the server is asked, and what
+        it says now becomes ``server_capabilities`` (and the rest).
+
+        Raises:
+            NotSupportedError: a server of the handshake era (its ``initialize`` answer said it all).
+        """
+        if self.era != MODERN:
+            raise NotSupportedError(
+                f"{self.name}: server/discover is of the 2026-07-28 revision, and this server speaks "
+                f"{self.protocol_version or 'nothing yet'}; its initialize answer is in server_info, "
+                "server_capabilities and instructions"
+            )
+        if cache and self._discovered is not None and time.monotonic() < self._discovered[1]:
+            return dict(self._discovered[0])
+        result = self.request("server/discover", timeout=timeout)
+        self._accept_discover_result(result)
+        self._ask_for_logs()
+        self._discovered = (result, time.monotonic() + (_ttl(result) or 0.0))
+        return result
 
     def _param_headers(self, method: str, params: Optional[dict[str, Any]]) -> dict[str, str]:
         """A modern ``tools/call``'s ``Mcp-Param-*`` headers, from the tool's ``x-mcp-header`` annotations."""
@@ -1042,13 +1069,21 @@ class Client:
         self,
         *,
         timeout: Timeout = USE_DEFAULT,
+        cache: bool = True,
         meta: Optional[Mapping[str, Any]] = None,
         max_pages: Optional[int] = None,
     ) -> list[ResourceTemplate]:
         """All the server's resource templates (``uriTemplate`` in RFC 6570 form), across every page
-        (``meta`` and ``max_pages`` as for ``list_tools``; templates are not cached)."""
+        (``meta`` and ``max_pages`` as for ``list_tools``). ``cache``: served again while the server's
+        ``ttlMs`` says the listing is fresh (2026-07-28; a resource list change ends that)."""
         method, key, build = "resources/templates/list", "resourceTemplates", ResourceTemplate.from_dict
-        return self._list_ttl(method, key, build, timeout, meta, max_pages)[0]
+        held = self._lists.fresh_read(_TEMPLATES) if cache and meta is None else None
+        if held is not None:
+            return list(held)
+        templates, ttl = self._list_ttl(method, key, build, timeout, meta, max_pages)
+        if meta is None:
+            self._lists.put_read(_TEMPLATES, templates, ttl)  # held only with a ttlMs, beside the reads
+        return templates
 
     def list_resource_templates_page(
         self, cursor: Optional[str] = None, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
@@ -1316,6 +1351,10 @@ class Client:
         {"tools": self.list_tools, "prompts": self.list_prompts, "resources": self.list_resources}[kind]()
 
 
+#: Where the resource templates are held in the client's cache: beside the reads (a resource list change ends both).
+_TEMPLATES = ("resources/templates/list",)
+
+
 def _left(seconds: Optional[float], started: float) -> Optional[float]:
     """What is left of ``seconds`` counted from ``started`` (``None``: no limit); at least a millisecond."""
     return None if seconds is None else max(0.001, seconds - (time.monotonic() - started))
@@ -1348,6 +1387,7 @@ shorten_interrupts(
         "initialize",
         "request",
         "ping",
+        "discover",
         "list_tools",
         "list_tools_page",
         "call_tool",

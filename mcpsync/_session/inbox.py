@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Union
 
 from .._core.errors import MCPError, ProtocolError
 from .._core.jsonrpc import Kind, Message
@@ -65,7 +65,7 @@ class ListCache:
     def __init__(self, on_forget: Callable[[str], None]) -> None:
         self._lists: dict[str, Optional[list[Any]]] = dict.fromkeys(self.KINDS)
         self._fresh_until: dict[str, float] = {}
-        self._reads: dict[str, tuple[Any, float]] = {}
+        self._reads: dict[Union[str, tuple[str, ...]], tuple[Any, float]] = {}  # URIs, and keys of ours (tuples)
         self._on_forget = on_forget
 
     def get(self, kind: str) -> Optional[list[Any]]:
@@ -82,14 +82,14 @@ class ListCache:
         items = self._lists[kind]
         return items if items is not None and time.monotonic() < self._fresh_until.get(kind, 0.0) else None
 
-    def put_read(self, uri: str, result: Any, ttl: Optional[float]) -> None:
+    def put_read(self, uri: Union[str, tuple[str, ...]], result: Any, ttl: Optional[float]) -> None:
         """Hold a read resource for ``ttl`` seconds (nothing without one)."""
         if ttl:
             if len(self._reads) >= MAX_READS_HELD:
                 self._reads.pop(next(iter(self._reads)))
             self._reads[uri] = (result, time.monotonic() + ttl)
 
-    def fresh_read(self, uri: str) -> Any:
+    def fresh_read(self, uri: Union[str, tuple[str, ...]]) -> Any:
         held = self._reads.get(uri)
         if held is None or time.monotonic() >= held[1]:
             return None

@@ -411,3 +411,41 @@ def test_a_modern_client_without_on_log_asks_for_no_log_messages_until_set_loggi
         assert client.call_tool("log", {"message": "m"}, timeout=T).text == "no log level asked for: not sent"
         client.set_logging_level("debug")
         assert client.call_tool("log", {"message": "m"}, timeout=T).text != "no log level asked for: not sent"
+
+
+# -- ttlMs on resources/templates/list and server/discover -----------------------------------------------
+
+
+def test_templates_and_discovery_are_served_again_while_their_ttl_says_so():
+    with mcpsync.connect(server_config("--ttl-ms", "60000"), timeout=T) as client:
+        assert client.era == "modern"
+        sent = client.transport.stats.sent
+        first = client.list_resource_templates(timeout=T)
+        assert client.list_resource_templates(timeout=T) == first and [t.uri_template for t in first] == [
+            "echo://{text}"
+        ]
+        assert client.transport.stats.sent == sent + 1, "the second listing came from the cache"
+        assert client.list_resource_templates(timeout=T, cache=False) == first
+        assert client.transport.stats.sent == sent + 2
+        discovered = client.discover(timeout=T)
+        assert discovered["capabilities"] == client.server_capabilities
+        assert client.transport.stats.sent == sent + 2, "server/discover's answer at connecting is still fresh"
+        client.discover(timeout=T, cache=False)
+        assert client.transport.stats.sent == sent + 3
+
+
+def test_without_a_ttl_templates_and_discovery_are_asked_each_time():
+    with mcpsync.connect(server_config(), timeout=T) as client:
+        sent = client.transport.stats.sent
+        client.list_resource_templates(timeout=T)
+        client.list_resource_templates(timeout=T)
+        client.discover(timeout=T)
+        assert client.transport.stats.sent == sent + 3
+
+
+def test_discover_on_a_handshake_server_says_which_revision_it_belongs_to():
+    with mcpsync.connect(server_config("--legacy-only"), timeout=T) as client:
+        with pytest.raises(
+            mcpsync.NotSupportedError, match=r"server/discover is of the 2026-07-28 revision.*2025-11-25"
+        ):
+            client.discover(timeout=T)
