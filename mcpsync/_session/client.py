@@ -896,8 +896,8 @@ class Client:
                 progress_resets_timeout=progress_resets_timeout,
                 on_status=_status_as_progress(progress) if progress else None,
             )
-            if task.done():
-                return task.result()  # type: ignore[no-any-return]
+            if isinstance(task, CallToolResult):
+                return task  # answered at once: the usual case
             try:
                 return task.result(timeout=_left(seconds, started))  # type: ignore[no-any-return]
             except RequestTimeout as exc:
@@ -930,7 +930,8 @@ class Client:
         ``on_status(task)`` hears each change. ``timeout`` bounds this call only.
         """
         seconds = resolve_timeout(timeout, self.transport.default_timeout)
-        return self._start_tool(name, arguments, meta, seconds, on_status=on_status, ask_for_task=True)
+        started = self._start_tool(name, arguments, meta, seconds, on_status=on_status, ask_for_task=True)
+        return started if isinstance(started, ToolTask) else self._tool_task(name, None, on_status, done=started)
 
     def _start_tool(
         self,
@@ -944,9 +945,9 @@ class Client:
         progress_resets_timeout: Optional[bool] = None,
         on_status: Optional[OnStatus] = None,
         ask_for_task: bool = False,
-    ) -> ToolTask:
+    ) -> Union[CallToolResult, ToolTask]:
         """``tools/call``, as a task where the 2025-11-25 tool asks for one (or allows one, with
-        ``ask_for_task``), and its answer as a ``ToolTask`` (done already unless the server made a task)."""
+        ``ask_for_task``): the result when the server answered at once, else the ``ToolTask``."""
         if arguments is not None and not isinstance(arguments, Mapping):
             raise TypeError(f"arguments must be a mapping, not {type(arguments).__name__}")
         self._require("tools/call")
@@ -957,12 +958,12 @@ class Client:
         modern = self.era == MODERN
         # Once: a modern listing's x-mcp-header annotations say which headers go with a call; a 2025-11-25
         # server that runs tools as tasks says in its listing which tools need one.
-        listed = self._lists.get("tools") is None and "tools" in self.server_capabilities
-        listed = listed and (modern or self._runs_tasks())
+        runs_tasks = not modern and self._runs_tasks()
+        listed = (modern or runs_tasks) and self._lists.get("tools") is None and "tools" in self.server_capabilities
         if listed:
             self.list_tools(timeout=seconds)
         wanted = ("required", "optional") if ask_for_task else ("required",)
-        if not modern and self._legacy_task_support(name) in wanted:
+        if runs_tasks and self._legacy_task_support(name) in wanted:
             params["task"] = {}
 
         def call(params: dict[str, Any], first: bool = False) -> dict[str, Any]:
@@ -992,17 +993,30 @@ class Client:
                 raise
             result = call({**params, "task": {}})
         snapshot = created_task(result, modern=modern)
+        if snapshot is None:
+            return self._tool_result(result, name, seconds)
+        return self._tool_task(name, snapshot, on_status)
+
+    def _tool_task(
+        self,
+        name: str,
+        snapshot: Optional[dict[str, Any]],
+        on_status: Optional[OnStatus],
+        done: Optional[CallToolResult] = None,
+    ) -> ToolTask:
+        """The ``ToolTask`` of a call: the server's task, or (``done``) a call it answered at once."""
+        seconds = self.transport.default_timeout
         return ToolTask(
             name,
             snapshot or {},
-            modern=modern,
-            request=lambda method, p, left: self.request(method, p, timeout=left),
+            modern=self.era == MODERN,
+            request=lambda method, params, left: self.request(method, params, timeout=left),
             fulfil=self._server_requests.fulfil,
             finish=lambda final: self._tool_result(final, name, seconds),
-            default_timeout=self.transport.default_timeout,
+            default_timeout=seconds,
             server=self.name,
             on_status=on_status,
-            result=None if snapshot is not None else result,
+            done=done,
         )
 
     def _runs_tasks(self) -> bool:

@@ -108,7 +108,7 @@ class ToolTask:
         default_timeout: Optional[float],
         server: str,
         on_status: Optional[OnStatus] = None,
-        result: Optional[dict[str, Any]] = None,
+        done: Any = None,
     ) -> None:
         self.tool = tool
         self.modern = modern
@@ -124,9 +124,9 @@ class ToolTask:
         self.id: Optional[str] = None
         self.status = "working"
         self.status_message: Optional[str] = None
-        if result is not None:  # answered at once: no task
+        if done is not None:  # answered at once (the call's final result): no task
             self.status = "completed"
-            self._result = finish(result)
+            self._result = done
             return
         self.id = _task_id(snapshot, f"{server}: tools/call {tool}")
         self._take(snapshot)
