@@ -195,12 +195,10 @@ class ToolTask:
             return self._result
         seconds = resolve_timeout(timeout, self._default_timeout)
         deadline = math.inf if seconds is None else time.monotonic() + seconds
-        while not self.done() and not (not self.modern and self.status == "input_required"):
+        # 2025-11-25: input the task needs comes through tasks/result, so the polling stops there too.
+        while not self.done() and (self.modern or self.status != "input_required"):
             pause = self.poll_interval if poll_interval is None else max(MIN_POLL_INTERVAL, poll_interval)
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise RequestTimeout(f"tools/call {self.tool}: task {self.id} still {self.status}", seconds or 0.0)
-            time.sleep(min(pause, left))
+            time.sleep(max(0.0, min(pause, deadline - time.monotonic())))
             left = deadline - time.monotonic()
             if left <= 0:
                 raise RequestTimeout(f"tools/call {self.tool}: task {self.id} still {self.status}", seconds or 0.0)

@@ -381,6 +381,11 @@ def test_ping_json_of_an_inline_server(home: Path) -> None:
     ],
 )
 def test_usage_errors_exit_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert_usage_error(argv, message, capsys)
+
+
+def assert_usage_error(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``mcpsync ARGV`` exits 2 (from us or from argparse) and says ``message`` on stderr."""
     try:
         code = cli.main(argv)
     except SystemExit as exc:  # what argparse itself refuses

@@ -15,7 +15,7 @@ import pytest
 
 from mcpsync._edges import cli, cli_args
 from mcpsync.testing import server_command
-from tests.edges.test_cli import INLINE, SERVER_ENV, home, lines, run, write_config
+from tests.edges.test_cli import INLINE, SERVER_ENV, assert_usage_error, home, lines, run, write_config
 
 __all__ = ["home"]  # the fixture, imported for these tests
 
@@ -182,12 +182,7 @@ def test_which_schemas_refuse_an_unknown_argument(schema: dict[str, Any], refuse
 def test_usage_errors_of_the_new_commands_exit_2(
     argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    try:
-        code = cli.main(argv)
-    except SystemExit as exc:  # what argparse itself refuses
-        code = exc.code  # type: ignore[assignment]
-    assert code == 2
-    assert message in capsys.readouterr().err
+    assert_usage_error(argv, message, capsys)
 
 
 # -- what the client offers: --elicit, --roots ---------------------------------------------------
