@@ -13,6 +13,7 @@ Its tasks run in memory (``memory://``), in this one process. Tools:
     explode(message)     a task whose tool raises: the task completes with ``isError``
     forever()            a task that runs until cancelled; ``cancelled_count`` says how many were
     cancelled_count()    how many ``forever`` calls saw their cancellation (not a task)
+    started_count()      how many ``forever`` calls have started running (not a task)
     plain(text)          never a task
 """
 
@@ -31,6 +32,7 @@ app = FastMCP("fastmcp-tasks-test")
 app.add_extension(TasksExtension(url="memory://"))
 
 CANCELLED: list[str] = []
+STARTED: list[str] = []
 #: Tasks are polled at the pace the server asks: quick here, so the tests are; ``crunch`` asks for a second.
 QUICK = TaskConfig(mode="optional", poll_interval=timedelta(milliseconds=100))
 
@@ -78,6 +80,7 @@ async def explode(message: str = "boom") -> str:
 @app.tool(task=QUICK)
 async def forever() -> str:
     """Run until cancelled."""
+    STARTED.append("forever")
     try:
         await asyncio.sleep(3600)
     except asyncio.CancelledError:
@@ -90,6 +93,12 @@ async def forever() -> str:
 async def cancelled_count() -> int:
     """How many ``forever`` tasks were cancelled."""
     return len(CANCELLED)
+
+
+@app.tool()
+async def started_count() -> int:
+    """How many ``forever`` tasks have started running (a task cancelled before it ran never does)."""
+    return len(STARTED)
 
 
 @app.tool()

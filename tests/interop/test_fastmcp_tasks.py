@@ -103,10 +103,15 @@ def test_a_task_whose_tool_raises_completes_as_a_tool_error(target: Any) -> None
 def test_start_tool_hands_over_the_task_and_cancel_ends_it_on_the_server(target: Any) -> None:
     with mcpsync.connect(target, protocol="modern", timeout=T) as client:
         before = int(client.call_tool("cancelled_count", timeout=T).text)
+        running = int(client.call_tool("started_count", timeout=T).text)
         seen: list[str] = []
         task = client.start_tool("forever", timeout=T, on_status=lambda t: seen.append(t.status))
         assert isinstance(task, ToolTask) and task.id and task.status == "working" and not task.done()
         assert "forever" in repr(task) and task.id in repr(task)
+        # A task cancelled before its worker ran it never runs its handler: cancel one that runs.
+        deadline = time.monotonic() + T
+        while int(client.call_tool("started_count", timeout=T).text) == running and time.monotonic() < deadline:
+            time.sleep(0.05)
         task.cancel(timeout=T)
         deadline = time.monotonic() + T
         while task.refresh(timeout=T) != "cancelled" and time.monotonic() < deadline:
@@ -115,6 +120,10 @@ def test_start_tool_hands_over_the_task_and_cancel_ends_it_on_the_server(target:
         with pytest.raises(TaskCancelled, match=r"forever: task .* was cancelled") as info:
             task.result(timeout=T)
         assert info.value.task_id == task.id
+        # The task says cancelled before its worker has run the tool's own CancelledError handler: wait.
+        deadline = time.monotonic() + T
+        while int(client.call_tool("cancelled_count", timeout=T).text) == before and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert int(client.call_tool("cancelled_count", timeout=T).text) == before + 1
         done = client.start_tool("plain", {"text": "at once"}, timeout=T)
         assert done.done() and done.id is None and done.result().text == "at once"
