@@ -14,7 +14,7 @@ RUNTIME_STAMP := $(VENV)/.installed-runtime
 TEST_STAMP := $(VENV)/.installed-test
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: install demo test lint typecheck bench soak clean
+.PHONY: install demo test conformance lint typecheck bench soak clean
 
 $(VENV_PYTHON):
 	$(PYTHON) -m venv $(VENV)
@@ -49,8 +49,19 @@ $(NODE_STAMP): $(NODE_DIR)/package.json $(NODE_DIR)/package-lock.json
 		echo "npm not found: the tests against oidc-provider will be skipped"; \
 	fi
 
+# The official conformance suite (client mode) with the Node 22 it needs, both from the npm registry.
+CONFORMANCE_DIR := tests/conformance
+CONFORMANCE_STAMP := $(CONFORMANCE_DIR)/node_modules/.installed
+
+$(CONFORMANCE_STAMP): $(CONFORMANCE_DIR)/package.json $(CONFORMANCE_DIR)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		npm ci --prefix $(CONFORMANCE_DIR) --no-audit --no-fund --loglevel=error && touch $@; \
+	else \
+		echo "npm not found: the conformance suite will be skipped"; \
+	fi
+
 ## test: run the whole test suite
-test: $(TEST_STAMP) $(NODE_STAMP)
+test: $(TEST_STAMP) $(NODE_STAMP) $(CONFORMANCE_STAMP)
 	$(VENV_PYTHON) -m pytest $(PYTEST_ARGS)
 
 ## lint: ruff (rules and formatting), and the layer check (no lower layer imports a higher one)
