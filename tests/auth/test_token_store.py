@@ -236,3 +236,42 @@ def test_mcpsync_auth_says_a_store_was_refused_and_why(tmp_path: Path) -> None:
     out = run(tmp_path, "auth", trust=False)
     assert out.returncode == 1, out.stdout
     assert f"the token store {directory} is refused: others can write in it (mode 0777)" in out.stderr
+
+
+def test_two_processes_writing_at_once_lose_no_entry_and_leave_no_temporary_file(tmp_path: Path) -> None:
+    """Two processes each save 400 entries into one store at the same time (the store directory
+    made by whichever comes first): all 800 are there, whole, and no ``.tmp-`` file is left."""
+    import subprocess
+    import sys
+
+    directory = tmp_path / "auth"
+    code = (
+        "import sys\nfrom mcpsync import FileTokenStore\n"
+        "store = FileTokenStore(sys.argv[1])\n"
+        "for n in range(400):\n    store.save(f'{sys.argv[2]} {n}', {'n': n, 'pad': 'x' * 2000})\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(mcpsync.__file__).parents[1])}
+    writers = [
+        subprocess.Popen([sys.executable, "-c", code, str(directory), name], env=env, stderr=subprocess.PIPE)
+        for name in ("a", "b")
+    ]
+    for writer in writers:
+        _, err = writer.communicate(timeout=60)
+        assert writer.returncode == 0, err
+    store = FileTokenStore(directory)
+    keys = store.keys()
+    assert len(keys) == 800
+    assert store.load("a 399") == {"n": 399, "pad": "x" * 2000} and store.load("b 0") == {"n": 0, "pad": "x" * 2000}
+    assert not [p for p in directory.iterdir() if p.name.startswith(".tmp-")]
+    assert stat.S_IMODE(directory.stat().st_mode) == 0o700
+
+
+def test_an_entry_that_is_not_utf8_or_not_json_is_absent(tmp_path: Path) -> None:
+    """An entry of bytes that are not UTF-8, or not JSON, or not the entry of its key, counts as absent."""
+    directory = tmp_path / "auth"
+    store = FileTokenStore(directory)
+    store.save("k", {"v": 1})
+    (entry,) = directory.iterdir()
+    for garbage in (b"\xff\xfe{", b"not json", json.dumps({"key": "other", "value": {}}).encode()):
+        entry.write_bytes(garbage)
+        assert store.load("k") is None
