@@ -52,10 +52,10 @@ def test_exception_tree():
     assert issubclass(mcpsync.ConfigurationError, ValueError)
     assert issubclass(mcpsync.NotSupportedError, NotImplementedError)
     assert issubclass(mcpsync.TransportClosed, mcpsync.TransportError)
-    assert issubclass(mcpsync.TokenStoreError, mcpsync.AuthorizationError)
     assert str(mcpsync.TransportClosed()) == "Transport closed"
     assert str(mcpsync.ServerError(-32601, "Method not found")) == "MCP error -32601: Method not found"
     assert str(mcpsync.NoResponseError(7)) == "No response received for request ID 7"
+    assert issubclass(mcpsync.TokenStoreError, mcpsync.AuthorizationError)
 
 
 def test_import_has_no_side_effects_and_loads_no_heavy_modules():
