@@ -411,7 +411,9 @@ class Client:
             raise ProtocolError(f"server/discover result: 'capabilities' must be an object, got {capabilities!r}")
         meta = result.get("_meta")
         instructions = result.get("instructions")
-        self.server_info = ServerInfo.from_dict(meta.get(SERVER_INFO) if isinstance(meta, dict) else None)
+        info = meta.get(SERVER_INFO) if isinstance(meta, dict) else None
+        # Optional in a DiscoverResult (the initialize answer's is required): none is an empty ServerInfo.
+        self.server_info = ServerInfo("", "") if info is None else ServerInfo.from_dict(info)
         self.server_capabilities = capabilities
         self.supported_versions = versions
         self.protocol_version = chosen
