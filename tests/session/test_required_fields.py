@@ -1,8 +1,8 @@
 """What mcpsync requires of a server's message is what the published MCP schemas require, no more.
 
 The schemas are those the pinned conformance suite ships (tests/conformance, installed by
-``npm ci``), read by tests/conformance/published_schemas.mjs: nothing is copied into the project by
-hand. For every definition mcpsync reads (``REQUIRED_FIELDS``) and every revision that has it:
+``npm ci``), read by tests/published_schemas.py: nothing is copied into the project by hand.
+For every definition mcpsync reads (``REQUIRED_FIELDS``) and every revision that has it:
 
 - each member we require is required by the schema (optional means optional);
 - each member the schema requires is one we require, or one we read with a default
@@ -13,11 +13,7 @@ hand. For every definition mcpsync reads (``REQUIRED_FIELDS``) and every revisio
 
 from __future__ import annotations
 
-import json
-import subprocess
 from collections.abc import Mapping
-from functools import lru_cache
-from pathlib import Path
 from typing import Any, Callable
 
 import pytest
@@ -39,29 +35,10 @@ from mcpsync._session.models import (
     Tool,
     content_block,
 )
+from tests.published_schemas import definitions, resolve
 
-CONFORMANCE = Path(__file__).resolve().parents[1] / "conformance"
-NODE = CONFORMANCE / "node_modules" / "node" / "bin" / "node"
-BUNDLE = CONFORMANCE / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
-EXTRACTOR = CONFORMANCE / "published_schemas.mjs"
 #: The revisions mcpsync speaks.
 REVISIONS = ("2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
-
-
-@lru_cache(maxsize=1)
-def published() -> dict[str, Any]:
-    """Every revision's schema, as the conformance package publishes it."""
-    if not NODE.exists() or not BUNDLE.exists():
-        pytest.skip("the conformance suite is not installed (npm ci --prefix tests/conformance)")
-    out = subprocess.run([str(NODE), str(EXTRACTOR), str(BUNDLE)], capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    schemas: dict[str, Any] = json.loads(out.stdout)
-    return schemas
-
-
-def definitions(revision: str) -> Mapping[str, Any]:
-    schema = published()[revision]
-    return schema.get("$defs") or schema["definitions"]  # 2025-06-18 and before: "definitions"
 
 
 def required(revision: str, name: str) -> set[str]:
@@ -70,8 +47,7 @@ def required(revision: str, name: str) -> set[str]:
 
 def minimal(revision: str, node: Mapping[str, Any]) -> Any:
     """The smallest value the schema ``node`` allows: an object has only its required members."""
-    if "$ref" in node:
-        return minimal(revision, definitions(revision)[node["$ref"].rsplit("/", 1)[-1]])
+    node = resolve(revision, node)
     if "const" in node:
         return node["const"]
     if "enum" in node:
