@@ -979,9 +979,12 @@ class Client:
         # Once: a modern listing's x-mcp-header annotations say which headers go with a call; a 2025-11-25
         # server that runs tools as tasks says in its listing which tools need one.
         runs_tasks = not modern and self._runs_tasks()
-        listed = (modern or runs_tasks) and self._lists.get("tools") is None and "tools" in self.server_capabilities
+        listed = (modern or runs_tasks) and self._lists.get("tools") is None
         if listed:
-            self.list_tools(timeout=seconds)
+            # A server that does not declare tools may list them all the same (strict: _require refused).
+            server_capabilities.items_served(
+                lambda: self.list_tools(timeout=seconds), self.server_capabilities, "tools/list", strict=False
+            )
         wanted = ("required", "optional") if ask_for_task else ("required",)
         if runs_tasks and self._legacy_task_support(name) in wanted:
             params["task"] = {}

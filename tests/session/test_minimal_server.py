@@ -310,3 +310,12 @@ def test_structured_content_may_be_an_array_in_the_modern_era(target: Any, flavo
         pytest.skip("the numbers tool is the minimal server's")
     with mcpsync.connect(target, protocol="modern", timeout=T) as client:
         assert client.call_tool("numbers", {"count": 3}, timeout=T).structured_content == [1, 2, 3]
+
+
+def test_a_tools_header_annotations_are_honoured_without_the_tools_capability(target: Any, era: str) -> None:
+    """A modern call of a tool with an ``x-mcp-header`` argument sends its Mcp-Param header (over HTTP
+    the server checks it against the body) though the server declared no tools: the listing that
+    says which headers go with it is fetched all the same."""
+    with mcpsync.connect(target, protocol=era, timeout=T) as client:
+        result = client.call_tool("region_echo", {"text": "hi", "region": "eu-west"}, timeout=T)
+        assert json.loads(result.raise_for_error().text) == {"text": "hi", "region": "eu-west"}
