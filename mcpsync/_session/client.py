@@ -371,7 +371,7 @@ class Client:
         logger.info(
             "server %r: connected to %s (protocol %s)",
             self.name,
-            self.server_info or "?",
+            str(self.server_info or "") or "?",  # a server may not say who it is (server/discover)
             self.protocol_version,
         )
         return result
@@ -544,7 +544,7 @@ class Client:
 
     def __repr__(self) -> str:
         info = self.server_info
-        server = str(info) if info is not None else "?"
+        server = str(info or "") or "?"
         state = self._state.value
         if state == "open" and not self.transport.is_connected:
             state = "lost"

@@ -196,6 +196,7 @@ def test_the_handshake_takes_what_the_server_says(client: mcpsync.Client, era: s
     if flavour == "minimal":
         assert client.server_capabilities == {} and client.instructions is None
         assert client.server_info.name == ("" if era == "modern" else SERVER_NAME)
+        assert ("server='?'" in repr(client)) is (era == "modern")  # an empty ServerInfo says so
     else:
         assert client.server_info.name == SERVER_NAME and "tools" in client.server_capabilities
     client.ping(timeout=T)
