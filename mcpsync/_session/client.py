@@ -33,7 +33,7 @@ from .._core.eras import (
     param_headers,
     result_type,
 )
-from .._core.errors import NotSupportedError, ProtocolError, RequestTimeout, ServerError, UnsupportedProtocolVersion
+from .._core.errors import NotSupportedError, ProtocolError, RequestTimeout, ServerError, UnsupportedProtocolVersion, WriteTimeout
 from .._core.jsonrpc import LOG_LEVELS
 from .._core.pending import RequestFuture
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
@@ -382,8 +382,16 @@ class Client:
         self._accept_initialize_result(result)
         assert self.protocol_version is not None
         self.transport.negotiated(self.protocol_version)
-        self._channel.notify("notifications/initialized")
-        self.transport.handshake_complete()
+        # The caller's timeout bounds every step, this POST (or write) too: not only the write timeout.
+        left = max(0.0, deadline - time.monotonic())
+        bounded = left < self.transport.write_timeout
+        try:
+            self._channel.notify("notifications/initialized", timeout=left if bounded else USE_DEFAULT)
+        except WriteTimeout:
+            if not bounded:
+                raise  # the write timeout's own verdict, not the handshake's
+            raise RequestTimeout("notifications/initialized", seconds or 0.0) from None
+        self.transport.handshake_complete(deadline=deadline)
         return result
 
     def _accept_discover_result(self, result: dict[str, Any]) -> None:

@@ -205,8 +205,9 @@ class Transport:
         """The protocol version is agreed: later messages carry it (HTTP sends it as a header)."""
         self.protocol_version = protocol_version
 
-    def handshake_complete(self) -> None:
-        """The session is ready (after ``notifications/initialized``): HTTP opens its GET stream."""
+    def handshake_complete(self, *, deadline: float = math.inf) -> None:
+        """The session is ready (after ``notifications/initialized``): HTTP opens its GET stream
+        (waiting for its answer no later than ``deadline``, the handshake's, a ``time.monotonic()``)."""
 
     def close(self) -> None:
         """Close the connection, fail what is pending, and join every thread (bounded).
