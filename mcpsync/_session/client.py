@@ -1046,7 +1046,7 @@ class Client:
     def _tool_result(self, result: dict[str, Any], name: str, timeout: Optional[float]) -> CallToolResult:
         """A ``tools/call`` result, typed, its structured content checked against the tool's schema."""
         typed = CallToolResult.from_dict(result, name)
-        if self.validate_structured_output and (typed.structured_content is not None or self._output_schemas.known):
+        if self.validate_structured_output and (typed.has_structured_content or self._output_schemas.known):
             if not self._output_schemas.known:
                 self.list_tools(timeout=timeout)  # once: the schemas are kept until the tool list changes
             self._output_schemas.check(typed)

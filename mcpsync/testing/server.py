@@ -49,6 +49,10 @@ Tools:
     skill_lie(kind, on)         the skills listing tells (or, with on: false, stops telling) a lie
                                 (see ``mcpsync.testing.skills``; ``--skill-lie KIND`` from the start)
     resources_read()            the URI of every ``resources/read`` so far, in order
+    users(), word_count(text)   2026-07-28 only (not listed to legacy clients): structured content that is
+                                an array of users, a number; each with its outputSchema
+    show_dashboard(), refresh_dashboard()  MCP Apps tools (``_meta.ui``): for the model and the app, and
+                                for the app alone (``visibility: ["app"]``)
 
 Skills (the ``io.modelcontextprotocol/skills`` extension, declared in both eras unless
 ``--no-skills``): ``skills/list`` (paged with ``--page-size``) and ``skills/get`` serve the
@@ -329,6 +333,39 @@ TOOLS: list[dict[str, Any]] = [
         "inputSchema": _schema({"version": _TEXT}, ("version",)),
     },
 ]
+
+# Issue 21's tools: structured content that is not an object (2026-07-28 only: 2025-11-25's
+# outputSchema is an object), and MCP Apps tools, one for the app's interface alone.
+_USER = _schema({"id": _TEXT, "name": _TEXT}, ("id", "name"))
+_APP_UI = "ui://dashboard/view.html"
+TOOLS += [
+    {
+        "name": "users",
+        "description": "The users, as a structuredContent array (2026-07-28).",
+        "inputSchema": _schema({}),
+        "outputSchema": {"type": "array", "items": _USER},
+    },
+    {
+        "name": "word_count",
+        "description": "The words of a text, counted: structuredContent is a number (2026-07-28).",
+        "inputSchema": _schema({"text": _TEXT}, ("text",)),
+        "outputSchema": {"type": "integer", "minimum": 0},
+    },
+    {
+        "name": "show_dashboard",
+        "description": "Show the dashboard (an MCP App: for the model and the app).",
+        "inputSchema": _schema({}),
+        "_meta": {"ui": {"resourceUri": _APP_UI, "visibility": ["model", "app"]}},
+    },
+    {
+        "name": "refresh_dashboard",
+        "description": "Refresh the dashboard's data (for the app's interface alone).",
+        "inputSchema": _schema({}),
+        "_meta": {"ui": {"resourceUri": _APP_UI, "visibility": ["app"]}},
+    },
+]
+#: The tools a legacy (2025-11-25) client is not shown: their structuredContent is not an object.
+MODERN_TOOLS = frozenset({"users", "word_count"})
 
 #: The tools ``--bad-header-tools`` adds: each breaks one rule of ``x-mcp-header``.
 BAD_HEADER_TOOLS: list[dict[str, Any]] = [
@@ -711,10 +748,10 @@ class TestServer:
             self.send(messages.success_response(request_id, {}))
         elif method in LISTS:
             key, items = LISTS[method]
-            if method == "tools/list":
-                items = self.tools
             with self._lock:
                 modern = request_id in self._modern
+            if method == "tools/list":
+                items = [tool for tool in self.tools if modern or tool["name"] not in MODERN_TOOLS]
             self._answer(request_id, method, self._page(key, items, params.get("cursor")))
             if method == "tools/list" and self._tools_change_after_list:
                 self._tools_change_after_list = False
@@ -995,6 +1032,24 @@ class TestServer:
                 self.modern_versions.remove(version)
             left = list(self.modern_versions)
         return self._structured({"accepted": left})
+
+    def tool_users(self, call: ToolCall) -> dict[str, Any]:
+        if call.modern is None:
+            raise ToolFailure("users needs the 2026-07-28 revision (structuredContent that is not an object)")
+        users = [{"id": "1", "name": "Alice"}, {"id": "2", "name": "Bob"}]
+        return {"content": [{"type": "text", "text": json.dumps(users)}], "structuredContent": users}
+
+    def tool_word_count(self, call: ToolCall, text: str) -> dict[str, Any]:
+        if call.modern is None:
+            raise ToolFailure("word_count needs the 2026-07-28 revision (structuredContent that is not an object)")
+        count = len(text.split())
+        return {"content": [{"type": "text", "text": str(count)}], "structuredContent": count}
+
+    def tool_show_dashboard(self, call: ToolCall) -> dict[str, Any]:
+        return self._text("the dashboard is shown")
+
+    def tool_refresh_dashboard(self, call: ToolCall) -> dict[str, Any]:
+        return self._text("the dashboard's data is refreshed")
 
     def tool_ask_in_rounds(
         self, call: ToolCall, rounds: int = 1, kinds: Optional[list[str]] = None, delay: float = 0.0

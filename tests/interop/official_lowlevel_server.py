@@ -14,7 +14,9 @@ the tool's ``outputSchema`` (``MCPServer`` validates its own output first).
 - tool ``subscriptions``: the URIs the client is subscribed to, comma-separated;
 - tool ``log_levels``: one ``notifications/message`` per MCP level, skipping
   those below the level the client set with ``logging/setLevel``;
-- tool ``wrong_output``: declares ``{"total": integer}`` and answers ``{"total": "three"}``.
+- tool ``wrong_output``: declares ``{"total": integer}`` and answers ``{"total": "three"}``;
+- tool ``users`` (listed in the 2026-07-28 era only): declares an array of users and answers one
+  (structured content that is not an object, as 2026-07-28 allows).
 """
 
 from __future__ import annotations
@@ -46,7 +48,14 @@ TOOLS = [
         input_schema={"type": "object"},
         output_schema={"type": "object", "properties": {"total": {"type": "integer"}}, "required": ["total"]},
     ),
+    types.Tool(
+        name="users",
+        description="The users, as an array.",
+        input_schema={"type": "object"},
+        output_schema={"type": "array", "items": {"type": "object", "required": ["name"]}},
+    ),
 ]
+USERS = [{"name": "Alice"}, {"name": "Bob"}]
 
 
 def text(value: str) -> list[types.TextContent]:
@@ -54,7 +63,9 @@ def text(value: str) -> list[types.TextContent]:
 
 
 async def list_tools(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=TOOLS)
+    # The SDK checks each result against its era's schema: 2025-11-25's outputSchema is an object.
+    modern = ctx.protocol_version >= "2026-07-28"
+    return types.ListToolsResult(tools=[tool for tool in TOOLS if modern or tool.name != "users"])
 
 
 async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -74,6 +85,8 @@ async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolReques
         return types.CallToolResult(content=text(",".join(sent)))
     if params.name == "wrong_output":
         return types.CallToolResult(content=text("three"), structured_content={"total": "three"})
+    if params.name == "users":
+        return types.CallToolResult(content=text("Alice, Bob"), structured_content=USERS)
     return types.CallToolResult(content=text(f"unknown tool {params.name}"), is_error=True)
 
 

@@ -117,3 +117,13 @@ def test_output_schema_mismatch(open_client: Callable[..., mcpsync.Client]) -> N
     result = lenient.call_tool("wrong_output", {})
     assert result.structured_content == {"total": "three"}
     assert client.call_tool("bump", {}, timeout=TIMEOUT).is_error is False  # the client is still usable
+
+
+def test_structured_content_that_is_an_array(open_client: Callable[..., mcpsync.Client]) -> None:
+    """The SDK's server answers ``users`` with an array (its types take any JSON value): typed and checked
+    against the tool's array outputSchema, in the 2026-07-28 era (the unfixed client refused it with a
+    ProtocolError)."""
+    client = open_client(protocol="modern")
+    result = client.call_tool("users", {}, timeout=TIMEOUT)
+    assert result.structured_content == [{"name": "Alice"}, {"name": "Bob"}]
+    assert result.has_structured_content and result.text == "Alice, Bob"
