@@ -49,8 +49,8 @@ Tools:
     skill_lie(kind, on)         the skills listing tells (or, with on: false, stops telling) a lie
                                 (see ``mcpsync.testing.skills``; ``--skill-lie KIND`` from the start)
     resources_read()            the URI of every ``resources/read`` so far, in order
-    users(), word_count(text)   2026-07-28 only (not listed to legacy clients): structured content that is
-                                an array of users, a number; each with its outputSchema
+    users(), word_count(text)   structured content that is an array of users, a number, each with its
+                                outputSchema (2026-07-28; to a legacy client as {"result": ...})
     show_dashboard(), refresh_dashboard()  MCP Apps tools (``_meta.ui``): for the model and the app, and
                                 for the app alone (``visibility: ["app"]``)
 
@@ -334,8 +334,9 @@ TOOLS: list[dict[str, Any]] = [
     },
 ]
 
-# Issue 21's tools: structured content that is not an object (2026-07-28 only: 2025-11-25's
-# outputSchema is an object), and MCP Apps tools, one for the app's interface alone.
+# Issue 21's tools: structured content that is not an object (2026-07-28; to a 2025-11-25 client,
+# whose outputSchema is an object, wrapped as {"result": ...}, as the official SDKs do), and MCP
+# Apps tools, one for the app's interface alone.
 _USER = _schema({"id": _TEXT, "name": _TEXT}, ("id", "name"))
 _APP_UI = "ui://dashboard/view.html"
 TOOLS += [
@@ -364,8 +365,15 @@ TOOLS += [
         "_meta": {"ui": {"resourceUri": _APP_UI, "visibility": ["app"]}},
     },
 ]
-#: The tools a legacy (2025-11-25) client is not shown: their structuredContent is not an object.
-MODERN_TOOLS = frozenset({"users", "word_count"})
+#: The tools whose structuredContent is not an object: a legacy client gets it as {"result": ...}.
+WRAPPED_FOR_LEGACY = frozenset({"users", "word_count"})
+
+
+def _legacy_tool(tool: dict[str, Any]) -> dict[str, Any]:
+    """A tool as a 2025-11-25 client is told of it: an outputSchema that is not an object, wrapped."""
+    if tool["name"] not in WRAPPED_FOR_LEGACY:
+        return tool
+    return {**tool, "outputSchema": _schema({"result": tool["outputSchema"]}, ("result",))}
 
 #: The tools ``--bad-header-tools`` adds: each breaks one rule of ``x-mcp-header``.
 BAD_HEADER_TOOLS: list[dict[str, Any]] = [
@@ -751,7 +759,7 @@ class TestServer:
             with self._lock:
                 modern = request_id in self._modern
             if method == "tools/list":
-                items = [tool for tool in self.tools if modern or tool["name"] not in MODERN_TOOLS]
+                items = self.tools if modern else [_legacy_tool(tool) for tool in self.tools]
             self._answer(request_id, method, self._page(key, items, params.get("cursor")))
             if method == "tools/list" and self._tools_change_after_list:
                 self._tools_change_after_list = False
@@ -1033,17 +1041,17 @@ class TestServer:
             left = list(self.modern_versions)
         return self._structured({"accepted": left})
 
+    @staticmethod
+    def _any_json(call: ToolCall, value: Any) -> dict[str, Any]:
+        """Structured content of any JSON value (2026-07-28); ``{"result": value}`` in the legacy era."""
+        structured = value if call.modern is not None else {"result": value}
+        return {"content": [{"type": "text", "text": json.dumps(value)}], "structuredContent": structured}
+
     def tool_users(self, call: ToolCall) -> dict[str, Any]:
-        if call.modern is None:
-            raise ToolFailure("users needs the 2026-07-28 revision (structuredContent that is not an object)")
-        users = [{"id": "1", "name": "Alice"}, {"id": "2", "name": "Bob"}]
-        return {"content": [{"type": "text", "text": json.dumps(users)}], "structuredContent": users}
+        return self._any_json(call, [{"id": "1", "name": "Alice"}, {"id": "2", "name": "Bob"}])
 
     def tool_word_count(self, call: ToolCall, text: str) -> dict[str, Any]:
-        if call.modern is None:
-            raise ToolFailure("word_count needs the 2026-07-28 revision (structuredContent that is not an object)")
-        count = len(text.split())
-        return {"content": [{"type": "text", "text": str(count)}], "structuredContent": count}
+        return self._any_json(call, len(text.split()))
 
     def tool_show_dashboard(self, call: ToolCall) -> dict[str, Any]:
         return self._text("the dashboard is shown")

@@ -109,7 +109,8 @@ def test_structured_content_nested_past_the_stack_is_an_error_not_a_recursion_er
 
 def test_the_test_servers_array_and_number_are_typed_and_checked_in_the_modern_era():
     """The bundled server's ``users`` (an array) and ``word_count`` (an integer), 2026-07-28: the unfixed
-    client refused both with a ProtocolError ('structuredContent' must be a dict)."""
+    client refused both with a ProtocolError ('structuredContent' must be a dict). In the legacy era the
+    server sends them as ``{"result": ...}``."""
     from mcpsync.testing import server_command
 
     with mcpsync.connect(server_command(), protocol="modern", timeout=T) as client:
@@ -117,8 +118,10 @@ def test_the_test_servers_array_and_number_are_typed_and_checked_in_the_modern_e
         assert users.structured_content == [{"id": "1", "name": "Alice"}, {"id": "2", "name": "Bob"}]
         assert client.call_tool("word_count", {"text": "one two three"}, timeout=T).structured_content == 3
     with mcpsync.connect(server_command(), protocol="legacy", timeout=T) as client:
-        names = {tool.name for tool in client.list_tools(timeout=T)}
-        assert "users" not in names and "word_count" not in names, "2025-11-25's outputSchema is an object"
+        # 2025-11-25's outputSchema is an object: the server wraps the value, as the official SDKs do.
+        tools = {tool.name: tool for tool in client.list_tools(timeout=T)}
+        assert tools["word_count"].output_schema["properties"]["result"] == {"type": "integer", "minimum": 0}
+        assert client.call_tool("word_count", {"text": "one two"}, timeout=T).structured_content == {"result": 2}
 
 
 @pytest.mark.parametrize(
