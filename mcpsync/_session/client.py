@@ -44,7 +44,7 @@ from . import exit_cleanup, paging, server_capabilities
 from .channel import Channel
 from .dispatch import Dispatcher
 from .era import AUTO, LEGACY, MODERN, check_protocol, probe, rounds
-from .inbox import Inbox, ListCache, LogHandler, NotificationHandler
+from .inbox import Inbox, ListCache, LogHandler, NotificationHandler, cache_scope
 from .interrupts import shorten_interrupts
 from .models import (
     CallToolResult,
@@ -204,7 +204,6 @@ class Client:
         self.on_error = on_error
         self.on_log = on_log
         self._log_level: Optional[str] = None  # set_logging_level's, for the 2026-07-28 era's requests
-        self._discovered: Optional[tuple[dict[str, Any], float]] = None  # server/discover's, and until when
         self.validate_structured_output = validate_structured_output
         self.refresh_on_list_changed = refresh_on_list_changed
         self.server_info: Optional[ServerInfo] = None
@@ -214,7 +213,7 @@ class Client:
         self._channel = Channel(transport)
         self._progress = ProgressTokens()
         self._output_schemas = OutputSchemas()
-        self._lists = ListCache(self._list_changed)
+        self._lists = ListCache(self._list_changed, lambda: self.transport.authorization_context())
         self._state = ClientState.UNOPENED
         self._initializing = False
         self._lock = threading.Lock()
@@ -229,6 +228,7 @@ class Client:
             lambda uri, timeout: ReadResourceResult.from_dict(
                 self.request("resources/read", {"uri": uri}, timeout=timeout), uri
             ),
+            context=self._lists.context,
         )
         try:
             self._server_requests = ServerRequests(
@@ -339,7 +339,7 @@ class Client:
             if discovered is not None:
                 result = discovered
                 self._accept_discover_result(discovered)
-                self._discovered = (discovered, time.monotonic() + (_ttl(discovered) or 0.0))
+                self._lists.put_read(_DISCOVER, discovered, _ttl(discovered), scope=cache_scope([discovered]))
                 assert self.protocol_version is not None
                 self.transport.negotiated(self.protocol_version)
                 self._ask_for_logs()
@@ -434,12 +434,14 @@ class Client:
                 f"{self.protocol_version or 'nothing yet'}; its initialize answer is in server_info, "
                 "server_capabilities and instructions"
             )
-        if cache and self._discovered is not None and time.monotonic() < self._discovered[1]:
-            return dict(self._discovered[0])
+        held = self._lists.fresh_read(_DISCOVER) if cache else None
+        if held is not None:
+            return dict(held)
+        context = self._lists.context()
         result = self.request("server/discover", timeout=timeout)
         self._accept_discover_result(result)
         self._ask_for_logs()
-        self._discovered = (result, time.monotonic() + (_ttl(result) or 0.0))
+        self._lists.put_read(_DISCOVER, result, _ttl(result), scope=cache_scope([result]), context=context)
         return result
 
     def _param_headers(self, method: str, params: Optional[dict[str, Any]]) -> dict[str, str]:
@@ -726,12 +728,19 @@ class Client:
         held = self._lists.fresh("tools") if cache and meta is None else None
         if held is not None:
             return list(held)
-        tools, ttl = self._list_ttl("tools/list", "tools", Tool.from_dict, timeout, meta, max_pages)
+        context = self._lists.context()
+        tools, ttl, scope = self._list_ttl("tools/list", "tools", Tool.from_dict, timeout, meta, max_pages)
         tools = self._usable_tools(tools)
         if meta is None:
             self._output_schemas.remember(tools)
-            self._lists.put("tools", tools, ttl)
+            self._lists.put("tools", tools, ttl, scope=scope, context=context)
         return tools
+
+    def cache_scope(self, kind: str) -> Optional[str]:
+        """The ``cacheScope`` of the ``"tools"``, ``"prompts"`` or ``"resources"`` list fetched last:
+        ``"public"`` (any caller may be served it), ``"private"`` (only this authorization context),
+        or ``None`` (the server said nothing, as servers before 2026-07-28 do; or none was fetched)."""
+        return self._lists.scope(kind)
 
     def _usable_tools(self, tools: list[Tool]) -> list[Tool]:
         """The tools a listing may offer: in the modern era, those whose ``x-mcp-header`` keep the rules."""
@@ -781,12 +790,12 @@ class Client:
 
     def _skill_pages(
         self, timeout: Timeout, meta: Optional[Mapping[str, Any]], max_pages: Optional[int]
-    ) -> Iterator[tuple[list[Any], Optional[float]]]:
-        """The raw pages of ``skills/list``, each with its ``ttlMs`` in seconds (``Skills``)."""
+    ) -> Iterator[tuple[list[Any], Optional[float], Mapping[str, Any]]]:
+        """The raw pages of ``skills/list``, each with its ``ttlMs`` in seconds and its result (``Skills``)."""
         seconds = resolve_timeout(timeout, self.transport.default_timeout)
         listing = paging.pages(self._request_page, "skills/list", "skills", seconds, meta=meta, max_pages=max_pages)
         for items, result in listing:
-            yield items, _ttl(result)
+            yield items, _ttl(result), result
 
     def _list_ttl(
         self,
@@ -796,19 +805,21 @@ class Client:
         timeout: Timeout,
         meta: Optional[Mapping[str, Any]] = None,
         max_pages: Optional[int] = None,
-    ) -> tuple[list[_Item], Optional[float]]:
-        """The items of a listing, and for how many seconds the server says they stay fresh (the
-        least ``ttlMs`` of its pages; ``None`` when a page has none)."""
+    ) -> tuple[list[_Item], Optional[float], Optional[str]]:
+        """The items of a listing, for how many seconds the server says they stay fresh (the
+        least ``ttlMs`` of its pages; ``None`` when a page has none), and its ``cacheScope``."""
         self._require(method)
         seconds = resolve_timeout(timeout, self.transport.default_timeout)
         items: list[_Item] = []
         ttls: list[Optional[float]] = []
+        results: list[Mapping[str, Any]] = []
         for page, result in paging.pages(self._request_page, method, key, seconds, meta=meta, max_pages=max_pages):
             ttls.append(_ttl(result))
+            results.append(result)
             for item in page:
                 items.append(build(item, f"{method} item #{len(items)}"))
         fresh = None if not ttls or None in ttls else min(t for t in ttls if t is not None)
-        return items, fresh
+        return items, fresh, cache_scope(results)
 
     def _request_page(self, method: str, params: Optional[dict[str, Any]], timeout: Timeout) -> dict[str, Any]:
         """A listing's request for one page (``paging``)."""
@@ -1065,9 +1076,12 @@ class Client:
         held = self._lists.fresh("resources") if cache and meta is None else None
         if held is not None:
             return list(held)
-        resources, ttl = self._list_ttl("resources/list", "resources", Resource.from_dict, timeout, meta, max_pages)
+        context = self._lists.context()
+        resources, ttl, scope = self._list_ttl(
+            "resources/list", "resources", Resource.from_dict, timeout, meta, max_pages
+        )
         if meta is None:
-            self._lists.put("resources", resources, ttl)
+            self._lists.put("resources", resources, ttl, scope=scope, context=context)
         return resources
 
     def list_resources_page(
@@ -1102,9 +1116,10 @@ class Client:
         held = self._lists.fresh_read(_TEMPLATES) if cache and meta is None else None
         if held is not None:
             return list(held)
-        templates, ttl = self._list_ttl(method, key, build, timeout, meta, max_pages)
+        context = self._lists.context()
+        templates, ttl, scope = self._list_ttl(method, key, build, timeout, meta, max_pages)
         if meta is None:
-            self._lists.put_read(_TEMPLATES, templates, ttl)  # held only with a ttlMs, beside the reads
+            self._lists.put_read(_TEMPLATES, templates, ttl, scope=scope, context=context)  # held only with a ttlMs, beside the reads
         return templates
 
     def list_resource_templates_page(
@@ -1148,10 +1163,11 @@ class Client:
         if held is not None:
             return held  # type: ignore[no-any-return]
         self._require("resources/read")
+        context = self._lists.context()
         raw = self.request("resources/read", with_meta({"uri": uri}, meta), timeout=timeout)
         result = ReadResourceResult.from_dict(raw, uri)
         if meta is None:
-            self._lists.put_read(uri, result, _ttl(raw))
+            self._lists.put_read(uri, result, _ttl(raw), scope=cache_scope([raw]), context=context)
         return result
 
     def subscribe_resource(
@@ -1192,9 +1208,10 @@ class Client:
         held = self._lists.fresh("prompts") if cache and meta is None else None
         if held is not None:
             return list(held)
-        prompts, ttl = self._list_ttl("prompts/list", "prompts", Prompt.from_dict, timeout, meta, max_pages)
+        context = self._lists.context()
+        prompts, ttl, scope = self._list_ttl("prompts/list", "prompts", Prompt.from_dict, timeout, meta, max_pages)
         if meta is None:
-            self._lists.put("prompts", prompts, ttl)
+            self._lists.put("prompts", prompts, ttl, scope=scope, context=context)
         return prompts
 
     def list_prompts_page(
@@ -1375,6 +1392,8 @@ class Client:
 
 #: Where the resource templates are held in the client's cache: beside the reads (a resource list change ends both).
 _TEMPLATES = ("resources/templates/list",)
+#: Where the ``server/discover`` answer is held (a resource list change leaves it).
+_DISCOVER = ("server/discover",)
 
 
 def _left(seconds: Optional[float], started: float) -> Optional[float]:

@@ -44,6 +44,7 @@ from typing import Any, Callable, Optional, Union
 from .._core.errors import ExtensionNotDeclared, ProtocolError, SkillVerificationError
 from .._core.text import cut, first_line
 from .._core.timeouts import USE_DEFAULT, Timeout
+from .inbox import PUBLIC, cache_scope
 from .models import Page, ReadResourceResult
 from .paging import next_cursor, page_items, with_meta
 
@@ -507,10 +508,13 @@ class Skills:
     Args:
         name: the server's name (logs, and each skill's ``server``).
         capabilities: ``fn() -> server capabilities``.
-        pages: ``fn(timeout, meta, max_pages) -> iterator of (entries, ttl seconds or None)``, the
-            pages of ``skills/list``.
+        pages: ``fn(timeout, meta, max_pages) -> iterator of (entries, ttl seconds or None, page
+            result)``, the pages of ``skills/list``.
         request: ``fn(method, params, timeout) -> result``.
         reader: reads a file from the server.
+        context: ``fn() -> the authorization context now`` (``Transport.authorization_context``): a
+            listing that is not ``cacheScope: "public"`` is served again only in the context it was
+            fetched in.
     """
 
     def __init__(
@@ -518,10 +522,12 @@ class Skills:
         name: str,
         capabilities: Callable[[], Mapping[str, Any]],
         pages: Callable[
-            [Timeout, Optional[Mapping[str, Any]], Optional[int]], Iterator[tuple[list[Any], Optional[float]]]
+            [Timeout, Optional[Mapping[str, Any]], Optional[int]],
+            Iterator[tuple[list[Any], Optional[float], Mapping[str, Any]]],
         ],
         request: Callable[[str, dict[str, Any], Timeout], dict[str, Any]],
         reader: Reader,
+        context: Callable[[], str] = lambda: "",
     ) -> None:
         self._name = name
         self._capabilities = capabilities
@@ -529,7 +535,9 @@ class Skills:
         self._request = request
         self._reader = reader
         self._lock = threading.Lock()
+        self._context = context
         self._held: Optional[list[Skill]] = None
+        self._owner: Optional[str] = None  # the authorization context of a listing not public
         self._fresh_until = 0.0
 
     def _check_declared(self) -> None:
@@ -550,20 +558,28 @@ class Skills:
     ) -> list[Skill]:
         """Every valid skill of every page; see ``Client.list_skills`` (with ``meta``: not cached)."""
         self._check_declared()
+        context = self._context()
         with self._lock:
+            if self._held is not None and self._owner is not None and self._owner != context:
+                self._held = None  # another authorization context's listing: never served
             if cache and meta is None and self._held is not None and time.monotonic() < self._fresh_until:
                 return list(self._held)
         found: list[Skill] = []
         ttls: list[Optional[float]] = []
-        for entries, ttl in self._pages(timeout, meta, max_pages):
+        results: list[Mapping[str, Any]] = []
+        for entries, ttl, result in self._pages(timeout, meta, max_pages):
             ttls.append(ttl)
+            results.append(result)
             found.extend(self._valid(entries, len(found)))
         if meta is not None:
             return found
         fresh = None if not ttls or None in ttls else min(t for t in ttls if t is not None)
+        public = cache_scope(results) == PUBLIC
         with self._lock:
-            self._held = found
-            self._fresh_until = time.monotonic() + min(fresh, MAX_TTL) if fresh else 0.0
+            if public or self._context() == context:  # not kept if the context changed meanwhile
+                self._held = found
+                self._owner = None if public else context
+                self._fresh_until = time.monotonic() + min(fresh, MAX_TTL) if fresh else 0.0
         return list(found)
 
     def page(self, cursor: Optional[str], *, timeout: Timeout, meta: Optional[Mapping[str, Any]]) -> Page[Skill]:

@@ -252,6 +252,12 @@ class Transport:
     #: How a timeout's text names what the server sends: the unit, the verb, where to.
     _units: ClassVar[tuple[str, str, str]] = ("message", "sent", "")
 
+    def authorization_context(self) -> str:
+        """Whose requests these are, as a fingerprint of the credentials sent (``""``: none; a stdio
+        server's process is started once, with one environment). A result a server marks
+        ``cacheScope: "private"`` is served again only while this stays the same."""
+        return ""
+
     @property
     def stderr_tail(self) -> tuple[str, ...]:
         """The last lines the server wrote to stderr (stdio; ``()`` for the others)."""
