@@ -1339,6 +1339,26 @@ class Client:
         """
         return self._skills.load(skill, allow_dynamic=allow_dynamic, timeout=timeout)
 
+    def read_directory(
+        self, uri: str, *, timeout: Timeout = USE_DEFAULT, max_pages: Optional[int] = None
+    ) -> list[Resource]:
+        """The direct children of a directory resource (``resources/directory/read`` of the skills
+        extension, every page): files as ``Resource`` (``size``, ``mime_type``), subdirectories with
+        ``mime_type`` ``"inode/directory"``. Only where the server declares ``directoryRead: true``.
+        Nothing is verified here: ``LoadedSkill.list_directory`` lists a skill's directory against its entry.
+
+        Raises:
+            ExtensionNotDeclared: the server does not declare the extension or ``directoryRead``
+                (the extension forbids sending it then: nothing is sent).
+            ServerError: -32602, ``uri`` is no directory the server serves.
+            PageLimitExceeded, ProtocolError: as for ``list_tools``.
+        """
+        found: list[Resource] = []
+        for page in self._skills.read_directory(uri, timeout, max_pages):
+            for item in page:
+                found.append(Resource.from_dict(item, f"resources/directory/read {uri!r} item #{len(found)}"))
+        return found
+
     def set_logging_level(
         self, level: str, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
     ) -> None:

@@ -55,8 +55,9 @@ Tools:
                                 for the app alone (``visibility: ["app"]``)
 
 Skills (the ``io.modelcontextprotocol/skills`` extension, declared in both eras unless
-``--no-skills``): ``skills/list`` (paged with ``--page-size``) and ``skills/get`` serve the
-skills of ``mcpsync.testing.skills``, whose files ``resources/read`` reads.
+``--no-skills``, with ``directoryRead``): ``skills/list`` (paged with ``--page-size``) and
+``skills/get`` serve the skills of ``mcpsync.testing.skills``, whose files ``resources/read``
+reads and whose directories ``resources/directory/read`` lists (paged too).
 
 Both eras. A request whose ``_meta`` carries ``io.modelcontextprotocol/protocolVersion``
 is served statelessly, as the 2026-07-28 revision says (no ``initialize``): every
@@ -104,7 +105,7 @@ from typing import Any, Callable, Optional
 from .._core import jsonrpc as messages
 from .._core.jsonrpc import LOG_LEVELS, ErrorCode
 from .._version import __version__
-from .skills import LIES, SKILLS_EXTENSION, skill_entries, skill_file
+from .skills import LIES, SKILLS_EXTENSION, skill_directory, skill_entries, skill_file
 
 HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 #: The stateless revisions served by default (``--modern-versions``).
@@ -143,6 +144,7 @@ MODERN_METHODS = frozenset(
         "completion/complete",
         "skills/list",
         "skills/get",
+        "resources/directory/read",
         "subscriptions/listen",
     }
 )
@@ -646,7 +648,7 @@ class TestServer:
             "prompts": {"listChanged": False},
         }
         if self.skills:
-            capabilities["extensions"] = {SKILLS_EXTENSION: {"directoryRead": False}}
+            capabilities["extensions"] = {SKILLS_EXTENSION: {"directoryRead": True}}
         if modern:
             del capabilities["logging"]  # no logging/setLevel: a request asks for its level in _meta
             capabilities["resources"] = {"listChanged": False}
@@ -766,7 +768,7 @@ class TestServer:
                 self.tools = [*self.tools, LATE_TOOL]
                 self._list_changed("toolsListChanged", "notifications/tools/list_changed", modern)
         elif method in ("resources/read", "prompts/get", "completion/complete") or (
-            self.skills and method in ("skills/list", "skills/get")
+            self.skills and method in ("skills/list", "skills/get", "resources/directory/read")
         ):
             handler = {
                 "resources/read": self._read_resource,
@@ -774,6 +776,7 @@ class TestServer:
                 "completion/complete": self._complete,
                 "skills/list": self._list_skills,
                 "skills/get": self._get_skill,
+                "resources/directory/read": self._read_directory,
             }[method]
             try:
                 self._answer(request_id, method, handler(params))
@@ -815,6 +818,15 @@ class TestServer:
             if entry["uri"] == params.get("uri"):
                 return {"skill": entry}
         raise _RequestError(ErrorCode.INVALID_PARAMS, f"Unknown skill: {params.get('uri')}", {"uri": params.get("uri")})
+
+    def _read_directory(self, params: dict[str, Any]) -> dict[str, Any]:
+        uri = params.get("uri")
+        with self._lock:
+            lies = frozenset(self.skill_lies)
+        children = skill_directory(uri, lies) if isinstance(uri, str) else None
+        if children is None:
+            raise _RequestError(ErrorCode.INVALID_PARAMS, f"Not a directory: {uri}", {"uri": uri})
+        return self._page("resources", children, params.get("cursor"))
 
     def _read_resource(self, params: dict[str, Any]) -> dict[str, Any]:
         uri = params.get("uri")
