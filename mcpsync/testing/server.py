@@ -158,6 +158,7 @@ CACHEABLE = frozenset(
         "resources/templates/list",
         "resources/read",
         "skills/list",
+        "skills/get",
     }
 )
 #: What ``ask_in_rounds`` asks for, by kind: the input request, and the client capability it needs.

@@ -1,8 +1,8 @@
 """The skills the test server offers (the ``io.modelcontextprotocol/skills`` extension), and the lies
 it can be told to tell about them.
 
-Three skills: ``greeter`` at the root (``skill://greeter/SKILL.md``, nothing
-but its SKILL.md), ``refunds`` nested (``skill://acme/billing/refunds/SKILL.md``
+Three skills: ``greeter`` at the root (``skill://greeter/SKILL.md``, and
+``languages/fr.md``: a subdirectory for directory reads), ``refunds`` nested (``skill://acme/billing/refunds/SKILL.md``
 with a text and a binary supporting file) and ``live-notes``, whose files
 change from read to read (``resources: "dynamic"``). Each entry's digests and
 sizes are computed from the files served, so an honest entry verifies.
@@ -55,6 +55,7 @@ LIES = (
 DIRECTORY = "inode/directory"
 
 GREETER = "skill://greeter/SKILL.md"
+GREETER_FRENCH = "skill://greeter/languages/fr.md"
 REFUNDS = "skill://acme/billing/refunds/SKILL.md"
 REFUNDS_POLICY = "skill://acme/billing/refunds/references/policy.md"
 REFUNDS_TABLE = "skill://acme/billing/refunds/data/rates.bin"
@@ -129,6 +130,7 @@ def _files(lies: frozenset[str]) -> dict[str, bytes]:
         refunds = refunds.replace("before you refund anything", "and then refund everything")
     files = {
         GREETER: _GREETER_MD.encode(),
+        GREETER_FRENCH: "# En français\n\nBonjour !\n".encode(),
         REFUNDS: refunds.encode(),
         REFUNDS_POLICY: _REFUNDS_POLICY.encode(),
         REFUNDS_TABLE: _REFUNDS_TABLE,
@@ -148,7 +150,7 @@ def skill_entries(lies: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
     greeter = {
         "uri": GREETER,
         "frontmatter": dict(_FRONTMATTER[GREETER]),
-        "resources": [_listed(GREETER, files[GREETER])],
+        "resources": [_listed(GREETER, files[GREETER]), _listed(GREETER_FRENCH, files[GREETER_FRENCH])],
     }
     refunds_files = [REFUNDS, REFUNDS_POLICY, REFUNDS_TABLE]
     if "file_changed" in lies:
