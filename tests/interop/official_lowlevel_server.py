@@ -15,6 +15,8 @@ the tool's ``outputSchema`` (``MCPServer`` validates its own output first).
 - tool ``log_levels``: one ``notifications/message`` per MCP level, skipping
   those below the level the client set with ``logging/setLevel``;
 - tool ``wrong_output``: declares ``{"total": integer}`` and answers ``{"total": "three"}``;
+- tool ``cache_scope``: the ``cacheScope`` its reads of ``memo://counter`` carry from now on
+  (``"private"`` at first), each with a ``ttlMs`` of ten minutes (2026-07-28);
 - tool ``users`` (listed in the 2026-07-28 era only): declares an array of users and answers one
   (structured content that is not an object, as 2026-07-28 allows).
 """
@@ -36,12 +38,17 @@ warnings.filterwarnings("ignore", message=".*deprecated as of 2026-07-28.*")
 COUNTER_URI = "memo://counter"
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
-state: dict[str, Any] = {"counter": 0, "level": "debug", "subscribed": set()}
+state: dict[str, Any] = {"counter": 0, "level": "debug", "subscribed": set(), "scope": "private"}
 
 TOOLS = [
     types.Tool(name="bump", description="Raise the counter resource.", input_schema={"type": "object"}),
     types.Tool(name="subscriptions", description="Subscribed URIs.", input_schema={"type": "object"}),
     types.Tool(name="log_levels", description="Log once per level.", input_schema={"type": "object"}),
+    types.Tool(
+        name="cache_scope",
+        description="The cacheScope of the counter's reads from now on.",
+        input_schema={"type": "object", "properties": {"scope": {"enum": ["public", "private"]}}},
+    ),
     types.Tool(
         name="wrong_output",
         description="Answer against its own output schema.",
@@ -85,6 +92,9 @@ async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolReques
         return types.CallToolResult(content=text(",".join(sent)))
     if params.name == "wrong_output":
         return types.CallToolResult(content=text("three"), structured_content={"total": "three"})
+    if params.name == "cache_scope":
+        state["scope"] = (params.arguments or {}).get("scope", "private")
+        return types.CallToolResult(content=text(state["scope"]))
     if params.name == "users":
         return types.CallToolResult(content=text("Alice, Bob"), structured_content=USERS)
     return types.CallToolResult(content=text(f"unknown tool {params.name}"), is_error=True)
@@ -99,7 +109,7 @@ async def read_resource(ctx: ServerRequestContext[Any], params: types.ReadResour
     if str(params.uri) != COUNTER_URI:
         raise ValueError(f"no resource {params.uri}")
     contents = types.TextResourceContents(uri=COUNTER_URI, mime_type="text/plain", text=str(state["counter"]))
-    return types.ReadResourceResult(contents=[contents])
+    return types.ReadResourceResult(contents=[contents], ttl_ms=600_000, cache_scope=state["scope"])
 
 
 async def subscribe(ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams) -> types.EmptyResult:
