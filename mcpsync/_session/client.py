@@ -33,7 +33,14 @@ from .._core.eras import (
     param_headers,
     result_type,
 )
-from .._core.errors import NotSupportedError, ProtocolError, RequestTimeout, ServerError, UnsupportedProtocolVersion, WriteTimeout
+from .._core.errors import (
+    NotSupportedError,
+    ProtocolError,
+    RequestTimeout,
+    ServerError,
+    UnsupportedProtocolVersion,
+    WriteTimeout,
+)
 from .._core.jsonrpc import LOG_LEVELS
 from .._core.pending import RequestFuture
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
@@ -1119,7 +1126,8 @@ class Client:
         context = self._lists.context()
         templates, ttl, scope = self._list_ttl(method, key, build, timeout, meta, max_pages)
         if meta is None:
-            self._lists.put_read(_TEMPLATES, templates, ttl, scope=scope, context=context)  # held only with a ttlMs, beside the reads
+            # Held only with a ttlMs, beside the reads.
+            self._lists.put_read(_TEMPLATES, templates, ttl, scope=scope, context=context)
         return templates
 
     def list_resource_templates_page(

@@ -378,6 +378,7 @@ def _legacy_tool(tool: dict[str, Any]) -> dict[str, Any]:
         return tool
     return {**tool, "outputSchema": _schema({"result": tool["outputSchema"]}, ("result",))}
 
+
 #: The tools ``--bad-header-tools`` adds: each breaks one rule of ``x-mcp-header``.
 BAD_HEADER_TOOLS: list[dict[str, Any]] = [
     {

@@ -202,7 +202,9 @@ def test_structured_null_is_printed_and_absent_is_not() -> None:
     write_tool_result(mcpsync.CallToolResult.from_dict({"content": [], "structuredContent": None}), shown)
     assert shown.getvalue() == "null\n"
     shown = StringIO()
-    write_tool_result(mcpsync.CallToolResult.from_dict({"content": [{"type": "text", "text": "1"}], "structuredContent": True}), shown)
+    write_tool_result(
+        mcpsync.CallToolResult.from_dict({"content": [{"type": "text", "text": "1"}], "structuredContent": True}), shown
+    )
     assert shown.getvalue() == "1\ntrue\n", "the text 1 is not the JSON true"
 
 

@@ -297,6 +297,10 @@ def test_a_manager_s_tools_are_routed_to_their_own_servers(tmp_path) -> None:
         assert {"one__echo", "two__echo"} <= set(box.names)
         echoed = box.run({"type": "tool_use", "id": "t", "name": "one__echo", "input": {"text": "routed"}})
         assert echoed["content"] == [{"type": "text", "text": "routed"}]
+        # MCP Apps: each server's app-only tool is held back under its qualified name, and refused.
+        assert set(box.held_back) == {"one__refresh_dashboard", "two__refresh_dashboard"}
+        refused = box.run({"type": "tool_use", "id": "t", "name": "two__refresh_dashboard", "input": {}})
+        assert refused["is_error"] is True and "not for the model" in refused["content"][0]["text"]
 
 
 @pytest.mark.parametrize("example", ["llm_openai.py", "llm_openai_responses.py", "llm_anthropic.py", "llm_gemini.py"])

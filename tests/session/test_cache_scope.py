@@ -63,6 +63,7 @@ def test_a_public_list_may_be_served_to_any_authorization_context():
 
 def test_a_private_read_is_not_served_to_another_authorization_context():
     """``resources/read`` answered ``private`` with a long ``ttlMs``: served again to the same context only."""
+
     def read(text: str) -> dict[str, Any]:
         contents = [{"uri": "memo://me", "mimeType": "text/plain", "text": text}]
         return {"contents": contents, "ttlMs": 600_000, "cacheScope": "private"}

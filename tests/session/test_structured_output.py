@@ -135,7 +135,10 @@ def test_the_test_servers_array_and_number_are_typed_and_checked_in_the_modern_e
 def test_an_array_is_checked_against_an_array_output_schema(structured, error):
     """A legacy server (the client is liberal: 2025-11-25 says object, but an array is unambiguous) whose
     tool declares an array of integers: a match is typed, a mismatch names where it breaks."""
-    script = {"tools/list": [tool_with({"type": "array", "items": {"type": "integer"}})], "tools/call": [answer(structured)]}
+    script = {
+        "tools/list": [tool_with({"type": "array", "items": {"type": "integer"}})],
+        "tools/call": [answer(structured)],
+    }
     with mcpsync.connect(scripted_server(script), timeout=T) as client:
         if error is None:
             assert client.call_tool("t", timeout=T).structured_content == structured
