@@ -80,7 +80,7 @@ from ._session.models import (
     UnknownContent,
 )
 from ._session.progress_bars import set_progress_bars
-from ._session.skills import LoadedSkill, Skill, SkillResource
+from ._session.skills import LoadedSkill, Skill, SkillDirectory, SkillResource
 from ._session.tasks import ToolTask
 from ._version import __version__
 from ._wire import StdioTransport, Transport, create_transport
@@ -218,6 +218,7 @@ __all__ = [
     "ServerUnavailable",
     "SessionExpired",
     "Skill",
+    "SkillDirectory",
     "SkillResource",
     "SkillVerificationError",
     "StdioServerConfig",

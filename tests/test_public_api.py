@@ -30,6 +30,7 @@ PROMISED = {
     "Tool",
     "CallToolResult",
     "Manager",
+    "SkillDirectory",
 }
 
 

@@ -221,6 +221,16 @@ class ServerAuth:
                 request.headers["DPoP"] = key.proof(request.method, request.url, token["access_token"])
         return request
 
+    def authorization_context(self) -> str:
+        """A fingerprint of the access token in use (``""``: none yet), for ``cacheScope: "private"``:
+        a result fetched with one token is never served under another."""
+        token = self._token
+        if token is None:
+            return ""
+        import hashlib
+
+        return hashlib.sha256(str(token.get("access_token")).encode("utf-8")).hexdigest()
+
     @staticmethod
     def _header_value(token: dict[str, Any]) -> str:
         scheme = "DPoP" if str(token.get("token_type")).lower() == "dpop" else "Bearer"

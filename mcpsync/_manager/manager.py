@@ -493,9 +493,9 @@ class Manager(Supervision):
                 self._announcing = False
             raise
 
-    def _save_tools(self, server: ServerRecord, tools: list[Tool]) -> None:
+    def _save_tools(self, server: ServerRecord, tools: list[Tool], scope: Optional[str] = None) -> None:
         if self._cache is not None and server.config is not None:
-            self._cache.put(server.name, server.config, [dict(t.raw) for t in tools])
+            self._cache.put(server.name, server.config, [dict(t.raw) for t in tools], scope)
 
     @staticmethod
     def _tools_from(raw_tools: list[dict[str, Any]], server: str) -> Optional[list[Tool]]:

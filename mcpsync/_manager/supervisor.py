@@ -98,7 +98,7 @@ class Supervision:
     def _announce_tools(self) -> None:
         raise NotImplementedError
 
-    def _save_tools(self, server: ServerRecord, tools: list[Tool]) -> None:
+    def _save_tools(self, server: ServerRecord, tools: list[Tool], scope: Optional[str] = None) -> None:
         raise NotImplementedError
 
     def _supervise(self, server: ServerRecord) -> None:
@@ -212,7 +212,7 @@ class Supervision:
         logger.info("manager: server %r connected (%d tools)", server.name, len(tools))
         if outdated and self._tools_changed(server, client):
             return client  # list_changed came while we connected: the list above may predate it
-        self._save_tools(server, tools)
+        self._save_tools(server, tools, client.cache_scope("tools"))
         self._announce_tools()
         return client
 
@@ -302,7 +302,7 @@ class Supervision:
             server.tools = sorted(tools, key=lambda t: t.name)
             self._rename_tools()
             self._changes.notify_all()
-        self._save_tools(server, tools)
+        self._save_tools(server, tools, client.cache_scope("tools"))
         self._announce_tools()
         return True
 

@@ -23,6 +23,7 @@ from .._core.eras import LOG_LEVEL, http_headers, request_meta, with_meta
 from .._core.errors import AuthorizationRequired, NoResponseError, RequestTimeout, ServerError, WriteTimeout
 from .._core.jsonrpc import RequestId
 from .._core.pending import RequestFuture
+from .._core.timeouts import USE_DEFAULT, Timeout
 from .._wire.base import Transport
 from .._wire.interrupts import deferred_interrupts
 
@@ -183,10 +184,11 @@ class Channel:
             raise
         return future
 
-    def notify(self, method: str, params: Optional[dict[str, Any]] = None) -> None:
-        """Send a notification (``WriteTimeout``, ``TransportClosed``, ``HTTPStatusError`` if it cannot go)."""
+    def notify(self, method: str, params: Optional[dict[str, Any]] = None, *, timeout: Timeout = USE_DEFAULT) -> None:
+        """Send a notification, within ``timeout`` (default: the transport's write timeout)
+        (``WriteTimeout``, ``TransportClosed``, ``HTTPStatusError`` if it cannot go)."""
         with deferred_interrupts():
-            self.transport.send_message(Endpoint.notification(method, params))
+            self.transport.send_message(Endpoint.notification(method, params), timeout)
 
     def respond(
         self,

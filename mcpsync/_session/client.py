@@ -33,7 +33,14 @@ from .._core.eras import (
     param_headers,
     result_type,
 )
-from .._core.errors import NotSupportedError, ProtocolError, RequestTimeout, ServerError, UnsupportedProtocolVersion
+from .._core.errors import (
+    NotSupportedError,
+    ProtocolError,
+    RequestTimeout,
+    ServerError,
+    UnsupportedProtocolVersion,
+    WriteTimeout,
+)
 from .._core.jsonrpc import LOG_LEVELS
 from .._core.pending import RequestFuture
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
@@ -44,7 +51,7 @@ from . import exit_cleanup, paging, server_capabilities
 from .channel import Channel
 from .dispatch import Dispatcher
 from .era import AUTO, LEGACY, MODERN, check_protocol, probe, rounds
-from .inbox import Inbox, ListCache, LogHandler, NotificationHandler
+from .inbox import Inbox, ListCache, LogHandler, NotificationHandler, cache_scope
 from .interrupts import shorten_interrupts
 from .models import (
     CallToolResult,
@@ -213,7 +220,6 @@ class Client:
         self.on_error = on_error
         self.on_log = on_log
         self._log_level: Optional[str] = None  # set_logging_level's, for the 2026-07-28 era's requests
-        self._discovered: Optional[tuple[dict[str, Any], float]] = None  # server/discover's, and until when
         self.validate_structured_output = validate_structured_output
         self.refresh_on_list_changed = refresh_on_list_changed
         self.server_info: Optional[ServerInfo] = None
@@ -223,7 +229,7 @@ class Client:
         self._channel = Channel(transport)
         self._progress = ProgressTokens()
         self._output_schemas = OutputSchemas()
-        self._lists = ListCache(self._list_changed)
+        self._lists = ListCache(self._list_changed, lambda: self.transport.authorization_context())
         self._state = ClientState.UNOPENED
         self._initializing = False
         self._lock = threading.Lock()
@@ -238,6 +244,7 @@ class Client:
             lambda uri, timeout: ReadResourceResult.from_dict(
                 self.request("resources/read", {"uri": uri}, timeout=timeout), uri
             ),
+            context=self._lists.context,
         )
         try:
             self._server_requests = ServerRequests(
@@ -348,7 +355,7 @@ class Client:
             if discovered is not None:
                 result = discovered
                 self._accept_discover_result(discovered)
-                self._discovered = (discovered, time.monotonic() + (_ttl(discovered) or 0.0))
+                self._lists.put_read(_DISCOVER, discovered, _ttl(discovered), scope=cache_scope([discovered]))
                 assert self.protocol_version is not None
                 self.transport.negotiated(self.protocol_version)
                 self._ask_for_logs()
@@ -391,8 +398,16 @@ class Client:
         self._accept_initialize_result(result)
         assert self.protocol_version is not None
         self.transport.negotiated(self.protocol_version)
-        self._channel.notify("notifications/initialized")
-        self.transport.handshake_complete()
+        # The caller's timeout bounds every step, this POST (or write) too: not only the write timeout.
+        left = max(0.0, deadline - time.monotonic())
+        bounded = left < self.transport.write_timeout
+        try:
+            self._channel.notify("notifications/initialized", timeout=left if bounded else USE_DEFAULT)
+        except WriteTimeout:
+            if not bounded:
+                raise  # the write timeout's own verdict, not the handshake's
+            raise RequestTimeout("notifications/initialized", seconds or 0.0) from None
+        self.transport.handshake_complete(deadline=deadline)
         return result
 
     def _accept_discover_result(self, result: dict[str, Any]) -> None:
@@ -437,12 +452,14 @@ class Client:
                 f"{self.protocol_version or 'nothing yet'}; its initialize answer is in server_info, "
                 "server_capabilities and instructions"
             )
-        if cache and self._discovered is not None and time.monotonic() < self._discovered[1]:
-            return dict(self._discovered[0])
+        held = self._lists.fresh_read(_DISCOVER) if cache else None
+        if held is not None:
+            return dict(held)
+        context = self._lists.context()
         result = self.request("server/discover", timeout=timeout)
         self._accept_discover_result(result)
         self._ask_for_logs()
-        self._discovered = (result, time.monotonic() + (_ttl(result) or 0.0))
+        self._lists.put_read(_DISCOVER, result, _ttl(result), scope=cache_scope([result]), context=context)
         return result
 
     def _param_headers(self, method: str, params: Optional[dict[str, Any]]) -> dict[str, str]:
@@ -738,12 +755,19 @@ class Client:
         held = self._lists.fresh("tools") if cache and meta is None else None
         if held is not None:
             return list(held)
-        tools, ttl = self._list_ttl("tools/list", "tools", Tool.from_dict, timeout, meta, max_pages)
+        context = self._lists.context()
+        tools, ttl, scope = self._list_ttl("tools/list", "tools", Tool.from_dict, timeout, meta, max_pages)
         tools = self._usable_tools(tools)
         if meta is None:
             self._output_schemas.remember(tools)
-            self._lists.put("tools", tools, ttl)
+            self._lists.put("tools", tools, ttl, scope=scope, context=context)
         return tools
+
+    def cache_scope(self, kind: str) -> Optional[str]:
+        """The ``cacheScope`` of the ``"tools"``, ``"prompts"`` or ``"resources"`` list fetched last:
+        ``"public"`` (any caller may be served it), ``"private"`` (only this authorization context),
+        or ``None`` (the server said nothing, as servers before 2026-07-28 do; or none was fetched)."""
+        return self._lists.scope(kind)
 
     def _usable_tools(self, tools: list[Tool]) -> list[Tool]:
         """The tools a listing may offer: in the modern era, those whose ``x-mcp-header`` keep the rules."""
@@ -793,12 +817,12 @@ class Client:
 
     def _skill_pages(
         self, timeout: Timeout, meta: Optional[Mapping[str, Any]], max_pages: Optional[int]
-    ) -> Iterator[tuple[list[Any], Optional[float]]]:
-        """The raw pages of ``skills/list``, each with its ``ttlMs`` in seconds (``Skills``)."""
+    ) -> Iterator[tuple[list[Any], Optional[float], Mapping[str, Any]]]:
+        """The raw pages of ``skills/list``, each with its ``ttlMs`` in seconds and its result (``Skills``)."""
         seconds = resolve_timeout(timeout, self.transport.default_timeout)
         listing = paging.pages(self._request_page, "skills/list", "skills", seconds, meta=meta, max_pages=max_pages)
         for items, result in listing:
-            yield items, _ttl(result)
+            yield items, _ttl(result), result
 
     def _list_ttl(
         self,
@@ -808,19 +832,21 @@ class Client:
         timeout: Timeout,
         meta: Optional[Mapping[str, Any]] = None,
         max_pages: Optional[int] = None,
-    ) -> tuple[list[_Item], Optional[float]]:
-        """The items of a listing, and for how many seconds the server says they stay fresh (the
-        least ``ttlMs`` of its pages; ``None`` when a page has none)."""
+    ) -> tuple[list[_Item], Optional[float], Optional[str]]:
+        """The items of a listing, for how many seconds the server says they stay fresh (the
+        least ``ttlMs`` of its pages; ``None`` when a page has none), and its ``cacheScope``."""
         self._require(method)
         seconds = resolve_timeout(timeout, self.transport.default_timeout)
         items: list[_Item] = []
         ttls: list[Optional[float]] = []
+        results: list[Mapping[str, Any]] = []
         for page, result in paging.pages(self._request_page, method, key, seconds, meta=meta, max_pages=max_pages):
             ttls.append(_ttl(result))
+            results.append(result)
             for item in page:
                 items.append(build(item, f"{method} item #{len(items)}"))
         fresh = None if not ttls or None in ttls else min(t for t in ttls if t is not None)
-        return items, fresh
+        return items, fresh, cache_scope(results)
 
     def _request_page(self, method: str, params: Optional[dict[str, Any]], timeout: Timeout) -> dict[str, Any]:
         """A listing's request for one page (``paging``)."""
@@ -1061,7 +1087,7 @@ class Client:
     def _tool_result(self, result: dict[str, Any], name: str, timeout: Optional[float]) -> CallToolResult:
         """A ``tools/call`` result, typed, its structured content checked against the tool's schema."""
         typed = CallToolResult.from_dict(result, name)
-        if self.validate_structured_output and (typed.structured_content is not None or self._output_schemas.known):
+        if self.validate_structured_output and (typed.has_structured_content or self._output_schemas.known):
             if not self._output_schemas.known:
                 self.list_tools(timeout=timeout)  # once: the schemas are kept until the tool list changes
             self._output_schemas.check(typed)
@@ -1080,9 +1106,12 @@ class Client:
         held = self._lists.fresh("resources") if cache and meta is None else None
         if held is not None:
             return list(held)
-        resources, ttl = self._list_ttl("resources/list", "resources", Resource.from_dict, timeout, meta, max_pages)
+        context = self._lists.context()
+        resources, ttl, scope = self._list_ttl(
+            "resources/list", "resources", Resource.from_dict, timeout, meta, max_pages
+        )
         if meta is None:
-            self._lists.put("resources", resources, ttl)
+            self._lists.put("resources", resources, ttl, scope=scope, context=context)
         return resources
 
     def list_resources_page(
@@ -1117,9 +1146,11 @@ class Client:
         held = self._lists.fresh_read(_TEMPLATES) if cache and meta is None else None
         if held is not None:
             return list(held)
-        templates, ttl = self._list_ttl(method, key, build, timeout, meta, max_pages)
+        context = self._lists.context()
+        templates, ttl, scope = self._list_ttl(method, key, build, timeout, meta, max_pages)
         if meta is None:
-            self._lists.put_read(_TEMPLATES, templates, ttl)  # held only with a ttlMs, beside the reads
+            # Held only with a ttlMs, beside the reads.
+            self._lists.put_read(_TEMPLATES, templates, ttl, scope=scope, context=context)
         return templates
 
     def list_resource_templates_page(
@@ -1163,10 +1194,11 @@ class Client:
         if held is not None:
             return held  # type: ignore[no-any-return]
         self._require("resources/read")
+        context = self._lists.context()
         raw = self.request("resources/read", with_meta({"uri": uri}, meta), timeout=timeout)
         result = ReadResourceResult.from_dict(raw, uri)
         if meta is None:
-            self._lists.put_read(uri, result, _ttl(raw))
+            self._lists.put_read(uri, result, _ttl(raw), scope=cache_scope([raw]), context=context)
         return result
 
     def subscribe_resource(
@@ -1207,9 +1239,10 @@ class Client:
         held = self._lists.fresh("prompts") if cache and meta is None else None
         if held is not None:
             return list(held)
-        prompts, ttl = self._list_ttl("prompts/list", "prompts", Prompt.from_dict, timeout, meta, max_pages)
+        context = self._lists.context()
+        prompts, ttl, scope = self._list_ttl("prompts/list", "prompts", Prompt.from_dict, timeout, meta, max_pages)
         if meta is None:
-            self._lists.put("prompts", prompts, ttl)
+            self._lists.put("prompts", prompts, ttl, scope=scope, context=context)
         return prompts
 
     def list_prompts_page(
@@ -1337,6 +1370,26 @@ class Client:
         """
         return self._skills.load(skill, allow_dynamic=allow_dynamic, timeout=timeout)
 
+    def read_directory(
+        self, uri: str, *, timeout: Timeout = USE_DEFAULT, max_pages: Optional[int] = None
+    ) -> list[Resource]:
+        """The direct children of a directory resource (``resources/directory/read`` of the skills
+        extension, every page): files as ``Resource`` (``size``, ``mime_type``), subdirectories with
+        ``mime_type`` ``"inode/directory"``. Only where the server declares ``directoryRead: true``.
+        Nothing is verified here: ``LoadedSkill.list_directory`` lists a skill's directory against its entry.
+
+        Raises:
+            ExtensionNotDeclared: the server does not declare the extension or ``directoryRead``
+                (the extension forbids sending it then: nothing is sent).
+            ServerError: -32602, ``uri`` is no directory the server serves.
+            PageLimitExceeded, ProtocolError: as for ``list_tools``.
+        """
+        found: list[Resource] = []
+        for page in self._skills.read_directory(uri, timeout, max_pages):
+            for item in page:
+                found.append(Resource.from_dict(item, f"resources/directory/read {uri!r} item #{len(found)}"))
+        return found
+
     def set_logging_level(
         self, level: str, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
     ) -> None:
@@ -1390,6 +1443,8 @@ class Client:
 
 #: Where the resource templates are held in the client's cache: beside the reads (a resource list change ends both).
 _TEMPLATES = ("resources/templates/list",)
+#: Where the ``server/discover`` answer is held (a resource list change leaves it).
+_DISCOVER = ("server/discover",)
 
 
 def _left(seconds: Optional[float], started: float) -> Optional[float]:

@@ -326,6 +326,20 @@ class Tool(_FromWire):
         value = (self.execution or {}).get("taskSupport")
         return value if value in ("required", "optional") else "forbidden"
 
+    @property
+    def visibility(self) -> tuple[str, ...]:
+        """Who the tool is for, by the MCP Apps extension's ``_meta.ui.visibility``: ``"model"``,
+        ``"app"`` (the app's interface alone may call it) or both, the default when it says nothing;
+        ``()`` when the value is not a list of strings (no one can tell: a model never gets it)."""
+        meta = self.raw.get("_meta")
+        ui = meta.get("ui") if isinstance(meta, Mapping) else None
+        value = ui.get("visibility") if isinstance(ui, Mapping) else None
+        if value is None:
+            return ("model", "app")
+        if isinstance(value, list) and all(isinstance(item, str) for item in value):
+            return tuple(value)
+        return ()
+
     def __repr__(self) -> str:
         return f"<Tool {self.name!r}({parameters_signature(self.input_schema)}){_gist(self.description)}>"
 
@@ -342,14 +356,16 @@ class CallToolResult:
         content: the content blocks, typed (``TextContent``, ``ImageContent``,
             ``AudioContent``, ``ResourceLink``, ``EmbeddedResource``; ``UnknownContent``
             for newer types), each with its ``raw`` dict.
-        structured_content: the ``structuredContent`` object, if any.
+        structured_content: the ``structuredContent``, any JSON value (2026-07-28: an object, an
+            array, a string, a number, a boolean or null); ``None`` when absent *or* ``null``:
+            ``has_structured_content`` tells the two apart.
         is_error: whether the tool reported failure.
         tool_name: the tool that was called.
         meta: the result's ``_meta``, if any.
     """
 
     content: list[ContentBlock]
-    structured_content: Optional[dict[str, Any]] = None
+    structured_content: Any = None
     is_error: bool = False
     tool_name: str = ""
     meta: Optional[dict[str, Any]] = None
@@ -368,12 +384,21 @@ class CallToolResult:
             raise ProtocolError(f"{where}: 'isError' must be a boolean, got {is_error!r}")
         return cls(
             content=blocks,
-            structured_content=_optional(data, "structuredContent", dict, where),
+            # Any JSON value, in both eras: 2025-11-25's schema says an object, but an array from
+            # such a server is still unambiguous, and refusing it would help no one.
+            structured_content=data.get("structuredContent"),
             is_error=is_error,
             tool_name=tool_name,
             meta=_optional(data, "_meta", dict, where),
             raw=data,
         )
+
+    @property
+    def has_structured_content(self) -> bool:
+        """Whether the result carries ``structuredContent``, ``null`` included (absent: ``False``)."""
+        if self.raw:
+            return "structuredContent" in self.raw
+        return self.structured_content is not None
 
     @property
     def text(self) -> str:
@@ -391,7 +416,7 @@ class CallToolResult:
         parts = [_block_gist(block) for block in self.content[:5]]
         if len(self.content) > 5:
             parts.append(f"+{len(self.content) - 5} more blocks")
-        if self.structured_content is not None:
+        if self.has_structured_content:
             parts.append("structured " + cut(json.dumps(self.structured_content, ensure_ascii=False), 60))
         outcome = " error" if self.is_error else ""
         return f"<CallToolResult {self.tool_name!r}{outcome}: {', '.join(parts) or 'empty'}>"

@@ -193,13 +193,14 @@ class StreamableHTTPTransport(HTTPTransportBase):
             headers[LAST_EVENT_ID] = last_event_id
         return headers
 
-    def handshake_complete(self) -> None:
+    def handshake_complete(self, *, deadline: float = math.inf) -> None:
         if self.listen and self._listener is None and not self._closing.is_set():
             self._listener = threading.Thread(target=self._listen, name=f"mcpsync-listener-{self.name}", daemon=True)
             self._listener.start()
             # Servers drop what they send while no GET stream is open: let connect() return
             # once the server has answered the GET (stream open, or 405), within a bound.
-            self._listener_answered.wait(min(self.connect_timeout, LISTENER_START_WAIT))
+            wait = min(self.connect_timeout, LISTENER_START_WAIT, deadline - time.monotonic())
+            self._listener_answered.wait(max(0.0, wait))
 
     # -- requests -------------------------------------------------------------------------
 

@@ -49,10 +49,15 @@ Tools:
     skill_lie(kind, on)         the skills listing tells (or, with on: false, stops telling) a lie
                                 (see ``mcpsync.testing.skills``; ``--skill-lie KIND`` from the start)
     resources_read()            the URI of every ``resources/read`` so far, in order
+    users(), word_count(text)   structured content that is an array of users, a number, each with its
+                                outputSchema (2026-07-28; to a legacy client as {"result": ...})
+    show_dashboard(), refresh_dashboard()  MCP Apps tools (``_meta.ui``): for the model and the app, and
+                                for the app alone (``visibility: ["app"]``)
 
 Skills (the ``io.modelcontextprotocol/skills`` extension, declared in both eras unless
-``--no-skills``): ``skills/list`` (paged with ``--page-size``) and ``skills/get`` serve the
-skills of ``mcpsync.testing.skills``, whose files ``resources/read`` reads.
+``--no-skills``, with ``directoryRead``): ``skills/list`` (paged with ``--page-size``) and
+``skills/get`` serve the skills of ``mcpsync.testing.skills``, whose files ``resources/read``
+reads and whose directories ``resources/directory/read`` lists (paged too).
 
 Both eras. A request whose ``_meta`` carries ``io.modelcontextprotocol/protocolVersion``
 is served statelessly, as the 2026-07-28 revision says (no ``initialize``): every
@@ -101,7 +106,7 @@ from typing import Any, Callable, Optional
 from .._core import jsonrpc as messages
 from .._core.jsonrpc import LOG_LEVELS, ErrorCode
 from .._version import __version__
-from .skills import LIES, SKILLS_EXTENSION, skill_entries, skill_file
+from .skills import LIES, SKILLS_EXTENSION, skill_directory, skill_entries, skill_file
 
 HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 #: The stateless revisions served by default (``--modern-versions``).
@@ -140,6 +145,7 @@ MODERN_METHODS = frozenset(
         "completion/complete",
         "skills/list",
         "skills/get",
+        "resources/directory/read",
         "subscriptions/listen",
     }
 )
@@ -153,6 +159,7 @@ CACHEABLE = frozenset(
         "resources/templates/list",
         "resources/read",
         "skills/list",
+        "skills/get",
     }
 )
 #: What ``ask_in_rounds`` asks for, by kind: the input request, and the client capability it needs.
@@ -330,6 +337,48 @@ TOOLS: list[dict[str, Any]] = [
         "inputSchema": _schema({"version": _TEXT}, ("version",)),
     },
 ]
+
+# Issue 21's tools: structured content that is not an object (2026-07-28; to a 2025-11-25 client,
+# whose outputSchema is an object, wrapped as {"result": ...}, as the official SDKs do), and MCP
+# Apps tools, one for the app's interface alone.
+_USER = _schema({"id": _TEXT, "name": _TEXT}, ("id", "name"))
+_APP_UI = "ui://dashboard/view.html"
+TOOLS += [
+    {
+        "name": "users",
+        "description": "The users, as a structuredContent array (2026-07-28).",
+        "inputSchema": _schema({}),
+        "outputSchema": {"type": "array", "items": _USER},
+    },
+    {
+        "name": "word_count",
+        "description": "The words of a text, counted: structuredContent is a number (2026-07-28).",
+        "inputSchema": _schema({"text": _TEXT}, ("text",)),
+        "outputSchema": {"type": "integer", "minimum": 0},
+    },
+    {
+        "name": "show_dashboard",
+        "description": "Show the dashboard (an MCP App: for the model and the app).",
+        "inputSchema": _schema({}),
+        "_meta": {"ui": {"resourceUri": _APP_UI, "visibility": ["model", "app"]}},
+    },
+    {
+        "name": "refresh_dashboard",
+        "description": "Refresh the dashboard's data (for the app's interface alone).",
+        "inputSchema": _schema({}),
+        "_meta": {"ui": {"resourceUri": _APP_UI, "visibility": ["app"]}},
+    },
+]
+#: The tools whose structuredContent is not an object: a legacy client gets it as {"result": ...}.
+WRAPPED_FOR_LEGACY = frozenset({"users", "word_count"})
+
+
+def _legacy_tool(tool: dict[str, Any]) -> dict[str, Any]:
+    """A tool as a 2025-11-25 client is told of it: an outputSchema that is not an object, wrapped."""
+    if tool["name"] not in WRAPPED_FOR_LEGACY:
+        return tool
+    return {**tool, "outputSchema": _schema({"result": tool["outputSchema"]}, ("result",))}
+
 
 #: The tools ``--bad-header-tools`` adds: each breaks one rule of ``x-mcp-header``.
 BAD_HEADER_TOOLS: list[dict[str, Any]] = [
@@ -602,7 +651,7 @@ class TestServer:
             "prompts": {"listChanged": False},
         }
         if self.skills:
-            capabilities["extensions"] = {SKILLS_EXTENSION: {"directoryRead": False}}
+            capabilities["extensions"] = {SKILLS_EXTENSION: {"directoryRead": True}}
         if modern:
             del capabilities["logging"]  # no logging/setLevel: a request asks for its level in _meta
             capabilities["resources"] = {"listChanged": False}
@@ -716,17 +765,17 @@ class TestServer:
             self.send(messages.success_response(request_id, {}))
         elif method in LISTS:
             key, items = LISTS[method]
-            if method == "tools/list":
-                items = self.tools
             with self._lock:
                 modern = request_id in self._modern
+            if method == "tools/list":
+                items = self.tools if modern else [_legacy_tool(tool) for tool in self.tools]
             self._answer(request_id, method, self._page(key, items, params.get("cursor")))
             if method == "tools/list" and self._tools_change_after_list:
                 self._tools_change_after_list = False
                 self.tools = [*self.tools, LATE_TOOL]
                 self._list_changed("toolsListChanged", "notifications/tools/list_changed", modern)
         elif method in ("resources/read", "prompts/get", "completion/complete") or (
-            self.skills and method in ("skills/list", "skills/get")
+            self.skills and method in ("skills/list", "skills/get", "resources/directory/read")
         ):
             handler = {
                 "resources/read": self._read_resource,
@@ -734,6 +783,7 @@ class TestServer:
                 "completion/complete": self._complete,
                 "skills/list": self._list_skills,
                 "skills/get": self._get_skill,
+                "resources/directory/read": self._read_directory,
             }[method]
             try:
                 self._answer(request_id, method, handler(params))
@@ -775,6 +825,15 @@ class TestServer:
             if entry["uri"] == params.get("uri"):
                 return {"skill": entry}
         raise _RequestError(ErrorCode.INVALID_PARAMS, f"Unknown skill: {params.get('uri')}", {"uri": params.get("uri")})
+
+    def _read_directory(self, params: dict[str, Any]) -> dict[str, Any]:
+        uri = params.get("uri")
+        with self._lock:
+            lies = frozenset(self.skill_lies)
+        children = skill_directory(uri, lies) if isinstance(uri, str) else None
+        if children is None:
+            raise _RequestError(ErrorCode.INVALID_PARAMS, f"Not a directory: {uri}", {"uri": uri})
+        return self._page("resources", children, params.get("cursor"))
 
     def _read_resource(self, params: dict[str, Any]) -> dict[str, Any]:
         uri = params.get("uri")
@@ -1000,6 +1059,24 @@ class TestServer:
                 self.modern_versions.remove(version)
             left = list(self.modern_versions)
         return self._structured({"accepted": left})
+
+    @staticmethod
+    def _any_json(call: ToolCall, value: Any) -> dict[str, Any]:
+        """Structured content of any JSON value (2026-07-28); ``{"result": value}`` in the legacy era."""
+        structured = value if call.modern is not None else {"result": value}
+        return {"content": [{"type": "text", "text": json.dumps(value)}], "structuredContent": structured}
+
+    def tool_users(self, call: ToolCall) -> dict[str, Any]:
+        return self._any_json(call, [{"id": "1", "name": "Alice"}, {"id": "2", "name": "Bob"}])
+
+    def tool_word_count(self, call: ToolCall, text: str) -> dict[str, Any]:
+        return self._any_json(call, len(text.split()))
+
+    def tool_show_dashboard(self, call: ToolCall) -> dict[str, Any]:
+        return self._text("the dashboard is shown")
+
+    def tool_refresh_dashboard(self, call: ToolCall) -> dict[str, Any]:
+        return self._text("the dashboard's data is refreshed")
 
     def tool_ask_in_rounds(
         self, call: ToolCall, rounds: int = 1, kinds: Optional[list[str]] = None, delay: float = 0.0

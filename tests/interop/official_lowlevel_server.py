@@ -15,7 +15,11 @@ the tool's ``outputSchema`` (``MCPServer`` validates its own output first).
 - tool ``subscriptions``: the URIs the client is subscribed to, comma-separated;
 - tool ``log_levels``: one ``notifications/message`` per MCP level, skipping
   those below the level the client set with ``logging/setLevel``;
-- tool ``wrong_output``: declares ``{"total": integer}`` and answers ``{"total": "three"}``.
+- tool ``wrong_output``: declares ``{"total": integer}`` and answers ``{"total": "three"}``;
+- tool ``cache_scope``: the ``cacheScope`` its reads of ``memo://counter`` carry from now on
+  (``"private"`` at first), each with a ``ttlMs`` of ten minutes (2026-07-28);
+- tool ``users`` (listed in the 2026-07-28 era only): declares an array of users and answers one
+  (structured content that is not an object, as 2026-07-28 allows).
 
 ``stdio-undeclared`` serves the same while declaring ``capabilities: {}``, as many servers in the
 wild do (it has no prompts, so ``prompts/list`` gets -32601).
@@ -38,19 +42,31 @@ warnings.filterwarnings("ignore", message=".*deprecated as of 2026-07-28.*")
 COUNTER_URI = "memo://counter"
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
-state: dict[str, Any] = {"counter": 0, "level": "debug", "subscribed": set()}
+state: dict[str, Any] = {"counter": 0, "level": "debug", "subscribed": set(), "scope": "private"}
 
 TOOLS = [
     types.Tool(name="bump", description="Raise the counter resource.", input_schema={"type": "object"}),
     types.Tool(name="subscriptions", description="Subscribed URIs.", input_schema={"type": "object"}),
     types.Tool(name="log_levels", description="Log once per level.", input_schema={"type": "object"}),
     types.Tool(
+        name="cache_scope",
+        description="The cacheScope of the counter's reads from now on.",
+        input_schema={"type": "object", "properties": {"scope": {"enum": ["public", "private"]}}},
+    ),
+    types.Tool(
         name="wrong_output",
         description="Answer against its own output schema.",
         input_schema={"type": "object"},
         output_schema={"type": "object", "properties": {"total": {"type": "integer"}}, "required": ["total"]},
     ),
+    types.Tool(
+        name="users",
+        description="The users, as an array.",
+        input_schema={"type": "object"},
+        output_schema={"type": "array", "items": {"type": "object", "required": ["name"]}},
+    ),
 ]
+USERS = [{"name": "Alice"}, {"name": "Bob"}]
 
 
 def text(value: str) -> list[types.TextContent]:
@@ -58,7 +74,9 @@ def text(value: str) -> list[types.TextContent]:
 
 
 async def list_tools(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=TOOLS)
+    # The SDK checks each result against its era's schema: 2025-11-25's outputSchema is an object.
+    modern = ctx.protocol_version >= "2026-07-28"
+    return types.ListToolsResult(tools=[tool for tool in TOOLS if modern or tool.name != "users"])
 
 
 async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -78,6 +96,11 @@ async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolReques
         return types.CallToolResult(content=text(",".join(sent)))
     if params.name == "wrong_output":
         return types.CallToolResult(content=text("three"), structured_content={"total": "three"})
+    if params.name == "cache_scope":
+        state["scope"] = (params.arguments or {}).get("scope", "private")
+        return types.CallToolResult(content=text(state["scope"]))
+    if params.name == "users":
+        return types.CallToolResult(content=text("Alice, Bob"), structured_content=USERS)
     return types.CallToolResult(content=text(f"unknown tool {params.name}"), is_error=True)
 
 
@@ -90,7 +113,7 @@ async def read_resource(ctx: ServerRequestContext[Any], params: types.ReadResour
     if str(params.uri) != COUNTER_URI:
         raise ValueError(f"no resource {params.uri}")
     contents = types.TextResourceContents(uri=COUNTER_URI, mime_type="text/plain", text=str(state["counter"]))
-    return types.ReadResourceResult(contents=[contents])
+    return types.ReadResourceResult(contents=[contents], ttl_ms=600_000, cache_scope=state["scope"])
 
 
 async def subscribe(ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams) -> types.EmptyResult:

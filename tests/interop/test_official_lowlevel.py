@@ -159,3 +159,35 @@ def test_a_manager_lists_the_tools_of_a_server_that_declares_nothing() -> None:
         assert manager.list_prompts(timeout=TIMEOUT) == []
     with mcpsync.Manager(config, startup_timeout=TIMEOUT, client_options={"strict_capabilities": True}) as manager:
         assert manager.list_tools() == []
+
+
+def test_structured_content_that_is_an_array(open_client: Callable[..., mcpsync.Client]) -> None:
+    """The SDK's server answers ``users`` with an array (its types take any JSON value): typed and checked
+    against the tool's array outputSchema, in the 2026-07-28 era (the unfixed client refused it with a
+    ProtocolError)."""
+    client = open_client(protocol="modern")
+    result = client.call_tool("users", {}, timeout=TIMEOUT)
+    assert result.structured_content == [{"name": "Alice"}, {"name": "Bob"}]
+    assert result.has_structured_content and result.text == "Alice, Bob"
+
+
+def test_a_private_read_is_served_again_only_in_its_authorization_context(
+    open_client: Callable[..., mcpsync.Client],
+) -> None:
+    """The SDK's server reads ``memo://counter`` with ``ttlMs`` ten minutes and ``cacheScope`` private,
+    then public (2026-07-28). Private: served from the cache while the credentials stay the same, asked
+    again once they are another's (here, the transport's fingerprint changes). Public: served to any.
+    The unfixed client served a private read to another authorization context."""
+    client = open_client(protocol="modern")
+    client.call_tool("cache_scope", {"scope": "private"}, timeout=TIMEOUT)
+    first = int(client.read_resource(COUNTER, cache=False, timeout=TIMEOUT).text)
+    client.call_tool("bump", {}, timeout=TIMEOUT)
+    assert int(client.read_resource(COUNTER, timeout=TIMEOUT).text) == first, "fresh, the same context"
+    client.transport.authorization_context = lambda: "another user"  # type: ignore[method-assign]
+    assert int(client.read_resource(COUNTER, timeout=TIMEOUT).text) == first + 1
+    client.call_tool("cache_scope", {"scope": "public"}, timeout=TIMEOUT)
+    public = int(client.read_resource(COUNTER, cache=False, timeout=TIMEOUT).text)
+    client.call_tool("bump", {}, timeout=TIMEOUT)
+    client.transport.authorization_context = lambda: "a third user"  # type: ignore[method-assign]
+    assert int(client.read_resource(COUNTER, timeout=TIMEOUT).text) == public, "public: any context"
+    client.call_tool("cache_scope", {"scope": "private"}, timeout=TIMEOUT)

@@ -300,11 +300,6 @@ def test_strict_capabilities_refuse_what_the_minimal_server_does_not_declare(tar
         assert client.stats.sent == sent
 
 
-@pytest.mark.xfail(
-    raises=mcpsync.ProtocolError,
-    strict=False,
-    reason="structuredContent as any JSON value is helper features' part of issue 21; drop this mark once merged",
-)
 def test_structured_content_may_be_an_array_in_the_modern_era(target: Any, flavour: str) -> None:
     """The minimal server's numbers tool answers structuredContent [1, 2, 3] (2026-07-28)."""
     if flavour == "full":
