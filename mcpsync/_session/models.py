@@ -213,7 +213,12 @@ class _FromWire:
 
 @dataclass(frozen=True)
 class ServerInfo:
-    """The server's ``serverInfo`` from ``initialize``: name, version and optional title."""
+    """The server's ``serverInfo``: name, version and optional title.
+
+    From ``initialize`` (where it is required), or from ``server/discover``'s ``_meta``
+    (``io.modelcontextprotocol/serverInfo``, optional there): a server that sends none has an
+    empty one, ``name`` and ``version`` ``""``. A ``version`` left out is ``""`` too.
+    """
 
     name: str
     version: str
