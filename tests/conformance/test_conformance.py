@@ -23,7 +23,7 @@ RUNS = [] if MISSING else runner.all_runs()
 #: Runs at a time: each is a Node process serving a scenario and a Python client.
 JOBS = 3
 
-pytestmark = pytest.mark.skipif(MISSING is not None, reason=f"{MISSING} (make test does it; it needs npm)")
+needs_suite = pytest.mark.skipif(MISSING is not None, reason=f"{MISSING} (make test does it; it needs npm)")
 
 
 @pytest.fixture(scope="session")
@@ -46,6 +46,7 @@ def test_the_expected_failures_file_lists_nothing() -> None:
     assert runner.expected_failures() == []
 
 
+@needs_suite
 def test_the_suite_lists_runs_of_every_kind() -> None:
     """The listing parsed into runs: dated versions, 2026-07-28, and extension scenarios run once."""
     versions = {run.version for run in RUNS}
@@ -53,6 +54,7 @@ def test_the_suite_lists_runs_of_every_kind() -> None:
     assert len(RUNS) == len(set(RUNS))
 
 
+@needs_suite
 @pytest.mark.parametrize("run", RUNS or [runner.Run("not-installed", None)], ids=lambda run: run.id)
 def test_conformance(run: runner.Run, outcomes: dict[runner.Run, runner.Outcome]) -> None:
     """One scenario of the suite at one protocol revision: every check passes, and the client exits 0."""
