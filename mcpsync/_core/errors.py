@@ -471,8 +471,9 @@ class UnsupportedProtocolVersion(ProtocolError):
 
     Two cases: a legacy server's ``initialize`` answer chose a version this client does not speak
     (``version``: that one; ``supported``: the client's), or (2026-07-28) the server refused the
-    version sent with -32022 (``sent``: that one, also ``version``; ``supported``: what the server
-    listed; ``retried``: the versions sent again before giving up, in order).
+    version sent, with -32022 or a ``server/discover`` answer without it (``sent``: that one, also
+    ``version``; ``supported``: what the server listed; ``retried``: the versions sent again before
+    giving up, in order).
     """
 
     def __init__(
@@ -487,7 +488,7 @@ class UnsupportedProtocolVersion(ProtocolError):
             message = f"server answered with protocol version {version!r}; mcpsync supports {', '.join(supported)}"
         else:
             listed = ", ".join(supported) if supported else "nothing"
-            message = f"the server refused protocol version {sent!r} (-32022) and lists {listed} as supported"
+            message = f"the server does not take protocol version {sent!r}; it lists {listed} as supported"
             if retried:
                 message += f"; retried {', '.join(repr(v) for v in retried)} under a new request id, refused again"
             else:

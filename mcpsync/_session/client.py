@@ -394,7 +394,7 @@ class Client:
         if chosen not in versions:
             shared = [v for v in MODERN_VERSIONS if v in versions]
             if not shared:
-                raise UnsupportedProtocolVersion(chosen, versions)
+                raise UnsupportedProtocolVersion(chosen, versions, sent=chosen)
             chosen = shared[0]
             self._channel.speak(chosen, self._modern_capabilities(), self.client_info)
         capabilities = result.get("capabilities", {})

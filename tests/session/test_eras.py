@@ -511,7 +511,8 @@ def test_a_version_refused_again_after_its_retry_says_what_was_sent_listed_and_r
         mcpsync.connect(URL, protocol="modern", auth=False, timeout=T)
     error = info.value
     assert (error.sent, error.supported, error.retried) == ("2026-07-28", ("2026-07-28",), ("2026-07-28",))
-    assert "refused protocol version '2026-07-28'" in str(error) and "retried '2026-07-28'" in str(error)
+    assert "does not take protocol version '2026-07-28'; it lists 2026-07-28" in str(error)
+    assert "retried '2026-07-28' under a new request id, refused again" in str(error)
     assert [m.get("method") for _, m in seen] == ["server/discover", "server/discover"]
 
 
