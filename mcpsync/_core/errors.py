@@ -6,6 +6,8 @@ Every exception is an ``MCPError``; catch that to catch them all::
     ├── ServerError                  the server answered with a JSON-RPC error object
     │   ├── HeaderMismatch           -32020: a header differs from the body (2026-07-28)
     │   ├── MissingClientCapability  -32021: the request needs a capability we did not declare
+    │   ├── CapabilityNotServed      -32601 to a method whose capability the server did not declare
+    │   │                            (also a CapabilityNotDeclared)
     │   └── URLElicitationRequired   -32042: the user must open a URL first (2025-11-25)
     ├── TransportError               the connection could not carry the message
     │   ├── TransportClosed          the connection is gone ("Transport closed")
@@ -28,7 +30,7 @@ Every exception is an ``MCPError``; catch that to catch them all::
     ├── ConfigurationError           bad configuration (also a ValueError)
     ├── NotSupportedError            a feature mcpsync does not offer yet (also a NotImplementedError)
     ├── ExtensionNotDeclared         the server does not declare the extension a method belongs to
-    ├── CapabilityNotDeclared        the server does not declare the capability a method needs; not sent
+    ├── CapabilityNotDeclared        the server does not declare the capability a method needs (strict: not sent)
     ├── UnknownNameError             no server, tool or prompt of that name (also a LookupError)
     ├── TaskCancelled                a tool call's task was cancelled on the server
     └── ToolError                    a tool call returned ``isError: true``
@@ -45,6 +47,7 @@ __all__ = [
     "AuthorizationError",
     "AuthorizationRequired",
     "CapabilityNotDeclared",
+    "CapabilityNotServed",
     "ConfigurationError",
     "ConnectError",
     "ExtensionNotDeclared",
@@ -521,9 +524,11 @@ class ExtensionNotDeclared(MCPError):
 
 
 class CapabilityNotDeclared(MCPError):
-    """The server does not declare the capability a method needs, so the request was not sent.
+    """The server does not declare the capability a method needs.
 
-    ``Client.request`` sends it anyway, for a server that serves more than it declares.
+    With ``Client(strict_capabilities=True)`` this is raised before anything is sent. By default
+    the request is sent anyway (many servers serve more than they declare), and only a server that
+    then answers -32601 gets ``CapabilityNotServed``, a subclass of this one.
 
     Attributes:
         server: the server's name as configured.
@@ -534,11 +539,33 @@ class CapabilityNotDeclared(MCPError):
     def __init__(self, server: str, method: str, capability: str) -> None:
         super().__init__(
             f"{server}: the server does not declare the {capability!r} capability, which {method} needs; "
-            "not sent (client.request() sends it anyway)"
+            "not sent (strict_capabilities=True; client.request() sends it anyway)"
         )
         self.server = server
         self.method = method
         self.capability = capability
+
+
+class CapabilityNotServed(CapabilityNotDeclared, ServerError):
+    """The server did not declare the capability a method needs, was sent the request anyway, and
+    answered -32601 (method not found): it does not serve that method.
+
+    Both a ``CapabilityNotDeclared`` (``.server``, ``.method``, ``.capability``) and a
+    ``ServerError`` (``.code``, ``.message``, ``.data``, as the server sent them).
+    """
+
+    def __init__(self, server: str, method: str, capability: str, error: ServerError) -> None:
+        MCPError.__init__(
+            self,
+            f"{server}: {method} answered {error.code} ({error.message}); the server does not declare "
+            f"the {capability!r} capability, which {method} needs",
+        )
+        self.server = server
+        self.method = method
+        self.capability = capability
+        self.code = error.code
+        self.message = error.message
+        self.data = error.data
 
 
 class SkillVerificationError(ProtocolError):

@@ -93,6 +93,7 @@ from .._manager.naming import server_prefix
 from .._manager.trust import TrustStore
 from .._session.client import Client
 from .._session.models import parameters_signature
+from .._session.server_capabilities import items_served
 from .cli_args import (
     UsageError,
     build_parser,
@@ -192,16 +193,20 @@ class _Run:
 
     def collect(
         self,
-        capability: str,
+        method: str,
         of_client: Callable[[Client], list[_T]],
         of_manager: Callable[[Manager], list[tuple[str, _T]]],
     ) -> list[tuple[str, _T]]:
-        """``(server, item)`` pairs of the named server (none if it lacks ``capability``), or of every server."""
+        """``(server, item)`` pairs of the named server (none if it does not serve the listing ``method``),
+        or of every server."""
         if self.server is None:
             self.wait_for_all()
             return of_manager(self.manager)
         client = self.client()
-        return [(self.server, item) for item in of_client(client)] if capability in client.server_capabilities else []
+        served = items_served(
+            lambda: of_client(client), client.server_capabilities, method, strict=client.strict_capabilities
+        )
+        return [(self.server, item) for item in served]
 
     def find(
         self, kind: str, listing: Callable[[], list[tuple[str, str, _T]]], own: Callable[[_T], str]
@@ -393,7 +398,7 @@ def _run_complete(run: _Run) -> int:
 
 def _run_resources(run: _Run) -> int:
     found = run.collect(
-        "resources",
+        "resources/list",
         lambda client: client.list_resources(timeout=run.timeout),
         lambda manager: [(m.server, m.resource) for m in manager.list_resources(timeout=run.timeout)],
     )
@@ -436,7 +441,7 @@ def _run_read(run: _Run) -> int:
 def _run_prompts(run: _Run) -> int:
     # Without SERVER the names are qualified, as tools' are.
     found = run.collect(
-        "prompts",
+        "prompts/list",
         lambda client: [(p.name, p) for p in client.list_prompts(timeout=run.timeout)],
         lambda manager: [(m.server, (m.name, m.prompt)) for m in manager.list_prompts(timeout=run.timeout)],
     )

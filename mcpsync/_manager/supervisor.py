@@ -20,6 +20,7 @@ from .._core.timeouts import Timeout
 from .._session.client import Client
 from .._session.connect import handshake, transport_auth
 from .._session.models import Tool
+from .._session.server_capabilities import items_served
 from .._wire import create_transport
 from .._wire.config import HTTPServerConfig, ServerConfig
 from .._wire.interrupts import Changes
@@ -180,8 +181,13 @@ class Supervision:
             # A server of an entry without "type" may be an HTTP+SSE one, as with mcpsync.connect.
             client = handshake(make(server.config), server.config, timeout, make)
             try:
-                # A server without the tools capability has none to list (and list_tools would refuse).
-                tools = client.list_tools(timeout=timeout) if "tools" in client.server_capabilities else []
+                # A server that does not declare tools is asked anyway (many under-declare), unless strict.
+                tools = items_served(
+                    lambda: client.list_tools(timeout=timeout),
+                    client.server_capabilities,
+                    "tools/list",
+                    strict=client.strict_capabilities,
+                )
             except BaseException:
                 client.close()
                 raise

@@ -157,11 +157,17 @@ class Client:
             headers over HTTP), a server's ``input_required`` results are answered with the
             handlers above and the request sent again, ``ping`` asks ``server/discover``, and
             ``set_logging_level`` sets the level each request asks for.
+        strict_capabilities: refuse, before sending, a typed method whose capability the server did
+            not declare (``CapabilityNotDeclared``). Default ``False``: send it anyway, as servers
+            that under-declare are common; a -32601 answer then raises ``CapabilityNotServed``.
         A handler's answer to a request the server has meanwhile cancelled is not sent.
 
-    The typed methods send only what the server declared it serves (``tools``, ``resources``,
-    ``resources.subscribe``, ``prompts``, ``completions``, ``logging``); otherwise they raise
-    ``CapabilityNotDeclared`` and send nothing. ``request()`` checks nothing.
+    The typed methods need a server capability each (``tools``, ``resources``,
+    ``resources.subscribe``, ``prompts``, ``completions``, ``logging``). They send their request
+    whatever the server declared, and a -32601 answer to a method it did not declare raises
+    ``CapabilityNotServed`` (a ``CapabilityNotDeclared`` and a ``ServerError``) naming the
+    capability; with ``strict_capabilities=True`` they raise ``CapabilityNotDeclared`` and send
+    nothing. ``request()`` never checks before sending.
     """
 
     def __init__(
@@ -188,8 +194,11 @@ class Client:
         on_close: Optional[Callable[[Optional[BaseException]], None]] = None,
         on_error: Optional[Callable[[BaseException], None]] = None,
         protocol: str = AUTO,
+        strict_capabilities: bool = False,
     ) -> None:
         self.transport = transport
+        #: Whether typed methods refuse, before sending, a request whose capability the server did not declare.
+        self.strict_capabilities = strict_capabilities
         #: ``"auto"`` (the default: probe with ``server/discover``, fall back to the ``initialize``
         #: handshake), ``"legacy"`` (the handshake only), or ``"modern"`` / a modern version.
         self.protocol = check_protocol(protocol)
@@ -362,7 +371,7 @@ class Client:
         logger.info(
             "server %r: connected to %s (protocol %s)",
             self.name,
-            self.server_info or "?",
+            str(self.server_info or "") or "?",  # a server may not say who it is (server/discover)
             self.protocol_version,
         )
         return result
@@ -541,7 +550,7 @@ class Client:
 
     def __repr__(self) -> str:
         info = self.server_info
-        server = str(info) if info is not None else "?"
+        server = str(info or "") or "?"
         state = self._state.value
         if state == "open" and not self.transport.is_connected:
             state = "lost"
@@ -563,10 +572,11 @@ class Client:
             self.on_close(error)  # the transport calls us once, and logs what this raises
 
     def _require(self, method: str) -> None:
-        """Before a typed method's request: the client is open and the server declared what ``method``
-        needs (``CapabilityNotDeclared`` otherwise; ``request`` itself checks no capability)."""
+        """Before a typed method's request: the client is open and, with ``strict_capabilities``, the
+        server declared what ``method`` needs (``CapabilityNotDeclared`` otherwise)."""
         self._check_open()
-        server_capabilities.require(self.name, self.server_capabilities, method)
+        if self.strict_capabilities:
+            server_capabilities.require(self.name, self.server_capabilities, method)
 
     def _check_open(self) -> None:
         if self._state is not ClientState.OPEN:
@@ -602,7 +612,8 @@ class Client:
 
         Raises:
             RequestTimeout: no answer in time (the server is told with ``notifications/cancelled``).
-            ServerError: the server answered with an error.
+            ServerError: the server answered with an error; ``CapabilityNotServed`` for -32601 to a
+                method whose capability the server did not declare.
             TransportClosed: the connection closed first.
             KeyboardInterrupt: as usual; the request is cancelled on the server first.
         """
@@ -614,21 +625,27 @@ class Client:
             return self._request_once(method, again, left, on_progress, max_total_timeout, progress_resets_timeout)
 
         try:
-            result = send(params, seconds)
-        except ServerError as exc:
-            if exc.code != UNSUPPORTED_VERSION or self.era != MODERN:
-                raise
-            # The server stopped taking our version: the same once more if it still lists it, else
-            # another we share; once, within the caller's timeout.
-            sent, version = self.protocol_version, self._renegotiate(exc)
-            left = None if seconds is None else max(0.0, started + seconds - time.monotonic())
             try:
-                result = send(params, left)
-            except ServerError as again:
-                if again.code != UNSUPPORTED_VERSION or version != sent:
+                result = send(params, seconds)
+            except ServerError as exc:
+                if exc.code != UNSUPPORTED_VERSION or self.era != MODERN:
                     raise
-                listed = listed_versions(again)
-                raise UnsupportedProtocolVersion(sent, listed, sent=sent, retried=(sent,)) from again
+                # The server stopped taking our version: the same once more if it still lists it, else
+                # another we share; once, within the caller's timeout.
+                sent, version = self.protocol_version, self._renegotiate(exc)
+                left = None if seconds is None else max(0.0, started + seconds - time.monotonic())
+                try:
+                    result = send(params, left)
+                except ServerError as again:
+                    if again.code != UNSUPPORTED_VERSION or version != sent:
+                        raise
+                    listed = listed_versions(again)
+                    raise UnsupportedProtocolVersion(sent, listed, sent=sent, retried=(sent,)) from again
+        except ServerError as exc:
+            undeclared = server_capabilities.not_served(self.name, self.server_capabilities, method, exc)
+            if undeclared is None:
+                raise
+            raise undeclared from exc
         if result_type(result) == "input_required":
             result = rounds(
                 method,
@@ -726,8 +743,9 @@ class Client:
             max_pages: the most pages to read (default ``MAX_PAGES``, 1000).
 
         Raises:
-            CapabilityNotDeclared: the server does not declare ``tools`` (nothing is sent; every
-                typed method checks the capability its request needs in the same way).
+            CapabilityNotServed: the server does not declare ``tools`` and answered -32601 (with
+                ``strict_capabilities``, ``CapabilityNotDeclared`` and nothing is sent; every typed
+                method treats the capability its request needs in the same way).
             PageLimitExceeded: the server still had a cursor after ``max_pages`` pages.
             ProtocolError: the server repeated a cursor (it would page forever)
                 or sent a malformed tool.
@@ -976,9 +994,12 @@ class Client:
         # Once: a modern listing's x-mcp-header annotations say which headers go with a call; a 2025-11-25
         # server that runs tools as tasks says in its listing which tools need one.
         runs_tasks = not modern and self._runs_tasks()
-        listed = (modern or runs_tasks) and self._lists.get("tools") is None and "tools" in self.server_capabilities
+        listed = (modern or runs_tasks) and self._lists.get("tools") is None
         if listed:
-            self.list_tools(timeout=seconds)
+            # A server that does not declare tools may list them all the same (strict: _require refused).
+            server_capabilities.items_served(
+                lambda: self.list_tools(timeout=seconds), self.server_capabilities, "tools/list", strict=False
+            )
         wanted = ("required", "optional") if ask_for_task else ("required",)
         if runs_tasks and self._legacy_task_support(name) in wanted:
             params["task"] = {}

@@ -3,7 +3,9 @@
 Each keeps the dict it came from in ``raw``, so nothing the server sent is
 lost when the typed fields do not cover it. ``from_dict`` raises
 ``ProtocolError`` naming the field when a required member is missing or of
-the wrong type.
+the wrong type. What is required is what the schema of every revision requires
+(``REQUIRED_FIELDS``); everything else is optional here, and members we do not
+know are kept in ``raw`` and never refused.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ from .._core.errors import ProtocolError, ToolError
 from .._core.text import cut, first_line
 
 __all__ = [
+    "LENIENT_FIELDS",
+    "REQUIRED_FIELDS",
+    "RESULT_HINTS",
     "AudioContent",
     "CallToolResult",
     "Completion",
@@ -102,6 +107,54 @@ _TEMPLATE: _Spec = (
     ("mime_type", "mimeType", str, False),
     ("annotations", "annotations", Mapping, False),
 )
+
+
+def _required(spec: _Spec, *also: str) -> tuple[str, ...]:
+    return (*also, *(key for _, key, _, needed in spec if needed))
+
+
+#: The members a server's message must have, by the schema definition (``$defs``) that describes it:
+#: without one (or with one of the wrong type), reading it is a ``ProtocolError`` naming the member.
+#: Each is required by the schema of every revision that has the definition; all else is optional.
+REQUIRED_FIELDS: Mapping[str, tuple[str, ...]] = {
+    "InitializeResult": ("protocolVersion", "serverInfo"),
+    "DiscoverResult": ("supportedVersions",),
+    "Implementation": ("name",),
+    "Tool": _required(_TOOL),
+    "ListToolsResult": ("tools",),
+    "CallToolResult": (),
+    "Resource": _required(_RESOURCE),
+    "ListResourcesResult": ("resources",),
+    "ResourceTemplate": _required(_TEMPLATE),
+    "ListResourceTemplatesResult": ("resourceTemplates",),
+    "ReadResourceResult": ("contents",),
+    "TextResourceContents": ("uri", "text"),
+    "BlobResourceContents": ("uri", "blob"),
+    "Prompt": ("name",),
+    "PromptArgument": ("name",),
+    "ListPromptsResult": ("prompts",),
+    "GetPromptResult": ("messages",),
+    "PromptMessage": ("role", "content"),
+    "CompleteResult": ("completion",),
+    "TextContent": ("type", "text"),
+    "ImageContent": ("type", "data", "mimeType"),
+    "AudioContent": ("type", "data", "mimeType"),
+    "ResourceLink": _required(_RESOURCE, "type"),
+    "EmbeddedResource": ("type", "resource"),
+}
+#: The 2026-07-28 revision's members of every result that the schema requires and we do without:
+#: an absent ``resultType`` means complete (as from a server of an earlier revision), absent cache
+#: hints mean no caching.
+RESULT_HINTS = ("resultType", "ttlMs", "cacheScope")
+#: Members a schema requires that are read with a default when a server leaves them out (besides
+#: ``RESULT_HINTS``), by definition: liberal in what we accept, where the default says no more
+#: than the server did.
+LENIENT_FIELDS: Mapping[str, tuple[str, ...]] = {
+    "InitializeResult": ("capabilities",),  # {}: nothing declared
+    "DiscoverResult": ("capabilities",),  # {}: nothing declared
+    "Implementation": ("version",),  # "": the server did not say
+    "CallToolResult": ("content",),  # []: a result with structuredContent alone
+}
 
 
 def parameters_signature(schema: Any) -> str:
@@ -702,7 +755,8 @@ def content_block(data: Any, where: str = "content") -> ContentBlock:
     if kind == "resource_link":
         return ResourceLink(**_read(data, _RESOURCE, where), meta=common["meta"], raw=data)
     if kind == "resource":
-        return EmbeddedResource(ResourceContents.from_dict(data.get("resource"), f"{where} resource"), **common)
+        resource = _require(data, "resource", Mapping, where)
+        return EmbeddedResource(ResourceContents.from_dict(resource, f"{where} resource"), **common)
     return UnknownContent(kind, raw=data)
 
 

@@ -6,7 +6,7 @@ that talks to MCP servers::
     python -m mcpsync.testing [--name NAME] [--page-size N] [--protocol-version V] [--ignore-sigterm]
                               [--start-delay SECONDS] [--die-after SECONDS] [--http PORT [--json]]
                               [--tools-change-after-list] [--legacy-only] [--modern-versions V,...]
-                              [--ttl-ms N] [--omit-result-type] [--bad-header-tools]
+                              [--ttl-ms N] [--omit-result-type] [--bad-header-tools] [--minimal]
 
 Tools:
     echo(text)                  returns the text
@@ -69,7 +69,8 @@ legacy era as before. ``--legacy-only`` serves the legacy era alone (``server/di
 gets -32601), ``--omit-result-type`` leaves ``resultType`` out of every modern result,
 ``--bad-header-tools`` lists tools whose ``x-mcp-header`` annotations break the rules
 (``bad_header_empty``, ``bad_header_chars``, ``bad_header_duplicate``, ``bad_header_object``)
-beside the good ones.
+beside the good ones. ``--minimal`` sends only what the schema requires in every message of
+both eras, declaring no capability while serving all (see ``mcpsync.testing.minimal``).
 
 Resources: ``text://greeting`` (text), ``binary://pixel`` (a PNG, as a blob) and the
 template ``echo://{text}``; a prompt ``greet(name, style?)``; the ``echo`` tool, the
@@ -619,9 +620,9 @@ class TestServer:
             if method in CACHEABLE and result.get("resultType", "complete") == "complete":
                 result.setdefault("ttlMs", self.ttl_ms)
                 result.setdefault("cacheScope", "public")
-            meta = dict(result.get("_meta") or {})
-            meta.setdefault(SERVER_INFO_KEY, self._server_info())
-            result["_meta"] = meta
+            meta = {**self._result_meta(), **(result.get("_meta") or {})}
+            if meta:
+                result["_meta"] = meta
         self.send(messages.success_response(request_id, result))
 
     def _fail(self, request_id: Any, code: int, message: str, data: Any = None) -> None:
@@ -631,6 +632,10 @@ class TestServer:
 
     def _server_info(self) -> dict[str, Any]:
         return {"name": self.name, "version": __version__, "title": "mcpsync test server"}
+
+    def _result_meta(self) -> dict[str, Any]:
+        """The ``_meta`` of every modern result: the server's identity."""
+        return {SERVER_INFO_KEY: self._server_info()}
 
     # -- requests -------------------------------------------------------------------
 
@@ -813,7 +818,7 @@ class TestServer:
     def _call_tool(self, request_id: Any, params: dict[str, Any]) -> None:
         name = params.get("name")
         tool: Optional[Callable[..., dict[str, Any]]] = getattr(self, f"tool_{name}", None)
-        if tool is None or not any(t["name"] == name for t in TOOLS):
+        if tool is None or not any(t["name"] == name for t in self.tools):
             self._fail(request_id, ErrorCode.INVALID_PARAMS, f"Unknown tool: {name}")
             return
         call = ToolCall(request_id, params.get("_meta") or {}, params)
@@ -1189,6 +1194,9 @@ def main(argv: Optional[list[str]] = None) -> None:
     parser.add_argument(
         "--skill-lie", action="append", default=[], choices=LIES, help="make the skills listing lie (repeatable)"
     )
+    parser.add_argument(
+        "--minimal", action="store_true", help="send only what the schema requires (see mcpsync.testing.minimal)"
+    )
     args = parser.parse_args(argv)
     options: dict[str, Any] = {
         "page_size": args.page_size,
@@ -1202,6 +1210,8 @@ def main(argv: Optional[list[str]] = None) -> None:
         "skills": not args.no_skills,
         "skill_lies": tuple(args.skill_lie),
     }
+    if args.minimal:
+        options["minimal"] = True
     if args.ignore_sigterm:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if args.die_after is not None:
@@ -1217,7 +1227,9 @@ def main(argv: Optional[list[str]] = None) -> None:
         except KeyboardInterrupt:
             pass
         return
-    server = TestServer(args.name, **options)
+    from .minimal import make_server  # the minimal mode builds on this module
+
+    server = make_server(args.name, options)
     try:
         server.serve()
     except (BrokenPipeError, KeyboardInterrupt):

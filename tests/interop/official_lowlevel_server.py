@@ -1,6 +1,7 @@
 """The official MCP SDK's low-level ``Server``, for tests/interop/test_official_lowlevel.py.
 
     python official_lowlevel_server.py stdio
+    python official_lowlevel_server.py stdio-undeclared
     python official_lowlevel_server.py sse-replies PORT
 
 It covers what the SDK's ``MCPServer`` (tests/interop/official_server.py) cannot: it
@@ -15,6 +16,9 @@ the tool's ``outputSchema`` (``MCPServer`` validates its own output first).
 - tool ``log_levels``: one ``notifications/message`` per MCP level, skipping
   those below the level the client set with ``logging/setLevel``;
 - tool ``wrong_output``: declares ``{"total": integer}`` and answers ``{"total": "three"}``.
+
+``stdio-undeclared`` serves the same while declaring ``capabilities: {}``, as many servers in the
+wild do (it has no prompts, so ``prompts/list`` gets -32601).
 """
 
 from __future__ import annotations
@@ -117,23 +121,36 @@ app = Server(
 )
 
 
-async def serve_stdio() -> None:
+async def discover_undeclared(ctx: ServerRequestContext[Any], params: Any) -> types.DiscoverResult:
+    """``server/discover`` declaring no capability (the SDK's own derives them from the handlers)."""
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    return types.DiscoverResult(
+        supported_versions=list(MODERN_PROTOCOL_VERSIONS), capabilities=types.ServerCapabilities()
+    )
+
+
+async def serve_stdio(declared: bool = True) -> None:
     from mcp.server.stdio import stdio_server
 
+    options = app.create_initialization_options()
+    if not declared:
+        options = options.model_copy(update={"capabilities": types.ServerCapabilities()})
+        app.add_request_handler("server/discover", types.RequestParams, discover_undeclared)
     async with stdio_server() as (read_stream, write_stream):
-        await app.run(read_stream, write_stream, app.create_initialization_options())
+        await app.run(read_stream, write_stream, options)
 
 
 def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 else ""
-    if mode == "stdio" and len(sys.argv) == 2:
-        anyio.run(serve_stdio)
+    if mode in ("stdio", "stdio-undeclared") and len(sys.argv) == 2:
+        anyio.run(serve_stdio, mode == "stdio")
     elif mode == "sse-replies" and len(sys.argv) == 3:
         import uvicorn
 
         uvicorn.run(app.streamable_http_app(), host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
     else:
-        sys.exit(f"usage: {sys.argv[0]} stdio | sse-replies PORT")
+        sys.exit(f"usage: {sys.argv[0]} stdio | stdio-undeclared | sse-replies PORT")
 
 
 if __name__ == "__main__":
