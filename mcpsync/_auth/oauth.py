@@ -174,7 +174,14 @@ class GrantRequest:
     ) -> dict[str, Any]:
         """The token response of ``form`` at the authorization server's token endpoint (with a DPoP proof)."""
         return request_token(
-            self.http, self.token_endpoint, client, form, private_key=private_key, algorithm=algorithm, dpop=self.dpop
+            self.http,
+            self.token_endpoint,
+            client,
+            form,
+            issuer=self.discovered.server.issuer,
+            private_key=private_key,
+            algorithm=algorithm,
+            dpop=self.dpop,
         )
 
 
@@ -411,6 +418,7 @@ class ServerAuth:
                     token["token_endpoint"],
                     client,
                     form,
+                    issuer=token["issuer"],
                     private_key=self.owner.private_key,
                     algorithm=self.owner.algorithm,
                     dpop=key,

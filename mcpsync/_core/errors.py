@@ -470,12 +470,37 @@ class PageLimitExceeded(ProtocolError):
 
 
 class UnsupportedProtocolVersion(ProtocolError):
-    """The server chose a protocol version this client does not speak."""
+    """The server and this client share no protocol version.
 
-    def __init__(self, version: Any, supported: tuple[str, ...]) -> None:
-        super().__init__(f"server answered with protocol version {version!r}; mcpsync supports {', '.join(supported)}")
+    Two cases: a legacy server's ``initialize`` answer chose a version this client does not speak
+    (``version``: that one; ``supported``: the client's), or (2026-07-28) the server refused the
+    version sent, with -32022 or a ``server/discover`` answer without it (``sent``: that one, also
+    ``version``; ``supported``: what the server listed; ``retried``: the versions sent again before
+    giving up, in order).
+    """
+
+    def __init__(
+        self,
+        version: Any,
+        supported: tuple[str, ...],
+        *,
+        sent: Optional[str] = None,
+        retried: tuple[str, ...] = (),
+    ) -> None:
+        if sent is None:
+            message = f"server answered with protocol version {version!r}; mcpsync supports {', '.join(supported)}"
+        else:
+            listed = ", ".join(supported) if supported else "nothing"
+            message = f"the server does not take protocol version {sent!r}; it lists {listed} as supported"
+            if retried:
+                message += f"; retried {', '.join(repr(v) for v in retried)} under a new request id, refused again"
+            else:
+                message += "; mcpsync speaks none of them"
+        super().__init__(message)
         self.version = version
         self.supported = supported
+        self.sent = sent
+        self.retried = retried
 
 
 class ConfigurationError(MCPError, ValueError):

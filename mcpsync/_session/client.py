@@ -50,7 +50,7 @@ from .._wire.interrupts import deferred_interrupts
 from . import exit_cleanup, paging, server_capabilities
 from .channel import Channel
 from .dispatch import Dispatcher
-from .era import AUTO, LEGACY, MODERN, check_protocol, probe, rounds
+from .era import AUTO, LEGACY, MODERN, check_protocol, listed_versions, probe, rounds
 from .inbox import Inbox, ListCache, LogHandler, NotificationHandler, cache_scope
 from .interrupts import shorten_interrupts
 from .models import (
@@ -418,7 +418,7 @@ class Client:
         if chosen not in versions:
             shared = [v for v in MODERN_VERSIONS if v in versions]
             if not shared:
-                raise UnsupportedProtocolVersion(chosen, versions)
+                raise UnsupportedProtocolVersion(chosen, versions, sent=chosen)
             chosen = shared[0]
             self._channel.speak(chosen, self._modern_capabilities(), self.client_info)
         capabilities = result.get("capabilities", {})
@@ -483,22 +483,28 @@ class Client:
         capabilities["extensions"] = {**capabilities.get("extensions", {}), **extensions}
         return capabilities
 
-    def _renegotiate(self, error: ServerError) -> None:
-        """Switch to another modern version the server supports, after its -32022 to a request.
+    def _renegotiate(self, error: ServerError) -> str:
+        """The modern version to send a request again with, after the server's -32022 to it: the same
+        when the server still lists it (an instance behind a load balancer, a deploy under way),
+        else another we share, which the client switches to.
 
         Raises:
-            UnsupportedProtocolVersion: we share no other version with it.
+            UnsupportedProtocolVersion: we share no version with it.
         """
-        data = error.data if isinstance(error.data, dict) else {}
-        supported = tuple(v for v in data.get("supported") or () if isinstance(v, str))
-        shared = [v for v in MODERN_VERSIONS if v in supported and v != self.protocol_version]
+        supported = listed_versions(error)
+        sent = self.protocol_version
+        if sent in supported:
+            logger.info("server %r refused protocol version %s, which it lists: sending it once more", self.name, sent)
+            return sent
+        shared = [v for v in MODERN_VERSIONS if v in supported and v != sent]
         if not shared:
-            raise UnsupportedProtocolVersion(self.protocol_version, supported) from error
+            raise UnsupportedProtocolVersion(sent, supported, sent=sent) from error
         version = shared[0]
         self._channel.speak(version, self._modern_capabilities(), self.client_info)
         self.protocol_version = version
         self.transport.negotiated(version)
         self._ask_for_logs()
+        return version
 
     def _ask_for_logs(self) -> None:
         """On 2026-07-28, the log level each request asks for: ``set_logging_level``'s, else ``info`` for a
@@ -641,8 +647,17 @@ class Client:
             except ServerError as exc:
                 if exc.code != UNSUPPORTED_VERSION or self.era != MODERN:
                     raise
-                self._renegotiate(exc)  # the server stopped taking our version: another we share, once
-                result = send(params, seconds)
+                # The server stopped taking our version: the same once more if it still lists it, else
+                # another we share; once, within the caller's timeout.
+                sent, version = self.protocol_version, self._renegotiate(exc)
+                left = None if seconds is None else max(0.0, started + seconds - time.monotonic())
+                try:
+                    result = send(params, left)
+                except ServerError as again:
+                    if again.code != UNSUPPORTED_VERSION or version != sent:
+                        raise
+                    listed = listed_versions(again)
+                    raise UnsupportedProtocolVersion(sent, listed, sent=sent, retried=(sent,)) from again
         except ServerError as exc:
             undeclared = server_capabilities.not_served(self.name, self.server_capabilities, method, exc)
             if undeclared is None:
