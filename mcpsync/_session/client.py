@@ -66,6 +66,7 @@ from .skills import LoadedSkill, Skill, Skills
 from .structured_output import OutputSchemas
 from .subscriptions import Subscriptions
 from .tasks import TASKS_EXTENSION, OnStatus, ToolTask, created_task
+from .tracing import Tracing
 
 __all__ = [
     "LATEST_PROTOCOL_VERSION",
@@ -157,6 +158,12 @@ class Client:
             headers over HTTP), a server's ``input_required`` results are answered with the
             handlers above and the request sent again, ``ping`` asks ``server/discover``, and
             ``set_logging_level`` sets the level each request asks for.
+        tracing: OpenTelemetry for every request, where the program uses it (``opentelemetry-api``
+            is no dependency of mcpsync): ``True`` (the default) sends the caller's trace context
+            in each request's ``_meta`` (``traceparent``, ``tracestate``, ``baggage``) and records
+            a client span per request with the global tracer provider (semantic conventions for
+            MCP, version 1.41.0); a ``TracerProvider`` records with that one instead; ``False``
+            does neither. See "Tracing" in docs/api.md.
         A handler's answer to a request the server has meanwhile cancelled is not sent.
 
     The typed methods send only what the server declared it serves (``tools``, ``resources``,
@@ -188,6 +195,7 @@ class Client:
         on_close: Optional[Callable[[Optional[BaseException]], None]] = None,
         on_error: Optional[Callable[[BaseException], None]] = None,
         protocol: str = AUTO,
+        tracing: Any = True,
     ) -> None:
         self.transport = transport
         #: ``"auto"`` (the default: probe with ``server/discover``, fall back to the ``initialize``
@@ -212,6 +220,10 @@ class Client:
         self.protocol_version: Optional[str] = None
         self.instructions: Optional[str] = None
         self._channel = Channel(transport)
+        if tracing is False:
+            self._channel.tracing = None
+        elif tracing is not True:
+            self._channel.tracing = Tracing(transport, tracing)
         self._progress = ProgressTokens()
         self._output_schemas = OutputSchemas()
         self._lists = ListCache(self._list_changed)
