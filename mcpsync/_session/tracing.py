@@ -36,7 +36,6 @@ from urllib.parse import urlsplit
 from .._core.errors import ServerError
 from .._version import __version__
 from .._wire.base import Transport
-from .._wire.http_base import HTTPTransportBase
 from .._wire.stdio import StdioTransport
 
 __all__ = ["SEMCONV_VERSION", "TRACE_KEYS", "RequestSpan", "Tracing"]
@@ -132,6 +131,8 @@ class Tracing:
     def _network_attributes(self) -> dict[str, Any]:
         """``network.transport``, ``server.address`` and ``server.port`` of the transport (computed once)."""
         if self._network is None:
+            from .._wire.http_base import HTTPTransportBase  # loaded already for an HTTP transport; requests is heavy
+
             network: dict[str, Any] = {}
             if isinstance(self.transport, HTTPTransportBase):
                 parts = urlsplit(self.transport.url)
