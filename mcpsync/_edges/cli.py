@@ -12,6 +12,9 @@ Commands::
     mcpsync complete [SERVER] prompt PROMPT | resource TEMPLATE key=value ...
                                          completions of the last key=value (the others are context)
     mcpsync ping [SERVER]                round-trip time to each server
+    mcpsync task [SERVER] status|wait|cancel ID
+                                         a tool call's task by its id: its status, its result
+                                         (printed as call prints one), or cancel it
     mcpsync login [SERVER] / logout      log in to an HTTP server (OAuth), or forget its token
     mcpsync auth                         the stored logins (server, issuer, scopes, expiry)
     mcpsync demo                         the demo against the bundled test server
@@ -93,6 +96,7 @@ from .._manager.naming import server_prefix
 from .._manager.trust import TrustStore
 from .._session.client import Client
 from .._session.models import parameters_signature
+from .._session.tasks import ToolTask
 from .cli_args import (
     UsageError,
     build_parser,
@@ -341,6 +345,41 @@ def _run_call(run: _Run) -> int:
     return EXIT_OK
 
 
+def _run_task(run: _Run) -> int:
+    """``task [SERVER] status|wait|cancel ID``: a task re-attached by its id (``Client.task``)."""
+    client = run.client()
+    progress = ProgressLine(run.err)
+    steps = [0]
+
+    def on_status(task: ToolTask) -> None:
+        if task.status_message:
+            steps[0] += 1
+            progress(steps[0], None, task.status_message)
+
+    waiting = run.args.action == "wait"
+    task = client.task(run.args.task_id, timeout=run.timeout, on_status=on_status if waiting else None)
+    if waiting:
+        try:
+            result = task.result(timeout=run.timeout)
+        finally:
+            progress.finish()
+        if run.args.json:
+            write_json(dict(result.raw), run.out)
+        elif not result.is_error:
+            write_tool_result(result, run.out)
+        result.raise_for_error()
+        return EXIT_OK
+    if run.args.action == "cancel":
+        task.cancel(timeout=run.timeout)
+        task.refresh(timeout=run.timeout)  # the extension's cancel is an acknowledgement: ask where it is now
+    if run.args.json:
+        write_json(task.snapshot, run.out)
+    else:
+        message = f": {task.status_message}" if task.status_message else ""
+        run.out.write(f"{task.status}{message}\n")
+    return EXIT_OK
+
+
 def _prompt_arguments(run: _Run, prompt: Any, split: Any) -> dict[str, str]:
     """A prompt's arguments from key=value pairs (as text) or a JSON object (of strings), checked by name."""
     if isinstance(split, dict):
@@ -491,6 +530,7 @@ COMMANDS: dict[str, Callable[[_Run], int]] = {
     "prompt": _run_prompt,
     "complete": _run_complete,
     "ping": _run_ping,
+    "task": _run_task,
 }
 
 

@@ -33,8 +33,15 @@ from .._core.eras import (
     param_headers,
     result_type,
 )
-from .._core.errors import NotSupportedError, ProtocolError, RequestTimeout, ServerError, UnsupportedProtocolVersion
-from .._core.jsonrpc import LOG_LEVELS
+from .._core.errors import (
+    NotSupportedError,
+    ProtocolError,
+    RequestTimeout,
+    ServerError,
+    TaskNotFound,
+    UnsupportedProtocolVersion,
+)
+from .._core.jsonrpc import LOG_LEVELS, ErrorCode
 from .._core.pending import RequestFuture
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
 from .._version import __version__
@@ -1009,22 +1016,69 @@ class Client:
             return self._tool_result(result, name, seconds)
         return self._tool_task(name, snapshot, on_status)
 
+    def task(
+        self,
+        task_id: str,
+        *,
+        tool: Optional[str] = None,
+        timeout: Timeout = USE_DEFAULT,
+        on_status: Optional[OnStatus] = None,
+    ) -> ToolTask:
+        """Re-attach to a task by its id: the ``ToolTask`` that ``start_tool`` gave, from any client of the
+        same server (another connection, another process, after a crash), as the tasks extension means
+        task ids to be kept.
+
+        The task is asked for at once (``tasks/get``), so ``task.status`` is the server's word of now;
+        ``task.refresh()``, ``task.result(timeout=)`` and ``task.cancel()`` work as on a task just
+        started. Works with the tasks extension (2026-07-28) and the 2025-11-25 tasks (``tasks/get``,
+        ``tasks/result``), where the server keeps tasks beyond the session that made them.
+
+        Args:
+            task_id: the server's task id (``ToolTask.id``).
+            tool: the tool's name, if known: its result is then checked against the tool's
+                ``outputSchema``, as ``call_tool`` does (the server does not say which tool a task runs).
+            timeout: seconds for the ``tasks/get``; default: the transport's.
+            on_status: ``fn(task)`` on each change of status, as for ``start_tool``.
+
+        Raises:
+            TaskNotFound: the server knows no task of that id (-32602: never made, another
+                server's or user's, or expired).
+            ServerError: the server refused otherwise (-32601: it runs no tasks).
+        """
+        if not isinstance(task_id, str) or not task_id:
+            raise TypeError(f"task_id must be a non-empty string, not {task_id!r}")
+        seconds = resolve_timeout(timeout, self.transport.default_timeout)
+        try:
+            snapshot = self.request("tasks/get", {"taskId": task_id}, timeout=seconds)
+        except ServerError as exc:
+            if exc.code != ErrorCode.INVALID_PARAMS:
+                raise
+            raise TaskNotFound(exc.code, exc.message, exc.data, task_id=task_id, server=self.name) from None
+        return self._tool_task(tool, snapshot, on_status)
+
     def _tool_task(
         self,
-        name: str,
+        name: Optional[str],
         snapshot: Optional[dict[str, Any]],
         on_status: Optional[OnStatus],
         done: Optional[CallToolResult] = None,
     ) -> ToolTask:
-        """The ``ToolTask`` of a call: the server's task, or (``done``) a call it answered at once."""
+        """The ``ToolTask`` of a call: the server's task, or (``done``) a call it answered at once;
+        ``name`` ``None``: a task re-attached by id, its tool unknown (no ``outputSchema`` check)."""
         seconds = self.transport.default_timeout
+
+        def finish(final: dict[str, Any]) -> CallToolResult:
+            if name is None:
+                return CallToolResult.from_dict(final, "")
+            return self._tool_result(final, name, seconds)
+
         return ToolTask(
-            name,
+            name or "",
             snapshot or {},
             modern=self.era == MODERN,
             request=lambda method, params, left: self.request(method, params, timeout=left),
             fulfil=self._server_requests.fulfil,
-            finish=lambda final: self._tool_result(final, name, seconds),
+            finish=finish,
             default_timeout=seconds,
             server=self.name,
             on_status=on_status,
