@@ -95,8 +95,8 @@ from .._manager.manager import Manager, ServerState, ServerStatus
 from .._manager.naming import server_prefix
 from .._manager.trust import TrustStore
 from .._session.client import Client
-from .._session.models import parameters_signature
-from .._session.tasks import ToolTask
+from .._session.models import CallToolResult, parameters_signature
+from .._session.tasks import status_as_progress
 from .cli_args import (
     UsageError,
     build_parser,
@@ -337,6 +337,11 @@ def _run_call(run: _Run) -> int:
         result = client.call_tool(tool.name, arguments, timeout=run.timeout, on_progress=progress)
     finally:
         progress.finish()
+    return _tool_result_written(run, result)
+
+
+def _tool_result_written(run: _Run, result: CallToolResult) -> int:
+    """Write a tool's result (``--json``: as the server sent it); ``ToolError`` for ``isError``."""
     if run.args.json:
         write_json(dict(result.raw), run.out)
     elif not result.is_error:
@@ -348,27 +353,15 @@ def _run_call(run: _Run) -> int:
 def _run_task(run: _Run) -> int:
     """``task [SERVER] status|wait|cancel ID``: a task re-attached by its id (``Client.task``)."""
     client = run.client()
-    progress = ProgressLine(run.err)
-    steps = [0]
-
-    def on_status(task: ToolTask) -> None:
-        if task.status_message:
-            steps[0] += 1
-            progress(steps[0], None, task.status_message)
-
-    waiting = run.args.action == "wait"
-    task = client.task(run.args.task_id, timeout=run.timeout, on_status=on_status if waiting else None)
-    if waiting:
+    if run.args.action == "wait":
+        progress = ProgressLine(run.err)
         try:
+            task = client.task(run.args.task_id, timeout=run.timeout, on_status=status_as_progress(progress))
             result = task.result(timeout=run.timeout)
         finally:
             progress.finish()
-        if run.args.json:
-            write_json(dict(result.raw), run.out)
-        elif not result.is_error:
-            write_tool_result(result, run.out)
-        result.raise_for_error()
-        return EXIT_OK
+        return _tool_result_written(run, result)
+    task = client.task(run.args.task_id, timeout=run.timeout)
     if run.args.action == "cancel":
         task.cancel(timeout=run.timeout)
         task.refresh(timeout=run.timeout)  # the extension's cancel is an acknowledgement: ask where it is now

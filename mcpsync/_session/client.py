@@ -72,7 +72,7 @@ from .server_requests import ELICITATION_MODES, RequestHandler, Roots, ServerReq
 from .skills import LoadedSkill, Skill, Skills
 from .structured_output import OutputSchemas
 from .subscriptions import Subscriptions
-from .tasks import TASKS_EXTENSION, OnStatus, ToolTask, created_task
+from .tasks import TASKS_EXTENSION, OnStatus, ToolTask, created_task, status_as_progress
 from .tracing import Tracing
 
 __all__ = [
@@ -913,7 +913,7 @@ class Client:
                 on_progress=progress,
                 max_total_timeout=max_total_timeout,
                 progress_resets_timeout=progress_resets_timeout,
-                on_status=_status_as_progress(progress) if progress else None,
+                on_status=status_as_progress(progress) if progress else None,
             )
             if isinstance(task, CallToolResult):
                 return task  # answered at once: the usual case
@@ -1438,18 +1438,6 @@ _TEMPLATES = ("resources/templates/list",)
 def _left(seconds: Optional[float], started: float) -> Optional[float]:
     """What is left of ``seconds`` counted from ``started`` (``None``: no limit); at least a millisecond."""
     return None if seconds is None else max(0.001, seconds - (time.monotonic() - started))
-
-
-def _status_as_progress(progress: ProgressCallback) -> OnStatus:
-    """A task's status messages as progress steps: ``progress(step, None, message)``."""
-    steps = [0]
-
-    def on_status(task: ToolTask) -> None:
-        if task.status_message:
-            steps[0] += 1
-            progress(steps[0], None, task.status_message)
-
-    return on_status
 
 
 def _ttl(result: Mapping[str, Any]) -> Optional[float]:

@@ -40,6 +40,7 @@ from typing import Any, Callable, Optional
 from .._core.errors import MCPError, ProtocolError, RequestTimeout, ServerError, TaskCancelled
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
 from .interrupts import shorten_interrupts
+from .progress import ProgressCallback
 
 __all__ = [
     "CANCEL_WAIT",
@@ -50,6 +51,7 @@ __all__ = [
     "TERMINAL",
     "ToolTask",
     "created_task",
+    "status_as_progress",
 ]
 
 logger = logging.getLogger("mcpsync.client")
@@ -83,6 +85,18 @@ def created_task(result: Mapping[str, Any], *, modern: bool) -> Optional[dict[st
     if isinstance(task, dict) and "content" not in result:
         return task
     return None
+
+
+def status_as_progress(progress: ProgressCallback) -> OnStatus:
+    """A task's status messages as progress steps: ``progress(step, None, message)``."""
+    steps = [0]
+
+    def on_status(task: ToolTask) -> None:
+        if task.status_message:
+            steps[0] += 1
+            progress(steps[0], None, task.status_message)
+
+    return on_status
 
 
 class ToolTask:
