@@ -12,6 +12,7 @@ Commands::
     mcpsync complete [SERVER] prompt PROMPT | resource TEMPLATE key=value ...
                                          completions of the last key=value (the others are context)
     mcpsync ping [SERVER]                round-trip time to each server
+    mcpsync call --no-wait [SERVER] TOOL [ARG ...]   a call the server runs as a task: print its id
     mcpsync task [SERVER] status|wait|cancel ID
                                          a tool call's task by its id: its status, its result
                                          (printed as call prints one), or cancel it
@@ -332,6 +333,15 @@ def _run_call(run: _Run) -> int:
     client = run.manager.client(server, timeout=run.timeout)
     arguments = tool_arguments(run.args.arguments, tool.input_schema)
     check_argument_names(list(arguments), tool.input_schema, f"tool {tool.name!r}")
+    if run.args.no_wait:
+        task = client.start_tool(tool.name, arguments, timeout=run.timeout)
+        if task.id is None:  # answered at once: the result is there
+            return _tool_result_written(run, task.result())
+        if run.args.json:
+            write_json(task.snapshot, run.out)
+        else:
+            run.out.write(f"{task.id}\n")
+        return EXIT_OK
     progress = ProgressLine(run.err)
     try:
         result = client.call_tool(tool.name, arguments, timeout=run.timeout, on_progress=progress)

@@ -201,6 +201,11 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("server", metavar="SERVER")
     call.add_argument("tool", nargs="?", metavar="TOOL")
     call.add_argument("arguments", nargs="*", metavar="ARG", help="one JSON object, or key=value pairs")
+    call.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="when the server runs the call as a task, print the task's id and return (mcpsync task picks it up)",
+    )
     read = command("read", "read a resource", usage="mcpsync read [options] [SERVER] URI")
     read.add_argument("server", metavar="SERVER")
     read.add_argument("uri", nargs="?", metavar="URI")

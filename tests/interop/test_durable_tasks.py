@@ -126,3 +126,22 @@ def test_an_unknown_task_id_is_task_not_found(url: str) -> None:
     done = cli(url, "task", "status", "no-such-task")
     assert done.returncode == 1
     assert "no task 'no-such-task'" in done.stderr
+
+
+def test_from_the_shell_alone_call_no_wait_prints_the_task_id_and_task_wait_gets_the_result(url: str) -> None:
+    """``mcpsync call --no-wait`` returns once the server has made the task, printing its id (``--json``:
+    the task); ``mcpsync task wait ID``, another process, prints the result; a call the server answers
+    at once prints its result as ``call`` does."""
+    started = cli(url, "call", "--no-wait", "crunch", "n=21", "seconds=0.5")
+    assert started.returncode == 0, started.stderr
+    (task_id,) = started.stdout.split()
+    described = cli(url, "--json", "call", "forever", "--no-wait")
+    assert described.returncode == 0, described.stderr
+    forever = json.loads(described.stdout)
+    assert forever["status"] == "working" and forever["taskId"] != task_id
+    assert cli(url, "task", "cancel", forever["taskId"]).stdout == "cancelled\n"
+    waited = cli(url, "task", "wait", task_id)
+    assert (waited.returncode, waited.stdout.splitlines()[0]) == (0, "42"), waited.stderr
+    plain = cli(url, "call", "--no-wait", "plain", "text=at once")
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stdout == cli(url, "call", "plain", "text=at once").stdout and "at once" in plain.stdout
