@@ -8,6 +8,7 @@ Every exception is an ``MCPError``; catch that to catch them all::
     │   ├── MissingClientCapability  -32021: the request needs a capability we did not declare
     │   ├── CapabilityNotServed      -32601 to a method whose capability the server did not declare
     │   │                            (also a CapabilityNotDeclared)
+    │   ├── TaskNotFound             -32602 to a task's id: no such task on the server (also a LookupError)
     │   └── URLElicitationRequired   -32042: the user must open a URL first (2025-11-25)
     ├── TransportError               the connection could not carry the message
     │   ├── TransportClosed          the connection is gone ("Transport closed")
@@ -68,6 +69,7 @@ __all__ = [
     "SessionExpired",
     "SkillVerificationError",
     "TaskCancelled",
+    "TaskNotFound",
     "ToolError",
     "TransportClosed",
     "TransportError",
@@ -134,6 +136,27 @@ class MissingClientCapability(ServerError):
         give = [hints[n] for n in sorted(self.required) if n in hints]
         how = f"; pass {' and '.join(give)} to Client" if give else ""
         return f"{super().__str__()} (the server needs the client capability {names}{how})"
+
+
+class TaskNotFound(ServerError, LookupError):
+    """-32602 to ``tasks/get`` for a task id: the server knows no such task (never made, made by
+    another server or user, or expired and purged); also a ``LookupError``.
+
+    Attributes:
+        task_id: the id asked for.
+        server: the server's name as configured.
+    """
+
+    def __init__(self, code: int, message: str, data: Any = None, *, task_id: str = "", server: str = "") -> None:
+        super().__init__(code, message, data)
+        self.task_id = task_id
+        self.server = server
+
+    def __str__(self) -> str:
+        return (
+            f"{self.server}: no task {self.task_id!r} on this server ({super().__str__()}); a task id is "
+            "valid on the server that made it, for the same user, until its ttl runs out"
+        )
 
 
 class URLElicitation(NamedTuple):
@@ -631,7 +654,8 @@ class TaskCancelled(MCPError):
 
     def __init__(self, tool: str, task_id: str, status_message: Optional[str] = None) -> None:
         why = f": {status_message}" if status_message else ""
-        super().__init__(f"tools/call {tool}: task {task_id} was cancelled{why}")
+        call = f"tools/call {tool}: " if tool else ""
+        super().__init__(f"{call}task {task_id} was cancelled{why}")
         self.tool = tool
         self.task_id = task_id
         self.status_message = status_message
