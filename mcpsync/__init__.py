@@ -22,6 +22,7 @@ from ._core.errors import (
     AuthorizationError,
     AuthorizationRequired,
     CapabilityNotDeclared,
+    CapabilityNotServed,
     ConfigurationError,
     ConnectError,
     ExtensionNotDeclared,
@@ -42,6 +43,7 @@ from ._core.errors import (
     SessionExpired,
     SkillVerificationError,
     TaskCancelled,
+    TaskNotFound,
     TokenStoreError,
     ToolError,
     TransportClosed,
@@ -80,7 +82,7 @@ from ._session.models import (
     UnknownContent,
 )
 from ._session.progress_bars import set_progress_bars
-from ._session.skills import LoadedSkill, Skill, SkillResource
+from ._session.skills import LoadedSkill, Skill, SkillDirectory, SkillResource
 from ._session.tasks import ToolTask
 from ._version import __version__
 from ._wire import StdioTransport, Transport, create_transport
@@ -163,6 +165,7 @@ __all__ = [
     "AuthorizationRequired",
     "CallToolResult",
     "CapabilityNotDeclared",
+    "CapabilityNotServed",
     "Client",
     "ClientCredentials",
     "ClientState",
@@ -217,12 +220,14 @@ __all__ = [
     "ServerUnavailable",
     "SessionExpired",
     "Skill",
+    "SkillDirectory",
     "SkillResource",
     "SkillVerificationError",
     "StdioServerConfig",
     "StdioTransport",
     "StreamableHTTPTransport",
     "TaskCancelled",
+    "TaskNotFound",
     "TextContent",
     "Timeout",
     "TokenStore",

@@ -30,6 +30,8 @@ PROMISED = {
     "Tool",
     "CallToolResult",
     "Manager",
+    "SkillDirectory",
+    "TaskNotFound",
 }
 
 
@@ -52,6 +54,9 @@ def test_exception_tree():
     assert issubclass(mcpsync.ConfigurationError, ValueError)
     assert issubclass(mcpsync.NotSupportedError, NotImplementedError)
     assert issubclass(mcpsync.TransportClosed, mcpsync.TransportError)
+    assert issubclass(mcpsync.CapabilityNotServed, mcpsync.CapabilityNotDeclared)
+    assert issubclass(mcpsync.CapabilityNotServed, mcpsync.ServerError)
+    assert issubclass(mcpsync.TaskNotFound, mcpsync.ServerError) and issubclass(mcpsync.TaskNotFound, LookupError)
     assert str(mcpsync.TransportClosed()) == "Transport closed"
     assert str(mcpsync.ServerError(-32601, "Method not found")) == "MCP error -32601: Method not found"
     assert str(mcpsync.NoResponseError(7)) == "No response received for request ID 7"

@@ -174,7 +174,14 @@ class GrantRequest:
     ) -> dict[str, Any]:
         """The token response of ``form`` at the authorization server's token endpoint (with a DPoP proof)."""
         return request_token(
-            self.http, self.token_endpoint, client, form, private_key=private_key, algorithm=algorithm, dpop=self.dpop
+            self.http,
+            self.token_endpoint,
+            client,
+            form,
+            issuer=self.discovered.server.issuer,
+            private_key=private_key,
+            algorithm=algorithm,
+            dpop=self.dpop,
         )
 
 
@@ -220,6 +227,16 @@ class ServerAuth:
             if key is not None:
                 request.headers["DPoP"] = key.proof(request.method, request.url, token["access_token"])
         return request
+
+    def authorization_context(self) -> str:
+        """A fingerprint of the access token in use (``""``: none yet), for ``cacheScope: "private"``:
+        a result fetched with one token is never served under another."""
+        token = self._token
+        if token is None:
+            return ""
+        import hashlib
+
+        return hashlib.sha256(str(token.get("access_token")).encode("utf-8")).hexdigest()
 
     @staticmethod
     def _header_value(token: dict[str, Any]) -> str:
@@ -409,6 +426,7 @@ class ServerAuth:
                     token_endpoint,
                     client,
                     form,
+                    issuer=token["issuer"],
                     private_key=self.owner.private_key,
                     algorithm=self.owner.algorithm,
                     dpop=key,

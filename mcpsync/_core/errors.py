@@ -6,6 +6,9 @@ Every exception is an ``MCPError``; catch that to catch them all::
     ├── ServerError                  the server answered with a JSON-RPC error object
     │   ├── HeaderMismatch           -32020: a header differs from the body (2026-07-28)
     │   ├── MissingClientCapability  -32021: the request needs a capability we did not declare
+    │   ├── CapabilityNotServed      -32601 to a method whose capability the server did not declare
+    │   │                            (also a CapabilityNotDeclared)
+    │   ├── TaskNotFound             -32602 to a task's id: no such task on the server (also a LookupError)
     │   └── URLElicitationRequired   -32042: the user must open a URL first (2025-11-25)
     ├── TransportError               the connection could not carry the message
     │   ├── TransportClosed          the connection is gone ("Transport closed")
@@ -29,7 +32,7 @@ Every exception is an ``MCPError``; catch that to catch them all::
     ├── ConfigurationError           bad configuration (also a ValueError)
     ├── NotSupportedError            a feature mcpsync does not offer yet (also a NotImplementedError)
     ├── ExtensionNotDeclared         the server does not declare the extension a method belongs to
-    ├── CapabilityNotDeclared        the server does not declare the capability a method needs; not sent
+    ├── CapabilityNotDeclared        the server does not declare the capability a method needs (strict: not sent)
     ├── UnknownNameError             no server, tool or prompt of that name (also a LookupError)
     ├── TaskCancelled                a tool call's task was cancelled on the server
     └── ToolError                    a tool call returned ``isError: true``
@@ -46,6 +49,7 @@ __all__ = [
     "AuthorizationError",
     "AuthorizationRequired",
     "CapabilityNotDeclared",
+    "CapabilityNotServed",
     "ConfigurationError",
     "ConnectError",
     "ExtensionNotDeclared",
@@ -66,6 +70,7 @@ __all__ = [
     "SessionExpired",
     "SkillVerificationError",
     "TaskCancelled",
+    "TaskNotFound",
     "TokenStoreError",
     "ToolError",
     "TransportClosed",
@@ -133,6 +138,27 @@ class MissingClientCapability(ServerError):
         give = [hints[n] for n in sorted(self.required) if n in hints]
         how = f"; pass {' and '.join(give)} to Client" if give else ""
         return f"{super().__str__()} (the server needs the client capability {names}{how})"
+
+
+class TaskNotFound(ServerError, LookupError):
+    """-32602 to ``tasks/get`` for a task id: the server knows no such task (never made, made by
+    another server or user, or expired and purged); also a ``LookupError``.
+
+    Attributes:
+        task_id: the id asked for.
+        server: the server's name as configured.
+    """
+
+    def __init__(self, code: int, message: str, data: Any = None, *, task_id: str = "", server: str = "") -> None:
+        super().__init__(code, message, data)
+        self.task_id = task_id
+        self.server = server
+
+    def __str__(self) -> str:
+        return (
+            f"{self.server}: no task {self.task_id!r} on this server ({super().__str__()}); a task id is "
+            "valid on the server that made it, for the same user, until its ttl runs out"
+        )
 
 
 class URLElicitation(NamedTuple):
@@ -482,12 +508,37 @@ class PageLimitExceeded(ProtocolError):
 
 
 class UnsupportedProtocolVersion(ProtocolError):
-    """The server chose a protocol version this client does not speak."""
+    """The server and this client share no protocol version.
 
-    def __init__(self, version: Any, supported: tuple[str, ...]) -> None:
-        super().__init__(f"server answered with protocol version {version!r}; mcpsync supports {', '.join(supported)}")
+    Two cases: a legacy server's ``initialize`` answer chose a version this client does not speak
+    (``version``: that one; ``supported``: the client's), or (2026-07-28) the server refused the
+    version sent, with -32022 or a ``server/discover`` answer without it (``sent``: that one, also
+    ``version``; ``supported``: what the server listed; ``retried``: the versions sent again before
+    giving up, in order).
+    """
+
+    def __init__(
+        self,
+        version: Any,
+        supported: tuple[str, ...],
+        *,
+        sent: Optional[str] = None,
+        retried: tuple[str, ...] = (),
+    ) -> None:
+        if sent is None:
+            message = f"server answered with protocol version {version!r}; mcpsync supports {', '.join(supported)}"
+        else:
+            listed = ", ".join(supported) if supported else "nothing"
+            message = f"the server does not take protocol version {sent!r}; it lists {listed} as supported"
+            if retried:
+                message += f"; retried {', '.join(repr(v) for v in retried)} under a new request id, refused again"
+            else:
+                message += "; mcpsync speaks none of them"
+        super().__init__(message)
         self.version = version
         self.supported = supported
+        self.sent = sent
+        self.retried = retried
 
 
 class ConfigurationError(MCPError, ValueError):
@@ -511,9 +562,11 @@ class ExtensionNotDeclared(MCPError):
 
 
 class CapabilityNotDeclared(MCPError):
-    """The server does not declare the capability a method needs, so the request was not sent.
+    """The server does not declare the capability a method needs.
 
-    ``Client.request`` sends it anyway, for a server that serves more than it declares.
+    With ``Client(strict_capabilities=True)`` this is raised before anything is sent. By default
+    the request is sent anyway (many servers serve more than they declare), and only a server that
+    then answers -32601 gets ``CapabilityNotServed``, a subclass of this one.
 
     Attributes:
         server: the server's name as configured.
@@ -524,11 +577,33 @@ class CapabilityNotDeclared(MCPError):
     def __init__(self, server: str, method: str, capability: str) -> None:
         super().__init__(
             f"{server}: the server does not declare the {capability!r} capability, which {method} needs; "
-            "not sent (client.request() sends it anyway)"
+            "not sent (strict_capabilities=True; client.request() sends it anyway)"
         )
         self.server = server
         self.method = method
         self.capability = capability
+
+
+class CapabilityNotServed(CapabilityNotDeclared, ServerError):
+    """The server did not declare the capability a method needs, was sent the request anyway, and
+    answered -32601 (method not found): it does not serve that method.
+
+    Both a ``CapabilityNotDeclared`` (``.server``, ``.method``, ``.capability``) and a
+    ``ServerError`` (``.code``, ``.message``, ``.data``, as the server sent them).
+    """
+
+    def __init__(self, server: str, method: str, capability: str, error: ServerError) -> None:
+        MCPError.__init__(
+            self,
+            f"{server}: {method} answered {error.code} ({error.message}); the server does not declare "
+            f"the {capability!r} capability, which {method} needs",
+        )
+        self.server = server
+        self.method = method
+        self.capability = capability
+        self.code = error.code
+        self.message = error.message
+        self.data = error.data
 
 
 class SkillVerificationError(ProtocolError):
@@ -594,7 +669,8 @@ class TaskCancelled(MCPError):
 
     def __init__(self, tool: str, task_id: str, status_message: Optional[str] = None) -> None:
         why = f": {status_message}" if status_message else ""
-        super().__init__(f"tools/call {tool}: task {task_id} was cancelled{why}")
+        call = f"tools/call {tool}: " if tool else ""
+        super().__init__(f"{call}task {task_id} was cancelled{why}")
         self.tool = tool
         self.task_id = task_id
         self.status_message = status_message

@@ -99,13 +99,18 @@ def write_tool_result(result: CallToolResult, out: TextIO) -> None:
     for block in result.content:
         text = _block_text(block)
         out.write(text if text.endswith("\n") else text + "\n")
-        if isinstance(block, TextContent) and result.structured_content is not None:
+        if isinstance(block, TextContent) and result.has_structured_content:
             try:
-                shown_structured = shown_structured or json.loads(block.text) == result.structured_content
+                shown_structured = shown_structured or _same_json(json.loads(block.text), result.structured_content)
             except ValueError:
                 pass
-    if result.structured_content is not None and not shown_structured:
+    if result.has_structured_content and not shown_structured:
         write_json(result.structured_content, out)
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """Equality as JSON has it (``true`` is not ``1``): compared as canonical JSON text."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
 def write_prompt(result: GetPromptResult, out: TextIO) -> None:

@@ -340,14 +340,14 @@ def _schema_section(label: str, schema: Mapping[str, Any]) -> str:
 
 def _result_html(result: CallToolResult) -> str:
     title = _heading("Result of", result.tool_name) if result.tool_name else _heading("Tool result", "")
-    duplicate = _json_text(result.structured_content) if result.structured_content is not None else None
+    duplicate = _json_text(result.structured_content) if result.has_structured_content else None
     parts = []
     for block in result.content:
         if duplicate is not None and isinstance(block, TextContent) and _same_json(block.text, duplicate):
             parts.append(_details("Text (the structured content as JSON)", _pre(block.text)))
         else:
             parts.append(_block_html(block))
-    if result.structured_content is not None:
+    if result.has_structured_content:
         parts.append(f"<div><b>Structured content</b></div>{_structured_html(result.structured_content)}")
     body = "".join(parts) or _muted("no content")
     if result.is_error:
@@ -601,15 +601,26 @@ def _parameters_cell(schema: Any) -> str:
     )
 
 
-def _structured_html(value: dict[str, Any]) -> str:
-    """A flat object as a two-column table; anything nested as JSON."""
-    scalar = (str, int, float, bool, type(None))
-    if value and len(value) <= ROW_LIMIT and all(isinstance(v, scalar) for v in value.values()):
-        rows = [
-            (f"<code>{_esc(k)}</code>", _text(v if isinstance(v, str) else json.dumps(v), CELL_LIMIT))
-            for k, v in value.items()
-        ]
-        return _table(("Key", "Value"), rows)
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _cell(value: Any) -> str:
+    return _text(value if isinstance(value, str) else json.dumps(value), CELL_LIMIT)
+
+
+def _structured_html(value: Any) -> str:
+    """Structured content, any JSON value: a flat object as a two-column table, an array of flat
+    objects as a table with a column per key, a scalar as itself; anything else as JSON."""
+    if isinstance(value, _SCALARS):
+        return f"<div><code>{_text(json.dumps(value), CELL_LIMIT)}</code></div>"
+    if isinstance(value, dict) and value and len(value) <= ROW_LIMIT:
+        if all(isinstance(v, _SCALARS) for v in value.values()):
+            return _table(("Key", "Value"), [(f"<code>{_esc(k)}</code>", _cell(v)) for k, v in value.items()])
+    rows = value if isinstance(value, list) and value else None
+    if rows and all(isinstance(row, dict) and all(isinstance(v, _SCALARS) for v in row.values()) for row in rows):
+        keys = list(dict.fromkeys(k for row in rows for k in row))
+        if len(keys) <= ROW_LIMIT:
+            return _table(keys, [[_cell(row[k]) if k in row else "" for k in keys] for row in rows])
     return f"<details open><summary>{_muted('JSON')}</summary>{_json_pre(value)}</details>"
 
 

@@ -38,7 +38,7 @@ from typing import Any, Callable, Optional
 from .._core.errors import AuthorizationError, MCPError, TransportError
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .._session.client import Client
-from .._session.models import CallToolResult, EmbeddedResource, ImageContent, ResourceLink, TextContent
+from .._session.models import CallToolResult, EmbeddedResource, ImageContent, ResourceLink, TextContent, Tool
 from .llm_schemas import FORMATS, adapt_schema, safe_names
 
 __all__ = ["FORMATS", "ToolBox", "ToolDefinitions"]
@@ -54,21 +54,30 @@ class ToolDefinitions(list):  # type: ignore[type-arg]
     Attributes:
         format: the format's name.
         dropped: ``{function name: [paths of the schema keywords left out]}``, for the tools that lost any.
+        held_back: ``{tool name: why}``, the tools left out whole (``ToolBox.held_back``).
     """
 
-    def __init__(self, items: Iterable[dict[str, Any]], format: str, dropped: dict[str, list[str]]) -> None:
+    def __init__(
+        self,
+        items: Iterable[dict[str, Any]],
+        format: str,
+        dropped: dict[str, list[str]],
+        held_back: Optional[dict[str, str]] = None,
+    ) -> None:
         super().__init__(items)
         self.format = format
         self.dropped = dropped
+        self.held_back = dict(held_back or {})
 
 
 class _Entry:
     """One tool: how to call it, and what it is."""
 
-    def __init__(self, name: str, description: Optional[str], schema: Mapping[str, Any], call: Callable[..., Any]):
+    def __init__(self, name: str, tool: Tool, call: Callable[..., Any]):
         self.name = name
-        self.description = description or ""
-        self.schema = schema
+        self.description = tool.description or ""
+        self.schema = tool.input_schema
+        self.visibility = tool.visibility
         self.call = call
 
 
@@ -78,6 +87,11 @@ class ToolBox:
     The tool lists are read when the box is made (a client's ``list_tools``, a
     manager's qualified tools); ``refresh()`` reads them again. Each tool gets
     a function name every format accepts (``names`` maps them back).
+
+    A tool that the MCP Apps extension marks as not for the model (its
+    ``_meta.ui.visibility`` lacks ``"model"``: an app's own button, say) is never
+    handed to a model: ``held_back`` maps its (qualified) name to the reason, and a
+    call of it through ``run`` gets an error result saying so; it is not called.
     """
 
     def __init__(self, source: Any, *, timeout: Timeout = USE_DEFAULT) -> None:
@@ -85,16 +99,24 @@ class ToolBox:
         self._timeout = timeout
         self._entries: dict[str, _Entry] = {}
         self.names: dict[str, str] = {}
+        #: ``{tool name: why}`` for the tools never handed to a model (MCP Apps: not visible to it).
+        self.held_back: dict[str, str] = {}
         self.refresh()
 
     def refresh(self) -> None:
         """Read the tool lists again (after a server's list changed, say)."""
         entries: list[tuple[str, _Entry]] = []
+        held_back: dict[str, str] = {}
         for qualified, entry in self._tools():
-            entries.append((qualified, entry))
+            if "model" in entry.visibility:
+                entries.append((qualified, entry))
+                continue
+            held_back[qualified] = f"its _meta.ui.visibility is {list(entry.visibility)}, without 'model' (MCP Apps)"
+            logger.info("tool %r not handed to the model: %s", qualified, held_back[qualified])
         names = safe_names(qualified for qualified, _ in entries)
         self._entries = {names[qualified]: entry for qualified, entry in entries}
         self.names = {names[qualified]: qualified for qualified, _ in entries}
+        self.held_back = held_back
 
     def _tools(self) -> Iterable[tuple[str, _Entry]]:
         source = self._source
@@ -102,7 +124,7 @@ class ToolBox:
             yield from self._client_tools(source, prefix="")
         elif hasattr(source, "list_tools") and hasattr(source, "clients"):  # a Manager
             for tool in source.list_tools():
-                yield tool.name, _Entry(tool.name, tool.description, tool.input_schema, _caller(source, tool.name))
+                yield tool.name, _Entry(tool.name, tool.tool, _caller(source, tool.name))
         elif isinstance(source, Iterable):
             for client in source:
                 if not isinstance(client, Client):
@@ -114,7 +136,7 @@ class ToolBox:
     def _client_tools(self, client: Client, prefix: str) -> Iterable[tuple[str, _Entry]]:
         for tool in client.list_tools(timeout=self._timeout):
             qualified = prefix + tool.name
-            yield qualified, _Entry(qualified, tool.description, tool.input_schema, _caller(client, tool.name))
+            yield qualified, _Entry(qualified, tool, _caller(client, tool.name))
 
     # -- definitions ----------------------------------------------------------
 
@@ -132,7 +154,7 @@ class ToolBox:
             items.append(_definition(format, name, entry.description, schema))
         if format == "gemini":
             items = [{"function_declarations": items}] if items else []
-        return ToolDefinitions(items, format, dropped)
+        return ToolDefinitions(items, format, dropped, self.held_back)
 
     def openai(self) -> ToolDefinitions:
         """OpenAI Chat Completions ``tools=``: ``{"type": "function", "function": {...}}`` each."""
@@ -165,6 +187,9 @@ class ToolBox:
         """
         format, call_id, name, arguments = _read_call(_as_dict(call))
         entry = self._entries.get(name)
+        if entry is None and name in self.held_back:
+            refusal = f"The tool {name!r} is not for the model: {self.held_back[name]}. It was not called."
+            return _result(format, call_id, name, [refusal], True)
         if entry is None:
             known = ", ".join(sorted(self._entries)) or "none"
             return _result(format, call_id, name, [f"There is no tool named {name!r}. The tools: {known}."], True)
@@ -249,9 +274,10 @@ def _tool_result(format: str, call_id: Any, name: str, result: CallToolResult) -
             parts.append(text if text is not None else f"[resource {block.resource.uri}: binary, left out]")
         else:
             parts.append(f"[{getattr(block, 'type', 'content')} content left out]")
-    if not parts and result.structured_content is not None:
+    if not parts and result.has_structured_content:
         parts.append(json.dumps(result.structured_content, ensure_ascii=False))
-    if format == "gemini" and result.structured_content is not None and not result.is_error:
+    if format == "gemini" and result.has_structured_content and not result.is_error:
+        # Any JSON value (an array, a string, null): Gemini's response is an object, so it goes under "output".
         response = {"output": result.structured_content}
         return {"function_response": _gemini_response(call_id, name, response)}
     return _result(format, call_id, name, parts, result.is_error)

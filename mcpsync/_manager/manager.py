@@ -33,7 +33,7 @@ from typing import Any, Callable, Optional, TypeVar, Union
 from .._core.errors import MCPError, ServerUnavailable, TransportClosed, UnknownNameError
 from .._core.text import did_you_mean
 from .._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout, resolve_timeout
-from .._session import exit_cleanup
+from .._session import exit_cleanup, server_capabilities
 from .._session.client import Client
 from .._session.interrupts import shorten_interrupts
 from .._session.models import CallToolResult, GetPromptResult, ReadResourceResult, Tool
@@ -290,7 +290,7 @@ class Manager(Supervision):
 
     def list_prompts(self, *, timeout: Timeout = USE_DEFAULT) -> list[ManagedPrompt]:
         """The prompts of every connected server, under qualified names."""
-        found = self._each_connected("prompts", lambda client: client.list_prompts(timeout=timeout))
+        found = self._each_connected("prompts/list", lambda client: client.list_prompts(timeout=timeout))
         names, _ = qualify_all(((server, p.name) for server, prompts in found for p in prompts), self.separator)
         by_pair = {pair: name for name, pair in names.items()}
         with self._lock:
@@ -314,7 +314,7 @@ class Manager(Supervision):
 
     def list_resources(self, *, timeout: Timeout = USE_DEFAULT) -> list[ManagedResource]:
         """The resources of every connected server, each with its server's name."""
-        found = self._each_connected("resources", lambda client: client.list_resources(timeout=timeout))
+        found = self._each_connected("resources/list", lambda client: client.list_resources(timeout=timeout))
         return [ManagedResource(server, r) for server, resources in found for r in resources]
 
     def read_resource(self, server: str, uri: str, *, timeout: Timeout = USE_DEFAULT) -> ReadResourceResult:
@@ -493,9 +493,9 @@ class Manager(Supervision):
                 self._announcing = False
             raise
 
-    def _save_tools(self, server: ServerRecord, tools: list[Tool]) -> None:
+    def _save_tools(self, server: ServerRecord, tools: list[Tool], scope: Optional[str] = None) -> None:
         if self._cache is not None and server.config is not None:
-            self._cache.put(server.name, server.config, [dict(t.raw) for t in tools])
+            self._cache.put(server.name, server.config, [dict(t.raw) for t in tools], scope)
 
     @staticmethod
     def _tools_from(raw_tools: list[dict[str, Any]], server: str) -> Optional[list[Tool]]:
@@ -505,16 +505,23 @@ class Manager(Supervision):
             logger.warning("manager: cached tools of %r unusable: %s", server, exc)
             return None
 
-    def _each_connected(self, capability: str, fetch: Callable[[Client], list[_T]]) -> list[tuple[str, list[_T]]]:
-        """``fetch(client)`` for every connected server with ``capability``, in parallel.
+    def _each_connected(self, method: str, fetch: Callable[[Client], list[_T]]) -> list[tuple[str, list[_T]]]:
+        """``fetch(client)``, the listing ``method``, for every connected server that serves it, in parallel
+        (one that does not declare it is asked too, unless its client is strict; -32601 means none).
 
         Servers that fail are logged and left out.
         """
-        clients = [(name, c) for name, c in self.clients.items() if capability in c.server_capabilities]
+        clients = list(self.clients.items())
         if not clients:
             return []
+
+        def served(client: Client) -> list[_T]:
+            return server_capabilities.items_served(
+                lambda: fetch(client), client.server_capabilities, method, strict=client.strict_capabilities
+            )
+
         with ThreadPoolExecutor(max_workers=min(8, len(clients)), thread_name_prefix="mcpsync-manager-list") as pool:
-            futures = [(name, pool.submit(fetch, client)) for name, client in clients]
+            futures = [(name, pool.submit(served, client)) for name, client in clients]
             found = []
             for name, future in futures:
                 try:

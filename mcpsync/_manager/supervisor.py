@@ -20,6 +20,7 @@ from .._core.timeouts import Timeout
 from .._session.client import Client
 from .._session.connect import handshake, transport_auth
 from .._session.models import Tool
+from .._session.server_capabilities import items_served
 from .._wire import create_transport
 from .._wire.config import HTTPServerConfig, ServerConfig
 from .._wire.interrupts import Changes
@@ -97,7 +98,7 @@ class Supervision:
     def _announce_tools(self) -> None:
         raise NotImplementedError
 
-    def _save_tools(self, server: ServerRecord, tools: list[Tool]) -> None:
+    def _save_tools(self, server: ServerRecord, tools: list[Tool], scope: Optional[str] = None) -> None:
         raise NotImplementedError
 
     def _supervise(self, server: ServerRecord) -> None:
@@ -180,8 +181,13 @@ class Supervision:
             # A server of an entry without "type" may be an HTTP+SSE one, as with mcpsync.connect.
             client = handshake(make(server.config), server.config, timeout, make)
             try:
-                # A server without the tools capability has none to list (and list_tools would refuse).
-                tools = client.list_tools(timeout=timeout) if "tools" in client.server_capabilities else []
+                # A server that does not declare tools is asked anyway (many under-declare), unless strict.
+                tools = items_served(
+                    lambda: client.list_tools(timeout=timeout),
+                    client.server_capabilities,
+                    "tools/list",
+                    strict=client.strict_capabilities,
+                )
             except BaseException:
                 client.close()
                 raise
@@ -206,7 +212,7 @@ class Supervision:
         logger.info("manager: server %r connected (%d tools)", server.name, len(tools))
         if outdated and self._tools_changed(server, client):
             return client  # list_changed came while we connected: the list above may predate it
-        self._save_tools(server, tools)
+        self._save_tools(server, tools, client.cache_scope("tools"))
         self._announce_tools()
         return client
 
@@ -296,7 +302,7 @@ class Supervision:
             server.tools = sorted(tools, key=lambda t: t.name)
             self._rename_tools()
             self._changes.notify_all()
-        self._save_tools(server, tools)
+        self._save_tools(server, tools, client.cache_scope("tools"))
         self._announce_tools()
         return True
 

@@ -6,7 +6,9 @@ One JSON file (by default ``tools.json`` in ``mcpsync.paths.user_cache_dir()``):
 
 An entry counts only for the same server name *and* the same configuration
 (``key`` is a hash of it, so no secret from ``env`` or ``headers`` is stored),
-and only until it is older than the expiry. Writes go to a temporary file that
+and only until it is older than the expiry. A list the server marks
+``cacheScope: "private"`` (2026-07-28) is never written: every run reads the
+file, whoever it is authorized as. Writes go to a temporary file that
 replaces the old one, so a reader never sees half a file; two processes
 writing at once lose one update, never the file. A cache that cannot be read
 or written is logged and otherwise ignored: it only ever saves time.
@@ -99,11 +101,21 @@ class ToolCache:
                 found[name] = tools
         return found
 
-    def put(self, name: str, config: ServerConfig, tools: list[dict[str, Any]]) -> None:
-        """Store the tool dicts of server ``name``; failures are logged, not raised."""
+    def put(self, name: str, config: ServerConfig, tools: list[dict[str, Any]], scope: Optional[str] = None) -> None:
+        """Store the tool dicts of server ``name``; failures are logged, not raised.
+
+        ``scope``: the listing's ``cacheScope``. A ``"private"`` list is for the authorization
+        context it was fetched in, and this file is read by every run, whatever token it has: it is
+        never written, and what the file held for the server is removed.
+        """
         with self._lock:
             servers = self._read()
-            servers[name] = {"key": config_key(config), "saved": time.time(), "tools": tools}
+            if scope == "private":
+                if servers.pop(name, None) is None:
+                    return
+                logger.info("tool cache: the tools of %r are private (cacheScope); not kept", name)
+            else:
+                servers[name] = {"key": config_key(config), "saved": time.time(), "tools": tools}
             now = time.time()
             servers = {
                 key: value

@@ -34,8 +34,16 @@ from .._core.eras import (
     param_headers,
     result_type,
 )
-from .._core.errors import NotSupportedError, ProtocolError, RequestTimeout, ServerError, UnsupportedProtocolVersion
-from .._core.jsonrpc import LOG_LEVELS
+from .._core.errors import (
+    NotSupportedError,
+    ProtocolError,
+    RequestTimeout,
+    ServerError,
+    TaskNotFound,
+    UnsupportedProtocolVersion,
+    WriteTimeout,
+)
+from .._core.jsonrpc import LOG_LEVELS, ErrorCode
 from .._core.pending import RequestFuture
 from .._core.text import shorten
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
@@ -45,8 +53,8 @@ from .._wire.interrupts import deferred_interrupts
 from . import exit_cleanup, paging, server_capabilities
 from .channel import Channel
 from .dispatch import Dispatcher
-from .era import AUTO, LEGACY, MODERN, check_protocol, probe, rounds
-from .inbox import Inbox, ListCache, LogHandler, NotificationHandler
+from .era import AUTO, LEGACY, MODERN, check_protocol, listed_versions, probe, rounds
+from .inbox import Inbox, ListCache, LogHandler, NotificationHandler, cache_scope
 from .interrupts import shorten_interrupts
 from .models import (
     CallToolResult,
@@ -67,7 +75,8 @@ from .server_requests import ELICITATION_MODES, RequestHandler, Roots, ServerReq
 from .skills import LoadedSkill, Skill, Skills
 from .structured_output import OutputSchemas
 from .subscriptions import Subscriptions
-from .tasks import TASKS_EXTENSION, OnStatus, ToolTask, created_task
+from .tasks import TASKS_EXTENSION, OnStatus, ToolTask, created_task, status_as_progress
+from .tracing import Tracing
 
 __all__ = [
     "LATEST_PROTOCOL_VERSION",
@@ -159,11 +168,23 @@ class Client:
             headers over HTTP), a server's ``input_required`` results are answered with the
             handlers above and the request sent again, ``ping`` asks ``server/discover``, and
             ``set_logging_level`` sets the level each request asks for.
+        strict_capabilities: refuse, before sending, a typed method whose capability the server did
+            not declare (``CapabilityNotDeclared``). Default ``False``: send it anyway, as servers
+            that under-declare are common; a -32601 answer then raises ``CapabilityNotServed``.
+        tracing: OpenTelemetry for every request, where the program uses it (``opentelemetry-api``
+            is no dependency of mcpsync): ``True`` (the default) sends the caller's trace context
+            in each request's ``_meta`` (``traceparent``, ``tracestate``, ``baggage``) and records
+            a client span per request with the global tracer provider (semantic conventions for
+            MCP, version 1.41.0); a ``TracerProvider`` records with that one instead; ``False``
+            does neither. See "Tracing" in docs/api.md.
         A handler's answer to a request the server has meanwhile cancelled is not sent.
 
-    The typed methods send only what the server declared it serves (``tools``, ``resources``,
-    ``resources.subscribe``, ``prompts``, ``completions``, ``logging``); otherwise they raise
-    ``CapabilityNotDeclared`` and send nothing. ``request()`` checks nothing.
+    The typed methods need a server capability each (``tools``, ``resources``,
+    ``resources.subscribe``, ``prompts``, ``completions``, ``logging``). They send their request
+    whatever the server declared, and a -32601 answer to a method it did not declare raises
+    ``CapabilityNotServed`` (a ``CapabilityNotDeclared`` and a ``ServerError``) naming the
+    capability; with ``strict_capabilities=True`` they raise ``CapabilityNotDeclared`` and send
+    nothing. ``request()`` never checks before sending.
     """
 
     def __init__(
@@ -190,8 +211,12 @@ class Client:
         on_close: Optional[Callable[[Optional[BaseException]], None]] = None,
         on_error: Optional[Callable[[BaseException], None]] = None,
         protocol: str = AUTO,
+        strict_capabilities: bool = False,
+        tracing: Any = True,
     ) -> None:
         self.transport = transport
+        #: Whether typed methods refuse, before sending, a request whose capability the server did not declare.
+        self.strict_capabilities = strict_capabilities
         #: ``"auto"`` (the default: probe with ``server/discover``, fall back to the ``initialize``
         #: handshake), ``"legacy"`` (the handshake only), or ``"modern"`` / a modern version.
         self.protocol = check_protocol(protocol)
@@ -206,7 +231,6 @@ class Client:
         self.on_error = on_error
         self.on_log = on_log
         self._log_level: Optional[str] = None  # set_logging_level's, for the 2026-07-28 era's requests
-        self._discovered: Optional[tuple[dict[str, Any], float]] = None  # server/discover's, and until when
         self.validate_structured_output = validate_structured_output
         self.refresh_on_list_changed = refresh_on_list_changed
         self.server_info: Optional[ServerInfo] = None
@@ -214,9 +238,13 @@ class Client:
         self.protocol_version: Optional[str] = None
         self.instructions: Optional[str] = None
         self._channel = Channel(transport)
+        if tracing is False:
+            self._channel.tracing = None
+        elif tracing is not True:
+            self._channel.tracing = Tracing(transport, tracing)
         self._progress = ProgressTokens()
         self._output_schemas = OutputSchemas()
-        self._lists = ListCache(self._list_changed)
+        self._lists = ListCache(self._list_changed, lambda: self.transport.authorization_context())
         self._state = ClientState.UNOPENED
         self._initializing = False
         self._lock = threading.Lock()
@@ -231,6 +259,7 @@ class Client:
             lambda uri, timeout: ReadResourceResult.from_dict(
                 self.request("resources/read", {"uri": uri}, timeout=timeout), uri
             ),
+            context=self._lists.context,
         )
         try:
             self._server_requests = ServerRequests(
@@ -341,7 +370,7 @@ class Client:
             if discovered is not None:
                 result = discovered
                 self._accept_discover_result(discovered)
-                self._discovered = (discovered, time.monotonic() + (_ttl(discovered) or 0.0))
+                self._lists.put_read(_DISCOVER, discovered, _ttl(discovered), scope=cache_scope([discovered]))
                 assert self.protocol_version is not None
                 self.transport.negotiated(self.protocol_version)
                 self._ask_for_logs()
@@ -364,7 +393,7 @@ class Client:
         logger.info(
             "server %r: connected to %s (protocol %s)",
             self.name,
-            self.server_info or "?",
+            str(self.server_info or "") or "?",  # a server may not say who it is (server/discover)
             self.protocol_version,
         )
         return result
@@ -384,8 +413,16 @@ class Client:
         self._accept_initialize_result(result)
         assert self.protocol_version is not None
         self.transport.negotiated(self.protocol_version)
-        self._channel.notify("notifications/initialized")
-        self.transport.handshake_complete()
+        # The caller's timeout bounds every step, this POST (or write) too: not only the write timeout.
+        left = max(0.0, deadline - time.monotonic())
+        bounded = left < self.transport.write_timeout
+        try:
+            self._channel.notify("notifications/initialized", timeout=left if bounded else USE_DEFAULT)
+        except WriteTimeout:
+            if not bounded:
+                raise  # the write timeout's own verdict, not the handshake's
+            raise RequestTimeout("notifications/initialized", seconds or 0.0) from None
+        self.transport.handshake_complete(deadline=deadline)
         return result
 
     def _accept_discover_result(self, result: dict[str, Any]) -> None:
@@ -396,7 +433,7 @@ class Client:
         if chosen not in versions:
             shared = [v for v in MODERN_VERSIONS if v in versions]
             if not shared:
-                raise UnsupportedProtocolVersion(chosen, versions)
+                raise UnsupportedProtocolVersion(chosen, versions, sent=chosen)
             chosen = shared[0]
             self._channel.speak(chosen, self._modern_capabilities(), self.client_info)
         capabilities = result.get("capabilities", {})
@@ -404,7 +441,9 @@ class Client:
             raise ProtocolError(f"server/discover result: 'capabilities' must be an object, got {capabilities!r}")
         meta = result.get("_meta")
         instructions = result.get("instructions")
-        self.server_info = ServerInfo.from_dict(meta.get(SERVER_INFO) if isinstance(meta, dict) else None)
+        info = meta.get(SERVER_INFO) if isinstance(meta, dict) else None
+        # Optional in a DiscoverResult (the initialize answer's is required): none is an empty ServerInfo.
+        self.server_info = ServerInfo("", "") if info is None else ServerInfo.from_dict(info)
         self.server_capabilities = capabilities
         self.supported_versions = versions
         self.protocol_version = chosen
@@ -428,12 +467,14 @@ class Client:
                 f"{self.protocol_version or 'nothing yet'}; its initialize answer is in server_info, "
                 "server_capabilities and instructions"
             )
-        if cache and self._discovered is not None and time.monotonic() < self._discovered[1]:
-            return dict(self._discovered[0])
+        held = self._lists.fresh_read(_DISCOVER) if cache else None
+        if held is not None:
+            return dict(held)
+        context = self._lists.context()
         result = self.request("server/discover", timeout=timeout)
         self._accept_discover_result(result)
         self._ask_for_logs()
-        self._discovered = (result, time.monotonic() + (_ttl(result) or 0.0))
+        self._lists.put_read(_DISCOVER, result, _ttl(result), scope=cache_scope([result]), context=context)
         return result
 
     def _param_headers(self, method: str, params: Optional[dict[str, Any]]) -> dict[str, str]:
@@ -457,22 +498,28 @@ class Client:
         capabilities["extensions"] = {**capabilities.get("extensions", {}), **extensions}
         return capabilities
 
-    def _renegotiate(self, error: ServerError) -> None:
-        """Switch to another modern version the server supports, after its -32022 to a request.
+    def _renegotiate(self, error: ServerError) -> str:
+        """The modern version to send a request again with, after the server's -32022 to it: the same
+        when the server still lists it (an instance behind a load balancer, a deploy under way),
+        else another we share, which the client switches to.
 
         Raises:
-            UnsupportedProtocolVersion: we share no other version with it.
+            UnsupportedProtocolVersion: we share no version with it.
         """
-        data = error.data if isinstance(error.data, dict) else {}
-        supported = tuple(v for v in data.get("supported") or () if isinstance(v, str))
-        shared = [v for v in MODERN_VERSIONS if v in supported and v != self.protocol_version]
+        supported = listed_versions(error)
+        sent = self.protocol_version
+        if sent in supported:
+            logger.info("server %r refused protocol version %s, which it lists: sending it once more", self.name, sent)
+            return sent
+        shared = [v for v in MODERN_VERSIONS if v in supported and v != sent]
         if not shared:
-            raise UnsupportedProtocolVersion(self.protocol_version, supported) from error
+            raise UnsupportedProtocolVersion(sent, supported, sent=sent) from error
         version = shared[0]
         self._channel.speak(version, self._modern_capabilities(), self.client_info)
         self.protocol_version = version
         self.transport.negotiated(version)
         self._ask_for_logs()
+        return version
 
     def _ask_for_logs(self) -> None:
         """On 2026-07-28, the log level each request asks for: ``set_logging_level``'s, else ``info`` for a
@@ -539,7 +586,7 @@ class Client:
 
     def __repr__(self) -> str:
         info = self.server_info
-        server = str(info) if info is not None else "?"
+        server = str(info or "") or "?"
         state = self._state.value
         if state == "open" and not self.transport.is_connected:
             state = "lost"
@@ -561,10 +608,11 @@ class Client:
             self.on_close(error)  # the transport calls us once, and logs what this raises
 
     def _require(self, method: str) -> None:
-        """Before a typed method's request: the client is open and the server declared what ``method``
-        needs (``CapabilityNotDeclared`` otherwise; ``request`` itself checks no capability)."""
+        """Before a typed method's request: the client is open and, with ``strict_capabilities``, the
+        server declared what ``method`` needs (``CapabilityNotDeclared`` otherwise)."""
         self._check_open()
-        server_capabilities.require(self.name, self.server_capabilities, method)
+        if self.strict_capabilities:
+            server_capabilities.require(self.name, self.server_capabilities, method)
 
     def _check_open(self) -> None:
         if self._state is not ClientState.OPEN:
@@ -600,7 +648,8 @@ class Client:
 
         Raises:
             RequestTimeout: no answer in time (the server is told with ``notifications/cancelled``).
-            ServerError: the server answered with an error.
+            ServerError: the server answered with an error; ``CapabilityNotServed`` for -32601 to a
+                method whose capability the server did not declare.
             TransportClosed: the connection closed first.
             KeyboardInterrupt: as usual; the request is cancelled on the server first.
         """
@@ -612,12 +661,27 @@ class Client:
             return self._request_once(method, again, left, on_progress, max_total_timeout, progress_resets_timeout)
 
         try:
-            result = send(params, seconds)
+            try:
+                result = send(params, seconds)
+            except ServerError as exc:
+                if exc.code != UNSUPPORTED_VERSION or self.era != MODERN:
+                    raise
+                # The server stopped taking our version: the same once more if it still lists it, else
+                # another we share; once, within the caller's timeout.
+                sent, version = self.protocol_version, self._renegotiate(exc)
+                left = None if seconds is None else max(0.0, started + seconds - time.monotonic())
+                try:
+                    result = send(params, left)
+                except ServerError as again:
+                    if again.code != UNSUPPORTED_VERSION or version != sent:
+                        raise
+                    listed = listed_versions(again)
+                    raise UnsupportedProtocolVersion(sent, listed, sent=sent, retried=(sent,)) from again
         except ServerError as exc:
-            if exc.code != UNSUPPORTED_VERSION or self.era != MODERN:
+            undeclared = server_capabilities.not_served(self.name, self.server_capabilities, method, exc)
+            if undeclared is None:
                 raise
-            self._renegotiate(exc)  # the server stopped taking our version: another we share, once
-            result = send(params, seconds)
+            raise undeclared from exc
         if result_type(result) == "input_required":
             result = rounds(
                 method,
@@ -715,8 +779,9 @@ class Client:
             max_pages: the most pages to read (default ``MAX_PAGES``, 1000).
 
         Raises:
-            CapabilityNotDeclared: the server does not declare ``tools`` (nothing is sent; every
-                typed method checks the capability its request needs in the same way).
+            CapabilityNotServed: the server does not declare ``tools`` and answered -32601 (with
+                ``strict_capabilities``, ``CapabilityNotDeclared`` and nothing is sent; every typed
+                method treats the capability its request needs in the same way).
             PageLimitExceeded: the server still had a cursor after ``max_pages`` pages.
             ProtocolError: the server repeated a cursor (it would page forever)
                 or sent a malformed tool.
@@ -724,12 +789,19 @@ class Client:
         held = self._lists.fresh("tools") if cache and meta is None else None
         if held is not None:
             return list(held)
-        tools, ttl = self._list_ttl("tools/list", "tools", Tool.from_dict, timeout, meta, max_pages)
+        context = self._lists.context()
+        tools, ttl, scope = self._list_ttl("tools/list", "tools", Tool.from_dict, timeout, meta, max_pages)
         tools = self._usable_tools(tools)
         if meta is None:
             self._output_schemas.remember(tools)
-            self._lists.put("tools", tools, ttl)
+            self._lists.put("tools", tools, ttl, scope=scope, context=context)
         return tools
+
+    def cache_scope(self, kind: str) -> Optional[str]:
+        """The ``cacheScope`` of the ``"tools"``, ``"prompts"`` or ``"resources"`` list fetched last:
+        ``"public"`` (any caller may be served it), ``"private"`` (only this authorization context),
+        or ``None`` (the server said nothing, as servers before 2026-07-28 do; or none was fetched)."""
+        return self._lists.scope(kind)
 
     def _usable_tools(self, tools: list[Tool]) -> list[Tool]:
         """The tools a listing may offer: in the modern era, those whose ``x-mcp-header`` keep the rules."""
@@ -779,12 +851,12 @@ class Client:
 
     def _skill_pages(
         self, timeout: Timeout, meta: Optional[Mapping[str, Any]], max_pages: Optional[int]
-    ) -> Iterator[tuple[list[Any], Optional[float]]]:
-        """The raw pages of ``skills/list``, each with its ``ttlMs`` in seconds (``Skills``)."""
+    ) -> Iterator[tuple[list[Any], Optional[float], Mapping[str, Any]]]:
+        """The raw pages of ``skills/list``, each with its ``ttlMs`` in seconds and its result (``Skills``)."""
         seconds = resolve_timeout(timeout, self.transport.default_timeout)
         listing = paging.pages(self._request_page, "skills/list", "skills", seconds, meta=meta, max_pages=max_pages)
         for items, result in listing:
-            yield items, _ttl(result)
+            yield items, _ttl(result), result
 
     def _list_ttl(
         self,
@@ -794,19 +866,21 @@ class Client:
         timeout: Timeout,
         meta: Optional[Mapping[str, Any]] = None,
         max_pages: Optional[int] = None,
-    ) -> tuple[list[_Item], Optional[float]]:
-        """The items of a listing, and for how many seconds the server says they stay fresh (the
-        least ``ttlMs`` of its pages; ``None`` when a page has none)."""
+    ) -> tuple[list[_Item], Optional[float], Optional[str]]:
+        """The items of a listing, for how many seconds the server says they stay fresh (the
+        least ``ttlMs`` of its pages; ``None`` when a page has none), and its ``cacheScope``."""
         self._require(method)
         seconds = resolve_timeout(timeout, self.transport.default_timeout)
         items: list[_Item] = []
         ttls: list[Optional[float]] = []
+        results: list[Mapping[str, Any]] = []
         for page, result in paging.pages(self._request_page, method, key, seconds, meta=meta, max_pages=max_pages):
             ttls.append(_ttl(result))
+            results.append(result)
             for item in page:
                 items.append(build(item, f"{method} item #{len(items)}"))
         fresh = None if not ttls or None in ttls else min(t for t in ttls if t is not None)
-        return items, fresh
+        return items, fresh, cache_scope(results)
 
     def _request_page(self, method: str, params: Optional[dict[str, Any]], timeout: Timeout) -> dict[str, Any]:
         """A listing's request for one page (``paging``)."""
@@ -900,7 +974,7 @@ class Client:
                 on_progress=progress,
                 max_total_timeout=max_total_timeout,
                 progress_resets_timeout=progress_resets_timeout,
-                on_status=_status_as_progress(progress) if progress else None,
+                on_status=status_as_progress(progress) if progress else None,
             )
             if isinstance(task, CallToolResult):
                 return task  # answered at once: the usual case
@@ -965,9 +1039,12 @@ class Client:
         # Once: a modern listing's x-mcp-header annotations say which headers go with a call; a 2025-11-25
         # server that runs tools as tasks says in its listing which tools need one.
         runs_tasks = not modern and self._runs_tasks()
-        listed = (modern or runs_tasks) and self._lists.get("tools") is None and "tools" in self.server_capabilities
+        listed = (modern or runs_tasks) and self._lists.get("tools") is None
         if listed:
-            self.list_tools(timeout=seconds)
+            # A server that does not declare tools may list them all the same (strict: _require refused).
+            server_capabilities.items_served(
+                lambda: self.list_tools(timeout=seconds), self.server_capabilities, "tools/list", strict=False
+            )
         wanted = ("required", "optional") if ask_for_task else ("required",)
         if runs_tasks and self._legacy_task_support(name) in wanted:
             params["task"] = {}
@@ -1003,22 +1080,69 @@ class Client:
             return self._tool_result(result, name, seconds)
         return self._tool_task(name, snapshot, on_status)
 
+    def task(
+        self,
+        task_id: str,
+        *,
+        tool: Optional[str] = None,
+        timeout: Timeout = USE_DEFAULT,
+        on_status: Optional[OnStatus] = None,
+    ) -> ToolTask:
+        """Re-attach to a task by its id: the ``ToolTask`` that ``start_tool`` gave, from any client of the
+        same server (another connection, another process, after a crash), as the tasks extension means
+        task ids to be kept.
+
+        The task is asked for at once (``tasks/get``), so ``task.status`` is the server's word of now;
+        ``task.refresh()``, ``task.result(timeout=)`` and ``task.cancel()`` work as on a task just
+        started. Works with the tasks extension (2026-07-28) and the 2025-11-25 tasks (``tasks/get``,
+        ``tasks/result``), where the server keeps tasks beyond the session that made them.
+
+        Args:
+            task_id: the server's task id (``ToolTask.id``).
+            tool: the tool's name, if known: its result is then checked against the tool's
+                ``outputSchema``, as ``call_tool`` does (the server does not say which tool a task runs).
+            timeout: seconds for the ``tasks/get``; default: the transport's.
+            on_status: ``fn(task)`` on each change of status, as for ``start_tool``.
+
+        Raises:
+            TaskNotFound: the server knows no task of that id (-32602: never made, another
+                server's or user's, or expired).
+            ServerError: the server refused otherwise (-32601: it runs no tasks).
+        """
+        if not isinstance(task_id, str) or not task_id:
+            raise TypeError(f"task_id must be a non-empty string, not {task_id!r}")
+        seconds = resolve_timeout(timeout, self.transport.default_timeout)
+        try:
+            snapshot = self.request("tasks/get", {"taskId": task_id}, timeout=seconds)
+        except ServerError as exc:
+            if exc.code != ErrorCode.INVALID_PARAMS:
+                raise
+            raise TaskNotFound(exc.code, exc.message, exc.data, task_id=task_id, server=self.name) from None
+        return self._tool_task(tool, snapshot, on_status)
+
     def _tool_task(
         self,
-        name: str,
+        name: Optional[str],
         snapshot: Optional[dict[str, Any]],
         on_status: Optional[OnStatus],
         done: Optional[CallToolResult] = None,
     ) -> ToolTask:
-        """The ``ToolTask`` of a call: the server's task, or (``done``) a call it answered at once."""
+        """The ``ToolTask`` of a call: the server's task, or (``done``) a call it answered at once;
+        ``name`` ``None``: a task re-attached by id, its tool unknown (no ``outputSchema`` check)."""
         seconds = self.transport.default_timeout
+
+        def finish(final: dict[str, Any]) -> CallToolResult:
+            if name is None:
+                return CallToolResult.from_dict(final, "")
+            return self._tool_result(final, name, seconds)
+
         return ToolTask(
-            name,
+            name or "",
             snapshot or {},
             modern=self.era == MODERN,
             request=lambda method, params, left: self.request(method, params, timeout=left),
             fulfil=self._server_requests.fulfil,
-            finish=lambda final: self._tool_result(final, name, seconds),
+            finish=finish,
             default_timeout=seconds,
             server=self.name,
             on_status=on_status,
@@ -1044,7 +1168,7 @@ class Client:
     def _tool_result(self, result: dict[str, Any], name: str, timeout: Optional[float]) -> CallToolResult:
         """A ``tools/call`` result, typed, its structured content checked against the tool's schema."""
         typed = CallToolResult.from_dict(result, name)
-        if self.validate_structured_output and (typed.structured_content is not None or self._output_schemas.known):
+        if self.validate_structured_output and (typed.has_structured_content or self._output_schemas.known):
             if not self._output_schemas.known:
                 self.list_tools(timeout=timeout)  # once: the schemas are kept until the tool list changes
             self._output_schemas.check(typed)
@@ -1063,9 +1187,12 @@ class Client:
         held = self._lists.fresh("resources") if cache and meta is None else None
         if held is not None:
             return list(held)
-        resources, ttl = self._list_ttl("resources/list", "resources", Resource.from_dict, timeout, meta, max_pages)
+        context = self._lists.context()
+        resources, ttl, scope = self._list_ttl(
+            "resources/list", "resources", Resource.from_dict, timeout, meta, max_pages
+        )
         if meta is None:
-            self._lists.put("resources", resources, ttl)
+            self._lists.put("resources", resources, ttl, scope=scope, context=context)
         return resources
 
     def list_resources_page(
@@ -1100,9 +1227,11 @@ class Client:
         held = self._lists.fresh_read(_TEMPLATES) if cache and meta is None else None
         if held is not None:
             return list(held)
-        templates, ttl = self._list_ttl(method, key, build, timeout, meta, max_pages)
+        context = self._lists.context()
+        templates, ttl, scope = self._list_ttl(method, key, build, timeout, meta, max_pages)
         if meta is None:
-            self._lists.put_read(_TEMPLATES, templates, ttl)  # held only with a ttlMs, beside the reads
+            # Held only with a ttlMs, beside the reads.
+            self._lists.put_read(_TEMPLATES, templates, ttl, scope=scope, context=context)
         return templates
 
     def list_resource_templates_page(
@@ -1146,10 +1275,11 @@ class Client:
         if held is not None:
             return held  # type: ignore[no-any-return]
         self._require("resources/read")
+        context = self._lists.context()
         raw = self.request("resources/read", with_meta({"uri": uri}, meta), timeout=timeout)
         result = ReadResourceResult.from_dict(raw, uri)
         if meta is None:
-            self._lists.put_read(uri, result, _ttl(raw))
+            self._lists.put_read(uri, result, _ttl(raw), scope=cache_scope([raw]), context=context)
         return result
 
     def subscribe_resource(
@@ -1190,9 +1320,10 @@ class Client:
         held = self._lists.fresh("prompts") if cache and meta is None else None
         if held is not None:
             return list(held)
-        prompts, ttl = self._list_ttl("prompts/list", "prompts", Prompt.from_dict, timeout, meta, max_pages)
+        context = self._lists.context()
+        prompts, ttl, scope = self._list_ttl("prompts/list", "prompts", Prompt.from_dict, timeout, meta, max_pages)
         if meta is None:
-            self._lists.put("prompts", prompts, ttl)
+            self._lists.put("prompts", prompts, ttl, scope=scope, context=context)
         return prompts
 
     def list_prompts_page(
@@ -1320,6 +1451,26 @@ class Client:
         """
         return self._skills.load(skill, allow_dynamic=allow_dynamic, timeout=timeout)
 
+    def read_directory(
+        self, uri: str, *, timeout: Timeout = USE_DEFAULT, max_pages: Optional[int] = None
+    ) -> list[Resource]:
+        """The direct children of a directory resource (``resources/directory/read`` of the skills
+        extension, every page): files as ``Resource`` (``size``, ``mime_type``), subdirectories with
+        ``mime_type`` ``"inode/directory"``. Only where the server declares ``directoryRead: true``.
+        Nothing is verified here: ``LoadedSkill.list_directory`` lists a skill's directory against its entry.
+
+        Raises:
+            ExtensionNotDeclared: the server does not declare the extension or ``directoryRead``
+                (the extension forbids sending it then: nothing is sent).
+            ServerError: -32602, ``uri`` is no directory the server serves.
+            PageLimitExceeded, ProtocolError: as for ``list_tools``.
+        """
+        found: list[Resource] = []
+        for page in self._skills.read_directory(uri, timeout, max_pages):
+            for item in page:
+                found.append(Resource.from_dict(item, f"resources/directory/read {uri!r} item #{len(found)}"))
+        return found
+
     def set_logging_level(
         self, level: str, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
     ) -> None:
@@ -1373,23 +1524,13 @@ class Client:
 
 #: Where the resource templates are held in the client's cache: beside the reads (a resource list change ends both).
 _TEMPLATES = ("resources/templates/list",)
+#: Where the ``server/discover`` answer is held (a resource list change leaves it).
+_DISCOVER = ("server/discover",)
 
 
 def _left(seconds: Optional[float], started: float) -> Optional[float]:
     """What is left of ``seconds`` counted from ``started`` (``None``: no limit); at least a millisecond."""
     return None if seconds is None else max(0.001, seconds - (time.monotonic() - started))
-
-
-def _status_as_progress(progress: ProgressCallback) -> OnStatus:
-    """A task's status messages as progress steps: ``progress(step, None, message)``."""
-    steps = [0]
-
-    def on_status(task: ToolTask) -> None:
-        if task.status_message:
-            steps[0] += 1
-            progress(steps[0], None, task.status_message)
-
-    return on_status
 
 
 def _ttl(result: Mapping[str, Any]) -> Optional[float]:

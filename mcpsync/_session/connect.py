@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import time
 from typing import Any, Callable, Optional
 from urllib.parse import urlsplit
 
 from .._core.errors import ConfigurationError, HTTPStatusError, MCPError
 from .._core.text import EXCERPT_LIMIT, cut, first_line
-from .._core.timeouts import USE_DEFAULT, Timeout
+from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
 from .._wire import create_transport
 from .._wire.config import HTTPServerConfig, ServerConfig, server_config_from
 from .client import Client
@@ -89,14 +90,17 @@ def handshake(
     without ``type``) may be an old HTTP+SSE one: the spec tells clients to try Streamable HTTP
     first and fall back when the POST is refused with 400, 404 or 405. ``again(config)`` makes the
     client of the HTTP+SSE config. A type that was given is kept, and a refusal says which other
-    type the server looks like.
+    type the server looks like. ``timeout`` bounds both attempts together, and every step of each
+    (probe, ``initialize``, ``notifications/initialized``, the GET stream's answer).
 
     Raises:
         as ``Client.initialize``; when both transports were refused, the first answer's
         ``HTTPStatusError`` (the likelier truth: a 404 for a wrong path, say), saying what the other got.
     """
+    seconds = resolve_timeout(timeout, client.transport.default_timeout)
+    deadline = None if seconds is None else time.monotonic() + seconds  # one deadline for both attempts
     try:
-        client.initialize(timeout=timeout)
+        client.initialize(timeout=seconds)
         return client
     except HTTPStatusError as exc:
         if not isinstance(config, HTTPServerConfig) or exc.status_code not in SSE_FALLBACK_STATUSES:
@@ -110,7 +114,7 @@ def handshake(
     logger.info("server %r: POST refused with %d; trying the HTTP+SSE transport", client.name, first.status_code)
     sse = again(dataclasses.replace(config, type="sse"))
     try:
-        sse.initialize(timeout=timeout)
+        sse.initialize(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
     except MCPError as sse_error:
         raise first.retold(f"{first}; tried as HTTP+SSE too: {_briefly(sse_error)}") from sse_error
     return sse

@@ -3,7 +3,9 @@
 Each keeps the dict it came from in ``raw``, so nothing the server sent is
 lost when the typed fields do not cover it. ``from_dict`` raises
 ``ProtocolError`` naming the field when a required member is missing or of
-the wrong type.
+the wrong type. What is required is what the schema of every revision requires
+(``REQUIRED_FIELDS``); everything else is optional here, and members we do not
+know are kept in ``raw`` and never refused.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ from .._core.errors import ProtocolError, ToolError
 from .._core.text import cut, first_line
 
 __all__ = [
+    "LENIENT_FIELDS",
+    "REQUIRED_FIELDS",
+    "RESULT_HINTS",
     "AudioContent",
     "CallToolResult",
     "Completion",
@@ -102,6 +107,54 @@ _TEMPLATE: _Spec = (
     ("mime_type", "mimeType", str, False),
     ("annotations", "annotations", Mapping, False),
 )
+
+
+def _required(spec: _Spec, *also: str) -> tuple[str, ...]:
+    return (*also, *(key for _, key, _, needed in spec if needed))
+
+
+#: The members a server's message must have, by the schema definition (``$defs``) that describes it:
+#: without one (or with one of the wrong type), reading it is a ``ProtocolError`` naming the member.
+#: Each is required by the schema of every revision that has the definition; all else is optional.
+REQUIRED_FIELDS: Mapping[str, tuple[str, ...]] = {
+    "InitializeResult": ("protocolVersion", "serverInfo"),
+    "DiscoverResult": ("supportedVersions",),
+    "Implementation": ("name",),
+    "Tool": _required(_TOOL),
+    "ListToolsResult": ("tools",),
+    "CallToolResult": (),
+    "Resource": _required(_RESOURCE),
+    "ListResourcesResult": ("resources",),
+    "ResourceTemplate": _required(_TEMPLATE),
+    "ListResourceTemplatesResult": ("resourceTemplates",),
+    "ReadResourceResult": ("contents",),
+    "TextResourceContents": ("uri", "text"),
+    "BlobResourceContents": ("uri", "blob"),
+    "Prompt": ("name",),
+    "PromptArgument": ("name",),
+    "ListPromptsResult": ("prompts",),
+    "GetPromptResult": ("messages",),
+    "PromptMessage": ("role", "content"),
+    "CompleteResult": ("completion",),
+    "TextContent": ("type", "text"),
+    "ImageContent": ("type", "data", "mimeType"),
+    "AudioContent": ("type", "data", "mimeType"),
+    "ResourceLink": _required(_RESOURCE, "type"),
+    "EmbeddedResource": ("type", "resource"),
+}
+#: The 2026-07-28 revision's members of every result that the schema requires and we do without:
+#: an absent ``resultType`` means complete (as from a server of an earlier revision), absent cache
+#: hints mean no caching.
+RESULT_HINTS = ("resultType", "ttlMs", "cacheScope")
+#: Members a schema requires that are read with a default when a server leaves them out (besides
+#: ``RESULT_HINTS``), by definition: liberal in what we accept, where the default says no more
+#: than the server did.
+LENIENT_FIELDS: Mapping[str, tuple[str, ...]] = {
+    "InitializeResult": ("capabilities",),  # {}: nothing declared
+    "DiscoverResult": ("capabilities",),  # {}: nothing declared
+    "Implementation": ("version",),  # "": the server did not say
+    "CallToolResult": ("content",),  # []: a result with structuredContent alone
+}
 
 
 def parameters_signature(schema: Any) -> str:
@@ -213,7 +266,12 @@ class _FromWire:
 
 @dataclass(frozen=True)
 class ServerInfo:
-    """The server's ``serverInfo`` from ``initialize``: name, version and optional title."""
+    """The server's ``serverInfo``: name, version and optional title.
+
+    From ``initialize`` (where it is required), or from ``server/discover``'s ``_meta``
+    (``io.modelcontextprotocol/serverInfo``, optional there): a server that sends none has an
+    empty one, ``name`` and ``version`` ``""``. A ``version`` left out is ``""`` too.
+    """
 
     name: str
     version: str
@@ -268,6 +326,20 @@ class Tool(_FromWire):
         value = (self.execution or {}).get("taskSupport")
         return value if value in ("required", "optional") else "forbidden"
 
+    @property
+    def visibility(self) -> tuple[str, ...]:
+        """Who the tool is for, by the MCP Apps extension's ``_meta.ui.visibility``: ``"model"``,
+        ``"app"`` (the app's interface alone may call it) or both, the default when it says nothing;
+        ``()`` when the value is not a list of strings (no one can tell: a model never gets it)."""
+        meta = self.raw.get("_meta")
+        ui = meta.get("ui") if isinstance(meta, Mapping) else None
+        value = ui.get("visibility") if isinstance(ui, Mapping) else None
+        if value is None:
+            return ("model", "app")
+        if isinstance(value, list) and all(isinstance(item, str) for item in value):
+            return tuple(value)
+        return ()
+
     def __repr__(self) -> str:
         return f"<Tool {self.name!r}({parameters_signature(self.input_schema)}){_gist(self.description)}>"
 
@@ -284,14 +356,16 @@ class CallToolResult:
         content: the content blocks, typed (``TextContent``, ``ImageContent``,
             ``AudioContent``, ``ResourceLink``, ``EmbeddedResource``; ``UnknownContent``
             for newer types), each with its ``raw`` dict.
-        structured_content: the ``structuredContent`` object, if any.
+        structured_content: the ``structuredContent``, any JSON value (2026-07-28: an object, an
+            array, a string, a number, a boolean or null); ``None`` when absent *or* ``null``:
+            ``has_structured_content`` tells the two apart.
         is_error: whether the tool reported failure.
         tool_name: the tool that was called.
         meta: the result's ``_meta``, if any.
     """
 
     content: list[ContentBlock]
-    structured_content: Optional[dict[str, Any]] = None
+    structured_content: Any = None
     is_error: bool = False
     tool_name: str = ""
     meta: Optional[dict[str, Any]] = None
@@ -310,12 +384,21 @@ class CallToolResult:
             raise ProtocolError(f"{where}: 'isError' must be a boolean, got {is_error!r}")
         return cls(
             content=blocks,
-            structured_content=_optional(data, "structuredContent", dict, where),
+            # Any JSON value, in both eras: 2025-11-25's schema says an object, but an array from
+            # such a server is still unambiguous, and refusing it would help no one.
+            structured_content=data.get("structuredContent"),
             is_error=is_error,
             tool_name=tool_name,
             meta=_optional(data, "_meta", dict, where),
             raw=data,
         )
+
+    @property
+    def has_structured_content(self) -> bool:
+        """Whether the result carries ``structuredContent``, ``null`` included (absent: ``False``)."""
+        if self.raw:
+            return "structuredContent" in self.raw
+        return self.structured_content is not None
 
     @property
     def text(self) -> str:
@@ -333,7 +416,7 @@ class CallToolResult:
         parts = [_block_gist(block) for block in self.content[:5]]
         if len(self.content) > 5:
             parts.append(f"+{len(self.content) - 5} more blocks")
-        if self.structured_content is not None:
+        if self.has_structured_content:
             parts.append("structured " + cut(json.dumps(self.structured_content, ensure_ascii=False), 60))
         outcome = " error" if self.is_error else ""
         return f"<CallToolResult {self.tool_name!r}{outcome}: {', '.join(parts) or 'empty'}>"
@@ -697,7 +780,8 @@ def content_block(data: Any, where: str = "content") -> ContentBlock:
     if kind == "resource_link":
         return ResourceLink(**_read(data, _RESOURCE, where), meta=common["meta"], raw=data)
     if kind == "resource":
-        return EmbeddedResource(ResourceContents.from_dict(data.get("resource"), f"{where} resource"), **common)
+        resource = _require(data, "resource", Mapping, where)
+        return EmbeddedResource(ResourceContents.from_dict(resource, f"{where} resource"), **common)
     return UnknownContent(kind, raw=data)
 
 

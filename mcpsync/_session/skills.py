@@ -23,6 +23,13 @@ What the client promises, and where it keeps each promise:
   client that listed it. Digests say a file is the one listed, not that it can
   be trusted.
 - **Dynamic skills** load only with ``allow_dynamic=True``.
+- **Directories** (``resources/directory/read``, only where the server declares
+  ``directoryRead: true``): ``LoadedSkill.list_directory`` lists one directory of the
+  skill, at most ``MAX_RESOURCES`` entries (checked as each page comes, before the next
+  is asked for), each a direct child of it; a file the entry does not list, or lists
+  with another size, is not one of the skill's files under this entry (``stale``, not
+  ``files``: it is not read, ``read`` refuses it); the files of ``files`` are read and
+  verified as any other (``read``).
 
 The frontmatter is parsed with PyYAML's safe loader (imported when first
 needed), timestamps left as the text they are (the listing carries fields
@@ -44,8 +51,9 @@ from typing import Any, Callable, Optional, Union
 from .._core.errors import ExtensionNotDeclared, ProtocolError, SkillVerificationError
 from .._core.text import cut, first_line
 from .._core.timeouts import USE_DEFAULT, Timeout
-from .models import Page, ReadResourceResult
-from .paging import next_cursor, page_items, with_meta
+from .inbox import PUBLIC, cache_scope
+from .models import Page, ReadResourceResult, Resource
+from .paging import next_cursor, page_items, pages, with_meta
 
 __all__ = [
     "MAX_FRONTMATTER",
@@ -54,6 +62,7 @@ __all__ = [
     "SKILLS_EXTENSION",
     "LoadedSkill",
     "Skill",
+    "SkillDirectory",
     "SkillResource",
     "Skills",
     "parse_frontmatter",
@@ -76,6 +85,8 @@ MAX_FRONTMATTER_DEPTH = 32
 MAX_TTL = 24 * 3600.0
 
 SKILL_FILE = "SKILL.md"
+#: The MIME type of a directory resource (``resources/directory/read``).
+DIRECTORY = "inode/directory"
 _SCHEME = "skill://"
 # Checked with fullmatch: ``$`` would also match before a final newline.
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
@@ -346,6 +357,34 @@ def _same(a: Any, b: Any) -> bool:
 
 #: ``fn(uri, timeout) -> ReadResourceResult``: a ``resources/read`` that goes to the server.
 Reader = Callable[[str, Timeout], ReadResourceResult]
+#: ``fn(uri, timeout) -> the pages of resources/directory/read``: each page's raw children.
+DirectoryReader = Callable[[str, Timeout], Iterator[Sequence[Any]]]
+
+
+def directory_read_declared(capabilities: Mapping[str, Any]) -> bool:
+    """Whether the server declares ``directoryRead: true`` in its skills extension settings."""
+    extensions = capabilities.get("extensions")
+    settings = extensions.get(SKILLS_EXTENSION) if isinstance(extensions, Mapping) else None
+    return isinstance(settings, Mapping) and settings.get("directoryRead") is True
+
+
+@dataclass(frozen=True)
+class SkillDirectory:
+    """One directory of a loaded skill, as the server lists it now, checked against the skill's entry.
+
+    Attributes:
+        uri: the directory's URI (``skill://<path>/references``, no trailing slash).
+        files: the paths (relative to the skill's root, as ``LoadedSkill.read`` takes them) of the
+            files in it that the entry lists with the same size (a dynamic skill: every file).
+        directories: the paths of its subdirectories (``list_directory`` each in turn).
+        stale: the URIs the server lists that the entry does not, or lists with another size:
+            not files of the skill under this entry (refresh it with ``get_skill`` to reach them).
+    """
+
+    uri: str
+    files: tuple[str, ...]
+    directories: tuple[str, ...]
+    stale: tuple[str, ...] = ()
 
 
 def _contents(skill: Skill, uri: str, result: ReadResourceResult) -> bytes:
@@ -412,7 +451,14 @@ class LoadedSkill:
     """A skill whose SKILL.md was read and verified: ``text`` (the body), ``frontmatter``, and
     ``read(path)`` for its other files, each read when asked for and verified the same way."""
 
-    def __init__(self, skill: Skill, frontmatter: dict[str, Any], text: str, reader: Reader) -> None:
+    def __init__(
+        self,
+        skill: Skill,
+        frontmatter: dict[str, Any],
+        text: str,
+        reader: Reader,
+        directory: Optional[DirectoryReader] = None,
+    ) -> None:
         #: The entry it was loaded from (the one its files are checked against).
         self.skill = skill
         #: The frontmatter of its SKILL.md (equal, field by field, to the entry's).
@@ -420,6 +466,7 @@ class LoadedSkill:
         #: The body of its SKILL.md, after the frontmatter.
         self.text = text
         self._reader = reader
+        self._directory = directory
 
     @property
     def uri(self) -> str:
@@ -458,12 +505,75 @@ class LoadedSkill:
         """``read`` decoded as text (UTF-8 unless told otherwise)."""
         return self.read(relative_path, timeout=timeout).decode(encoding)
 
+    def list_directory(self, relative_path: str = "", *, timeout: Timeout = USE_DEFAULT) -> SkillDirectory:
+        """One directory of the skill (``""``: its root; ``"templates"``), as the server lists it now
+        (``resources/directory/read``, every page, within ``timeout``), checked against the entry.
+
+        Raises:
+            ExtensionNotDeclared: the server does not declare ``directoryRead`` (nothing is sent).
+            ValueError: a path that is absolute or leaves the skill's root.
+            SkillVerificationError: more than ``MAX_RESOURCES`` entries (no page is asked for past
+                them), or an entry that is not a direct child of the directory.
+            ServerError: -32602, the server serves no such directory.
+        """
+        if self._directory is None:
+            raise ExtensionNotDeclared(
+                f"the server of {self.uri} does not declare directoryRead ({SKILLS_EXTENSION}): its "
+                "directories cannot be listed",
+                extension=SKILLS_EXTENSION,
+            )
+        root = self.skill.root.rstrip("/")
+        uri = root if relative_path in ("", ".", "./") else _resolve(self.skill, relative_path).rstrip("/")
+        prefix = uri + "/"
+        files: list[str] = []
+        directories: list[str] = []
+        stale: list[str] = []
+        count = 0
+        for page in self._directory(uri, timeout):
+            for item in page:
+                count += 1
+                if count > MAX_RESOURCES:
+                    raise SkillVerificationError(
+                        f"the directory lists more than the {MAX_RESOURCES} files a skill may have; stopped",
+                        skill_uri=self.uri,
+                        file_uri=uri,
+                    )
+                child = Resource.from_dict(item, f"resources/directory/read {uri!r} item #{count - 1}")
+                name = child.uri[len(prefix) :] if child.uri.startswith(prefix) else ""
+                if not name or "/" in name or name in (".", ".."):
+                    raise SkillVerificationError(
+                        "the directory read lists an entry that is not a direct child of the directory",
+                        skill_uri=self.uri,
+                        file_uri=child.uri,
+                        expected=prefix + "<name>",
+                        got=child.uri,
+                    )
+                relative = child.uri[len(root) + 1 :]
+                if child.mime_type == DIRECTORY:
+                    directories.append(relative)
+                elif self.skill.dynamic:
+                    files.append(relative)  # no entry to hold it against: how a dynamic skill's files are found
+                else:
+                    listed = self.skill.resource(child.uri)
+                    fits = listed is not None and (child.size is None or child.size == listed.size)
+                    (files if fits else stale).append(relative if fits else child.uri)
+        if stale:
+            logger.info("skill %s: %s lists files its entry does not: %s", self.uri, uri, ", ".join(stale))
+        return SkillDirectory(uri, tuple(files), tuple(directories), tuple(stale))
+
     def __repr__(self) -> str:
         dynamic = " dynamic" if self.skill.dynamic else ""
         return f"<LoadedSkill {self.name!r} {self.uri}{dynamic}: {cut(first_line(self.text.strip(), 60), 60)!r}>"
 
 
-def load(skill: Skill, reader: Reader, *, allow_dynamic: bool, timeout: Timeout) -> LoadedSkill:
+def load(
+    skill: Skill,
+    reader: Reader,
+    *,
+    allow_dynamic: bool,
+    timeout: Timeout,
+    directory: Optional[DirectoryReader] = None,
+) -> LoadedSkill:
     """Read and verify a skill's SKILL.md, and nothing else (see the module docstring).
 
     Raises:
@@ -499,7 +609,7 @@ def load(skill: Skill, reader: Reader, *, allow_dynamic: bool, timeout: Timeout)
             got=got,
             fields=tuple(name for name, _, _ in differing),
         )
-    return LoadedSkill(skill, frontmatter, body, reader)
+    return LoadedSkill(skill, frontmatter, body, reader, directory)
 
 
 class Skills:
@@ -508,10 +618,13 @@ class Skills:
     Args:
         name: the server's name (logs, and each skill's ``server``).
         capabilities: ``fn() -> server capabilities``.
-        pages: ``fn(timeout, meta, max_pages) -> iterator of (entries, ttl seconds or None)``, the
-            pages of ``skills/list``.
+        pages: ``fn(timeout, meta, max_pages) -> iterator of (entries, ttl seconds or None, page
+            result)``, the pages of ``skills/list``.
         request: ``fn(method, params, timeout) -> result``.
         reader: reads a file from the server.
+        context: ``fn() -> the authorization context now`` (``Transport.authorization_context``): a
+            listing that is not ``cacheScope: "public"`` is served again only in the context it was
+            fetched in.
     """
 
     def __init__(
@@ -519,10 +632,12 @@ class Skills:
         name: str,
         capabilities: Callable[[], Mapping[str, Any]],
         pages: Callable[
-            [Timeout, Optional[Mapping[str, Any]], Optional[int]], Iterator[tuple[list[Any], Optional[float]]]
+            [Timeout, Optional[Mapping[str, Any]], Optional[int]],
+            Iterator[tuple[list[Any], Optional[float], Mapping[str, Any]]],
         ],
         request: Callable[[str, dict[str, Any], Timeout], dict[str, Any]],
         reader: Reader,
+        context: Callable[[], str] = lambda: "",
     ) -> None:
         self._name = name
         self._capabilities = capabilities
@@ -530,7 +645,9 @@ class Skills:
         self._request = request
         self._reader = reader
         self._lock = threading.Lock()
+        self._context = context
         self._held: Optional[list[Skill]] = None
+        self._owner: Optional[str] = None  # the authorization context of a listing not public
         self._fresh_until = 0.0
 
     def _check_declared(self) -> None:
@@ -551,20 +668,28 @@ class Skills:
     ) -> list[Skill]:
         """Every valid skill of every page; see ``Client.list_skills`` (with ``meta``: not cached)."""
         self._check_declared()
+        context = self._context()
         with self._lock:
+            if self._held is not None and self._owner is not None and self._owner != context:
+                self._held = None  # another authorization context's listing: never served
             if cache and meta is None and self._held is not None and time.monotonic() < self._fresh_until:
                 return list(self._held)
         found: list[Skill] = []
         ttls: list[Optional[float]] = []
-        for entries, ttl in self._pages(timeout, meta, max_pages):
+        results: list[Mapping[str, Any]] = []
+        for entries, ttl, result in self._pages(timeout, meta, max_pages):
             ttls.append(ttl)
+            results.append(result)
             found.extend(self._valid(entries, len(found)))
         if meta is not None:
             return found
         fresh = None if not ttls or None in ttls else min(t for t in ttls if t is not None)
+        public = cache_scope(results) == PUBLIC
         with self._lock:
-            self._held = found
-            self._fresh_until = time.monotonic() + min(fresh, MAX_TTL) if fresh else 0.0
+            if public or self._context() == context:  # not kept if the context changed meanwhile
+                self._held = found
+                self._owner = None if public else context
+                self._fresh_until = time.monotonic() + min(fresh, MAX_TTL) if fresh else 0.0
         return list(found)
 
     def page(self, cursor: Optional[str], *, timeout: Timeout, meta: Optional[Mapping[str, Any]]) -> Page[Skill]:
@@ -608,4 +733,30 @@ class Skills:
             raise ValueError(f"the skill {skill.uri} was listed by server {skill.server!r}, not {self._name!r}")
         else:
             self._check_declared()
-        return load(skill, self._reader, allow_dynamic=allow_dynamic, timeout=timeout)
+        directory = self.read_directory if directory_read_declared(self._capabilities()) else None
+        return load(skill, self._reader, allow_dynamic=allow_dynamic, timeout=timeout, directory=directory)
+
+    def read_directory(self, uri: str, timeout: Timeout, max_pages: Optional[int] = None) -> Iterator[Sequence[Any]]:
+        """The pages of ``resources/directory/read`` of ``uri`` (each page's raw children), asked for
+        one by one; see ``Client.read_directory``.
+
+        Raises:
+            ExtensionNotDeclared: the server does not declare ``directoryRead`` (nothing is sent).
+        """
+        self._check_declared()
+        if not directory_read_declared(self._capabilities()):
+            raise ExtensionNotDeclared(
+                f"{self._name}: the server does not declare directoryRead ({SKILLS_EXTENSION}); "
+                "resources/directory/read is not sent",
+                extension=SKILLS_EXTENSION,
+            )
+        # A number bounds the whole listing; the default (the server's timeout) bounds each page.
+        seconds = None if timeout is USE_DEFAULT or timeout is None else float(timeout)
+        request = self._request
+
+        def ask(method: str, params: Optional[dict[str, Any]], left: Timeout) -> dict[str, Any]:
+            each: Timeout = left if left is not None else timeout
+            return request(method, {**(params or {}), "uri": uri}, each)
+
+        for items, _ in pages(ask, "resources/directory/read", "resources", seconds, max_pages=max_pages):
+            yield items

@@ -83,7 +83,7 @@ class OutputSchemas:
         validator = self._validator(result.tool_name)
         if validator is None:
             return
-        if result.structured_content is None:
+        if not result.has_structured_content:
             raise OutputSchemaError(result.tool_name, "it declares one, but sent no structuredContent", result)
         from referencing.exceptions import Unresolvable
 

@@ -205,8 +205,9 @@ class Transport:
         """The protocol version is agreed: later messages carry it (HTTP sends it as a header)."""
         self.protocol_version = protocol_version
 
-    def handshake_complete(self) -> None:
-        """The session is ready (after ``notifications/initialized``): HTTP opens its GET stream."""
+    def handshake_complete(self, *, deadline: float = math.inf) -> None:
+        """The session is ready (after ``notifications/initialized``): HTTP opens its GET stream
+        (waiting for its answer no later than ``deadline``, the handshake's, a ``time.monotonic()``)."""
 
     def close(self) -> None:
         """Close the connection, fail what is pending, and join every thread (bounded).
@@ -250,6 +251,12 @@ class Transport:
 
     #: How a timeout's text names what the server sends: the unit, the verb, where to.
     _units: ClassVar[tuple[str, str, str]] = ("message", "sent", "")
+
+    def authorization_context(self) -> str:
+        """Whose requests these are, as a fingerprint of the credentials sent (``""``: none; a stdio
+        server's process is started once, with one environment). A result a server marks
+        ``cacheScope: "private"`` is served again only while this stays the same."""
+        return ""
 
     @property
     def stderr_tail(self) -> tuple[str, ...]:

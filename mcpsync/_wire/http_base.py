@@ -105,6 +105,23 @@ class HTTPTransportBase(Transport):
             return self._authorizer
         return auth
 
+    def authorization_context(self) -> str:
+        """A fingerprint (SHA-256, in memory only) of what authorizes the requests now: an
+        ``Authorization`` header of ``headers``, and the auth applied: ``OAuth``'s current access
+        token (a refresh, a new login, another user: another context), another auth object by identity."""
+        parts = [f"header {value}" for key, value in self.headers.items() if key.lower() == "authorization"]
+        applied = self._http.auth if self._http is not None else None
+        if applied is None and self._session is not None:
+            applied = self._session.auth
+        if applied is not None:
+            own = getattr(applied, "authorization_context", None)
+            parts.append(f"token {own()}" if callable(own) else f"auth {type(applied).__qualname__} {id(applied):x}")
+        if not parts:
+            return ""
+        import hashlib
+
+        return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
+
     def _open_http(self, max_connections: int) -> HTTPClient:
         self._http = HTTPClient(
             self.name,

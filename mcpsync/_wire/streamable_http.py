@@ -193,13 +193,14 @@ class StreamableHTTPTransport(HTTPTransportBase):
             headers[LAST_EVENT_ID] = last_event_id
         return headers
 
-    def handshake_complete(self) -> None:
+    def handshake_complete(self, *, deadline: float = math.inf) -> None:
         if self.listen and self._listener is None and not self._closing.is_set():
             self._listener = threading.Thread(target=self._listen, name=f"mcpsync-listener-{self.name}", daemon=True)
             self._listener.start()
             # Servers drop what they send while no GET stream is open: let connect() return
             # once the server has answered the GET (stream open, or 405), within a bound.
-            self._listener_answered.wait(min(self.connect_timeout, LISTENER_START_WAIT))
+            wait = min(self.connect_timeout, LISTENER_START_WAIT, deadline - time.monotonic())
+            self._listener_answered.wait(max(0.0, wait))
 
     # -- requests -------------------------------------------------------------------------
 
@@ -292,14 +293,18 @@ class StreamableHTTPTransport(HTTPTransportBase):
         return self._exchange(exchange, future, data, retried=True)
 
     def _modern_error_answer(self, error: HTTPStatusError, future: RequestFuture) -> bool:
-        """Whether a modern request's 4xx carries the revision's own JSON-RPC error for it (-32020,
-        -32021, -32022, as the revision says it must); if so, that error answers the request."""
+        """Whether a modern request's 4xx carries a JSON-RPC error for it; if so, that error answers
+        the request. The revision's own errors (-32020, -32021, -32022) always; after the era probe,
+        any code (a modern server answers -32602 with 400, as for an unknown task id). The probe
+        itself keeps reading other errors' 4xx as the sign of a legacy server."""
         try:
             body = json.loads(error.body)
         except ValueError:
             return False
         failure = body.get("error") if isinstance(body, dict) else None
-        if not isinstance(failure, dict) or not is_modern_error(failure.get("code")):
+        if not isinstance(failure, dict) or not isinstance(failure.get("code"), int):
+            return False
+        if not is_modern_error(failure.get("code")) and future.method == "server/discover":
             return False
         if body.get("id") != future.request_id:
             return False

@@ -76,6 +76,7 @@ from typing import Any, Callable, ClassVar, Optional
 from urllib.parse import parse_qs, urlsplit
 
 from .._core.jsonrpc import ErrorCode
+from .minimal import make_server
 from .server import HANDSHAKE_VERSIONS, TestServer
 
 __all__ = ["serve_http"]
@@ -132,7 +133,7 @@ class _Session:
         self.open: dict[Any, _Stream] = {}  # request id -> stream waiting for its answer
         self.streams: dict[str, _Stream] = {}
         self.ids = itertools.count(1)
-        self.server = TestServer(name, stdout=self, **(options or {}))
+        self.server = make_server(name, options, stdout=self)
         self._partial = bytearray()  # a line written in pieces, until its end comes
 
     # The TestServer writes encoded lines here (under its write lock), whole or in pieces.

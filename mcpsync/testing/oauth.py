@@ -519,7 +519,7 @@ class _AuthHandler(_Handler):
                 _error(self, "invalid_client", "bad client assertion", 401)
                 return None
             client_id = str(claims.get("sub"))
-            if claims.get("aud") not in (token_endpoint, issuer):
+            if claims.get("aud") != issuer:  # RFC 7523bis: the issuer identifier, nothing else
                 _error(self, "invalid_client", "assertion audience", 401)
                 return None
         elif (known.get("secret") or known.get("client_secret") or "") != secret:

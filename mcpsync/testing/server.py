@@ -6,7 +6,7 @@ that talks to MCP servers::
     python -m mcpsync.testing [--name NAME] [--page-size N] [--protocol-version V] [--ignore-sigterm]
                               [--start-delay SECONDS] [--die-after SECONDS] [--http PORT [--json]]
                               [--tools-change-after-list] [--legacy-only] [--modern-versions V,...]
-                              [--ttl-ms N] [--omit-result-type] [--bad-header-tools]
+                              [--ttl-ms N] [--omit-result-type] [--bad-header-tools] [--minimal]
 
 Tools:
     echo(text)                  returns the text
@@ -49,10 +49,15 @@ Tools:
     skill_lie(kind, on)         the skills listing tells (or, with on: false, stops telling) a lie
                                 (see ``mcpsync.testing.skills``; ``--skill-lie KIND`` from the start)
     resources_read()            the URI of every ``resources/read`` so far, in order
+    users(), word_count(text)   structured content that is an array of users, a number, each with its
+                                outputSchema (2026-07-28; to a legacy client as {"result": ...})
+    show_dashboard(), refresh_dashboard()  MCP Apps tools (``_meta.ui``): for the model and the app, and
+                                for the app alone (``visibility: ["app"]``)
 
 Skills (the ``io.modelcontextprotocol/skills`` extension, declared in both eras unless
-``--no-skills``): ``skills/list`` (paged with ``--page-size``) and ``skills/get`` serve the
-skills of ``mcpsync.testing.skills``, whose files ``resources/read`` reads.
+``--no-skills``, with ``directoryRead``): ``skills/list`` (paged with ``--page-size``) and
+``skills/get`` serve the skills of ``mcpsync.testing.skills``, whose files ``resources/read``
+reads and whose directories ``resources/directory/read`` lists (paged too).
 
 Both eras. A request whose ``_meta`` carries ``io.modelcontextprotocol/protocolVersion``
 is served statelessly, as the 2026-07-28 revision says (no ``initialize``): every
@@ -69,7 +74,8 @@ legacy era as before. ``--legacy-only`` serves the legacy era alone (``server/di
 gets -32601), ``--omit-result-type`` leaves ``resultType`` out of every modern result,
 ``--bad-header-tools`` lists tools whose ``x-mcp-header`` annotations break the rules
 (``bad_header_empty``, ``bad_header_chars``, ``bad_header_duplicate``, ``bad_header_object``)
-beside the good ones.
+beside the good ones. ``--minimal`` sends only what the schema requires in every message of
+both eras, declaring no capability while serving all (see ``mcpsync.testing.minimal``).
 
 Resources: ``text://greeting`` (text), ``binary://pixel`` (a PNG, as a blob) and the
 template ``echo://{text}``; a prompt ``greet(name, style?)``; the ``echo`` tool, the
@@ -100,7 +106,7 @@ from typing import Any, Callable, Optional
 from .._core import jsonrpc as messages
 from .._core.jsonrpc import LOG_LEVELS, ErrorCode
 from .._version import __version__
-from .skills import LIES, SKILLS_EXTENSION, skill_entries, skill_file
+from .skills import LIES, SKILLS_EXTENSION, skill_directory, skill_entries, skill_file
 
 HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 #: The stateless revisions served by default (``--modern-versions``).
@@ -139,6 +145,7 @@ MODERN_METHODS = frozenset(
         "completion/complete",
         "skills/list",
         "skills/get",
+        "resources/directory/read",
         "subscriptions/listen",
     }
 )
@@ -152,6 +159,7 @@ CACHEABLE = frozenset(
         "resources/templates/list",
         "resources/read",
         "skills/list",
+        "skills/get",
     }
 )
 #: What ``ask_in_rounds`` asks for, by kind: the input request, and the client capability it needs.
@@ -329,6 +337,48 @@ TOOLS: list[dict[str, Any]] = [
         "inputSchema": _schema({"version": _TEXT}, ("version",)),
     },
 ]
+
+# Issue 21's tools: structured content that is not an object (2026-07-28; to a 2025-11-25 client,
+# whose outputSchema is an object, wrapped as {"result": ...}, as the official SDKs do), and MCP
+# Apps tools, one for the app's interface alone.
+_USER = _schema({"id": _TEXT, "name": _TEXT}, ("id", "name"))
+_APP_UI = "ui://dashboard/view.html"
+TOOLS += [
+    {
+        "name": "users",
+        "description": "The users, as a structuredContent array (2026-07-28).",
+        "inputSchema": _schema({}),
+        "outputSchema": {"type": "array", "items": _USER},
+    },
+    {
+        "name": "word_count",
+        "description": "The words of a text, counted: structuredContent is a number (2026-07-28).",
+        "inputSchema": _schema({"text": _TEXT}, ("text",)),
+        "outputSchema": {"type": "integer", "minimum": 0},
+    },
+    {
+        "name": "show_dashboard",
+        "description": "Show the dashboard (an MCP App: for the model and the app).",
+        "inputSchema": _schema({}),
+        "_meta": {"ui": {"resourceUri": _APP_UI, "visibility": ["model", "app"]}},
+    },
+    {
+        "name": "refresh_dashboard",
+        "description": "Refresh the dashboard's data (for the app's interface alone).",
+        "inputSchema": _schema({}),
+        "_meta": {"ui": {"resourceUri": _APP_UI, "visibility": ["app"]}},
+    },
+]
+#: The tools whose structuredContent is not an object: a legacy client gets it as {"result": ...}.
+WRAPPED_FOR_LEGACY = frozenset({"users", "word_count"})
+
+
+def _legacy_tool(tool: dict[str, Any]) -> dict[str, Any]:
+    """A tool as a 2025-11-25 client is told of it: an outputSchema that is not an object, wrapped."""
+    if tool["name"] not in WRAPPED_FOR_LEGACY:
+        return tool
+    return {**tool, "outputSchema": _schema({"result": tool["outputSchema"]}, ("result",))}
+
 
 #: The tools ``--bad-header-tools`` adds: each breaks one rule of ``x-mcp-header``.
 BAD_HEADER_TOOLS: list[dict[str, Any]] = [
@@ -601,7 +651,7 @@ class TestServer:
             "prompts": {"listChanged": False},
         }
         if self.skills:
-            capabilities["extensions"] = {SKILLS_EXTENSION: {"directoryRead": False}}
+            capabilities["extensions"] = {SKILLS_EXTENSION: {"directoryRead": True}}
         if modern:
             del capabilities["logging"]  # no logging/setLevel: a request asks for its level in _meta
             capabilities["resources"] = {"listChanged": False}
@@ -619,9 +669,9 @@ class TestServer:
             if method in CACHEABLE and result.get("resultType", "complete") == "complete":
                 result.setdefault("ttlMs", self.ttl_ms)
                 result.setdefault("cacheScope", "public")
-            meta = dict(result.get("_meta") or {})
-            meta.setdefault(SERVER_INFO_KEY, self._server_info())
-            result["_meta"] = meta
+            meta = {**self._result_meta(), **(result.get("_meta") or {})}
+            if meta:
+                result["_meta"] = meta
         self.send(messages.success_response(request_id, result))
 
     def _fail(self, request_id: Any, code: int, message: str, data: Any = None) -> None:
@@ -631,6 +681,10 @@ class TestServer:
 
     def _server_info(self) -> dict[str, Any]:
         return {"name": self.name, "version": __version__, "title": "mcpsync test server"}
+
+    def _result_meta(self) -> dict[str, Any]:
+        """The ``_meta`` of every modern result: the server's identity."""
+        return {SERVER_INFO_KEY: self._server_info()}
 
     # -- requests -------------------------------------------------------------------
 
@@ -711,17 +765,17 @@ class TestServer:
             self.send(messages.success_response(request_id, {}))
         elif method in LISTS:
             key, items = LISTS[method]
-            if method == "tools/list":
-                items = self.tools
             with self._lock:
                 modern = request_id in self._modern
+            if method == "tools/list":
+                items = self.tools if modern else [_legacy_tool(tool) for tool in self.tools]
             self._answer(request_id, method, self._page(key, items, params.get("cursor")))
             if method == "tools/list" and self._tools_change_after_list:
                 self._tools_change_after_list = False
                 self.tools = [*self.tools, LATE_TOOL]
                 self._list_changed("toolsListChanged", "notifications/tools/list_changed", modern)
         elif method in ("resources/read", "prompts/get", "completion/complete") or (
-            self.skills and method in ("skills/list", "skills/get")
+            self.skills and method in ("skills/list", "skills/get", "resources/directory/read")
         ):
             handler = {
                 "resources/read": self._read_resource,
@@ -729,6 +783,7 @@ class TestServer:
                 "completion/complete": self._complete,
                 "skills/list": self._list_skills,
                 "skills/get": self._get_skill,
+                "resources/directory/read": self._read_directory,
             }[method]
             try:
                 self._answer(request_id, method, handler(params))
@@ -770,6 +825,15 @@ class TestServer:
             if entry["uri"] == params.get("uri"):
                 return {"skill": entry}
         raise _RequestError(ErrorCode.INVALID_PARAMS, f"Unknown skill: {params.get('uri')}", {"uri": params.get("uri")})
+
+    def _read_directory(self, params: dict[str, Any]) -> dict[str, Any]:
+        uri = params.get("uri")
+        with self._lock:
+            lies = frozenset(self.skill_lies)
+        children = skill_directory(uri, lies) if isinstance(uri, str) else None
+        if children is None:
+            raise _RequestError(ErrorCode.INVALID_PARAMS, f"Not a directory: {uri}", {"uri": uri})
+        return self._page("resources", children, params.get("cursor"))
 
     def _read_resource(self, params: dict[str, Any]) -> dict[str, Any]:
         uri = params.get("uri")
@@ -813,7 +877,7 @@ class TestServer:
     def _call_tool(self, request_id: Any, params: dict[str, Any]) -> None:
         name = params.get("name")
         tool: Optional[Callable[..., dict[str, Any]]] = getattr(self, f"tool_{name}", None)
-        if tool is None or not any(t["name"] == name for t in TOOLS):
+        if tool is None or not any(t["name"] == name for t in self.tools):
             self._fail(request_id, ErrorCode.INVALID_PARAMS, f"Unknown tool: {name}")
             return
         call = ToolCall(request_id, params.get("_meta") or {}, params)
@@ -995,6 +1059,24 @@ class TestServer:
                 self.modern_versions.remove(version)
             left = list(self.modern_versions)
         return self._structured({"accepted": left})
+
+    @staticmethod
+    def _any_json(call: ToolCall, value: Any) -> dict[str, Any]:
+        """Structured content of any JSON value (2026-07-28); ``{"result": value}`` in the legacy era."""
+        structured = value if call.modern is not None else {"result": value}
+        return {"content": [{"type": "text", "text": json.dumps(value)}], "structuredContent": structured}
+
+    def tool_users(self, call: ToolCall) -> dict[str, Any]:
+        return self._any_json(call, [{"id": "1", "name": "Alice"}, {"id": "2", "name": "Bob"}])
+
+    def tool_word_count(self, call: ToolCall, text: str) -> dict[str, Any]:
+        return self._any_json(call, len(text.split()))
+
+    def tool_show_dashboard(self, call: ToolCall) -> dict[str, Any]:
+        return self._text("the dashboard is shown")
+
+    def tool_refresh_dashboard(self, call: ToolCall) -> dict[str, Any]:
+        return self._text("the dashboard's data is refreshed")
 
     def tool_ask_in_rounds(
         self, call: ToolCall, rounds: int = 1, kinds: Optional[list[str]] = None, delay: float = 0.0
@@ -1189,6 +1271,9 @@ def main(argv: Optional[list[str]] = None) -> None:
     parser.add_argument(
         "--skill-lie", action="append", default=[], choices=LIES, help="make the skills listing lie (repeatable)"
     )
+    parser.add_argument(
+        "--minimal", action="store_true", help="send only what the schema requires (see mcpsync.testing.minimal)"
+    )
     args = parser.parse_args(argv)
     options: dict[str, Any] = {
         "page_size": args.page_size,
@@ -1202,6 +1287,8 @@ def main(argv: Optional[list[str]] = None) -> None:
         "skills": not args.no_skills,
         "skill_lies": tuple(args.skill_lie),
     }
+    if args.minimal:
+        options["minimal"] = True
     if args.ignore_sigterm:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if args.die_after is not None:
@@ -1217,7 +1304,9 @@ def main(argv: Optional[list[str]] = None) -> None:
         except KeyboardInterrupt:
             pass
         return
-    server = TestServer(args.name, **options)
+    from .minimal import make_server  # the minimal mode builds on this module
+
+    server = make_server(args.name, options)
     try:
         server.serve()
     except (BrokenPipeError, KeyboardInterrupt):

@@ -1,8 +1,8 @@
 """The skills the test server offers (the ``io.modelcontextprotocol/skills`` extension), and the lies
 it can be told to tell about them.
 
-Three skills: ``greeter`` at the root (``skill://greeter/SKILL.md``, nothing
-but its SKILL.md), ``refunds`` nested (``skill://acme/billing/refunds/SKILL.md``
+Three skills: ``greeter`` at the root (``skill://greeter/SKILL.md``, and
+``languages/fr.md``: a subdirectory for directory reads), ``refunds`` nested (``skill://acme/billing/refunds/SKILL.md``
 with a text and a binary supporting file) and ``live-notes``, whose files
 change from read to read (``resources: "dynamic"``). Each entry's digests and
 sizes are computed from the files served, so an honest entry verifies.
@@ -20,6 +20,12 @@ A lie (``--skill-lie KIND``, or the ``skill_lie`` tool) changes the
     too_big              a supporting file said to be 17 MiB (over the 16 MiB of a skill)
     supporting_digest    the policy file's digest is not the file's
     file_changed         the file SKILL.md is served changed (its entry as before)
+    unlisted_file        a file the entry does not list is served (and listed by directory reads)
+    directory_outsider   a directory read of ``references`` lists a file of another directory
+
+``resources/directory/read`` (``directoryRead: true``) lists the direct children of any
+directory of the skill namespace (``skill://acme``, ``skill://acme/billing/refunds/references``...):
+files with their ``size`` and ``mimeType``, subdirectories as ``inode/directory``.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ import base64
 import hashlib
 from typing import Any, Optional
 
-__all__ = ["LIES", "SKILLS_EXTENSION", "skill_entries", "skill_file"]
+__all__ = ["DIRECTORY", "LIES", "SKILLS_EXTENSION", "skill_directory", "skill_entries", "skill_file"]
 
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 LIES = (
@@ -42,13 +48,20 @@ LIES = (
     "too_big",
     "supporting_digest",
     "file_changed",
+    "unlisted_file",
+    "directory_outsider",
 )
+#: The MIME type of a directory resource (the extension's ``resources/directory/read``).
+DIRECTORY = "inode/directory"
 
 GREETER = "skill://greeter/SKILL.md"
+GREETER_FRENCH = "skill://greeter/languages/fr.md"
 REFUNDS = "skill://acme/billing/refunds/SKILL.md"
 REFUNDS_POLICY = "skill://acme/billing/refunds/references/policy.md"
 REFUNDS_TABLE = "skill://acme/billing/refunds/data/rates.bin"
 LIVE_NOTES = "skill://live-notes/SKILL.md"
+LIVE_NOTES_TODAY = "skill://live-notes/today.md"
+REFUNDS_NEW = "skill://acme/billing/refunds/references/new.md"
 
 _GREETER_MD = """---
 name: greeter
@@ -115,12 +128,16 @@ def _files(lies: frozenset[str]) -> dict[str, bytes]:
         refunds = refunds.replace("name: refunds", "name: refund")
     if "file_changed" in lies:
         refunds = refunds.replace("before you refund anything", "and then refund everything")
-    return {
+    files = {
         GREETER: _GREETER_MD.encode(),
+        GREETER_FRENCH: "# En français\n\nBonjour !\n".encode(),
         REFUNDS: refunds.encode(),
         REFUNDS_POLICY: _REFUNDS_POLICY.encode(),
         REFUNDS_TABLE: _REFUNDS_TABLE,
     }
+    if "unlisted_file" in lies:
+        files[REFUNDS_NEW] = b"# New\n\nAdded after the entry was listed.\n"
+    return files
 
 
 def _listed(uri: str, data: bytes) -> dict[str, Any]:
@@ -133,7 +150,7 @@ def skill_entries(lies: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
     greeter = {
         "uri": GREETER,
         "frontmatter": dict(_FRONTMATTER[GREETER]),
-        "resources": [_listed(GREETER, files[GREETER])],
+        "resources": [_listed(GREETER, files[GREETER]), _listed(GREETER_FRENCH, files[GREETER_FRENCH])],
     }
     refunds_files = [REFUNDS, REFUNDS_POLICY, REFUNDS_TABLE]
     if "file_changed" in lies:
@@ -161,6 +178,34 @@ def skill_entries(lies: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
         del refunds["resources"]
     live = {"uri": LIVE_NOTES, "frontmatter": dict(_FRONTMATTER[LIVE_NOTES]), "resources": "dynamic"}
     return [greeter, refunds, live]
+
+
+def skill_directory(uri: str, lies: frozenset[str] = frozenset()) -> Optional[list[dict[str, Any]]]:
+    """The ``resources/directory/read`` children of a directory of the skill namespace (files
+    with their size, subdirectories as ``inode/directory``); ``None``: no such directory."""
+    files: dict[str, Optional[int]] = {name: len(data) for name, data in _files(lies - {"unlisted_file"}).items()}
+    files.update({LIVE_NOTES: None, LIVE_NOTES_TODAY: None})  # dynamic: no size to tell
+    if "unlisted_file" in lies:
+        files[REFUNDS_NEW] = len(_files(lies)[REFUNDS_NEW])
+    prefix = uri + "/"
+    children: dict[str, dict[str, Any]] = {}
+    for name, size in sorted(files.items()):
+        if not name.startswith(prefix):
+            continue
+        first, _, rest = name[len(prefix) :].partition("/")
+        if rest:
+            children.setdefault(first, {"uri": prefix + first, "name": first, "mimeType": DIRECTORY})
+        else:
+            mime = "application/octet-stream" if name.endswith(".bin") else "text/markdown"
+            children[first] = {"uri": name, "name": first, "mimeType": mime}
+            if size is not None:
+                children[first]["size"] = size
+    if not children:
+        return None
+    listed = list(children.values())
+    if "directory_outsider" in lies and uri == "skill://acme/billing/refunds/references":
+        listed.append({"uri": REFUNDS_TABLE, "name": "rates.bin", "mimeType": "application/octet-stream"})
+    return listed
 
 
 def skill_file(uri: str, lies: frozenset[str], reads: int) -> Optional[dict[str, Any]]:

@@ -181,6 +181,33 @@ def test_call_with_key_value_arguments(home: Path) -> None:
     assert (done.returncode, done.stdout, done.stderr) == (0, '{"sum": 42}\n', "")
 
 
+def test_call_prints_structured_content_that_is_an_array_or_a_number_once(home: Path) -> None:
+    """2026-07-28 ``structuredContent`` of any JSON value: the test server's ``users`` (an array, its JSON
+    text block the same) and ``word_count`` (a number). The unfixed CLI failed on a ProtocolError."""
+    done = run(home, *INLINE, "call", "users")
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    assert json.loads(done.stdout) == [{"id": "1", "name": "Alice"}, {"id": "2", "name": "Bob"}]
+    done = run(home, *INLINE, "call", "word_count", "text=one two")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "2\n", "")
+
+
+def test_structured_null_is_printed_and_absent_is_not() -> None:
+    """``structuredContent: null`` is a value the CLI shows (``null``); a result without one shows nothing
+    more than its content. The unfixed CLI showed neither."""
+    from io import StringIO
+
+    from mcpsync._edges.cli_format import write_tool_result
+
+    shown = StringIO()
+    write_tool_result(mcpsync.CallToolResult.from_dict({"content": [], "structuredContent": None}), shown)
+    assert shown.getvalue() == "null\n"
+    shown = StringIO()
+    write_tool_result(
+        mcpsync.CallToolResult.from_dict({"content": [{"type": "text", "text": "1"}], "structuredContent": True}), shown
+    )
+    assert shown.getvalue() == "1\ntrue\n", "the text 1 is not the JSON true"
+
+
 def test_call_gives_a_string_parameter_the_text_as_written(home: Path) -> None:
     """text=42 would be the number 42 as JSON; the schema says text is a string."""
     done = run(home, *INLINE, "--name", "tests", "call", "tests", "echo", "text=42", "--json")

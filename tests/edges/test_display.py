@@ -10,6 +10,7 @@ media type outside the allow-list.
 from __future__ import annotations
 
 import base64
+import html
 import re
 import struct
 import zlib
@@ -269,6 +270,24 @@ def test_structured_content_is_a_table_when_flat_and_json_otherwise() -> None:
     assert "<details open>" in markup and "&quot;b&quot;: [" in markup
     # The text block that repeats the structured content as JSON is folded away.
     assert "Text (the structured content as JSON)" in markup
+
+
+def test_structured_content_of_any_json_value_is_shown() -> None:
+    """2026-07-28: an array of flat objects is a table with a column per key, a scalar (null included)
+    is shown as JSON, an array of anything else as JSON (the unfixed display crashed on a list)."""
+    users = [{"id": "1", "name": "Alice"}, {"id": "2", "name": "<b>Bob</b>", "admin": True}]
+    table = safe(to_html(result([], structuredContent=users)))
+    cells = [t for t in table.text if t.strip()]
+    start = cells.index("id")
+    assert cells[start : start + 9] == ["id", "name", "admin", "1", "Alice", "2", "<b>Bob</b>", "true"]
+    for value, shown in ((3, "3"), ("three", '"three"'), (None, "null"), (False, "false")):
+        markup = to_html(result([], structuredContent=value)) or ""
+        safe(markup)
+        assert "Structured content" in markup and f"<code>{html.escape(shown)}</code>" in markup
+    nested = to_html(result([], structuredContent=[[1, 2], {"a": {"b": 1}}])) or ""
+    safe(nested)
+    assert "<details open>" in nested
+    assert "Structured content" not in (to_html(result([{"type": "text", "text": "x"}])) or "")
 
 
 def test_an_error_result_is_marked() -> None:

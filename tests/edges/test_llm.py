@@ -18,7 +18,7 @@ import pytest
 import mcpsync
 from mcpsync import CallToolResult, ToolBox
 from mcpsync._edges.llm import _tool_result
-from mcpsync._edges.llm_schemas import MAX_NAME, adapt_schema, safe_names
+from mcpsync._edges.llm_schemas import FORMATS, MAX_NAME, adapt_schema, safe_names
 from mcpsync.testing import server_command, server_config
 from tests.edges.sdk_types import assert_fits
 
@@ -122,6 +122,66 @@ def test_a_tools_failure_and_the_models_mistakes_come_back_as_errors_it_can_read
         box.run({"role": "user", "text": "hello"})
     with pytest.raises(ValueError, match="not a tool call: int"):
         box.run(42)
+
+
+def test_structured_content_that_is_not_an_object_reaches_every_format(box) -> None:
+    """2026-07-28 ``structuredContent`` of any JSON value (the test server's ``users`` array and
+    ``word_count`` number, over the modern era): each format gets it as JSON text, Gemini under
+    ``output``, each fitting the vendor's type. The unfixed box got a ProtocolError instead."""
+    users = [{"id": "1", "name": "Alice"}, {"id": "2", "name": "Bob"}]
+    message = box.run({"id": "c", "type": "function", "function": {"name": "users", "arguments": "{}"}})
+    assert json.loads(message["content"]) == users
+    assert_fits(message, openai_chat.ChatCompletionToolMessageParam)
+    output = box.run({"type": "function_call", "call_id": "f", "name": "word_count", "arguments": '{"text": "a b c"}'})
+    assert output == {"type": "function_call_output", "call_id": "f", "output": "3"}
+    assert_fits(output, FunctionCallOutput)
+    block = box.run({"type": "tool_use", "id": "t", "name": "users", "input": {}})
+    assert json.loads(block["content"][0]["text"]) == users and "is_error" not in block
+    assert_fits(block, anthropic_types.ToolResultBlockParam)
+    for name, arguments, value in (("users", {}, users), ("word_count", {"text": "a b"}, 2)):
+        answer = box.run({"name": name, "args": arguments})
+        assert answer == {"function_response": {"name": name, "response": {"output": value}}}
+        genai_types.Part.model_validate(answer)
+    # Only structured content, no text: the JSON text of any value (null too) is what the model reads.
+    for value, text in (([1, 2], "[1, 2]"), (None, "null"), ("x", '"x"')):
+        alone = CallToolResult.from_dict({"content": [], "structuredContent": value}, "t")
+        assert _tool_result("openai", "c", "t", alone)["content"] == text
+
+
+def test_tools_for_the_app_alone_are_held_back_from_the_model_and_refused(box) -> None:
+    """MCP Apps: ``refresh_dashboard`` (``_meta.ui.visibility: ["app"]``) is never handed to a model
+    (the extension's MUST for hosts), ``held_back`` says so and why, and a model's call of it is
+    refused without calling it; ``show_dashboard`` (model and app) is offered as any tool is."""
+    assert set(box.held_back) == {"refresh_dashboard"}
+    assert "visibility is ['app'], without 'model'" in box.held_back["refresh_dashboard"]
+    for format in FORMATS:
+        definitions = box.definitions(format)
+        assert "refresh_dashboard" not in json.dumps(definitions) and "show_dashboard" in json.dumps(definitions)
+        assert definitions.held_back == box.held_back
+    refused = box.run({"type": "tool_use", "id": "t", "name": "refresh_dashboard", "input": {}})
+    assert refused["is_error"] is True
+    assert refused["content"][0]["text"].startswith("The tool 'refresh_dashboard' is not for the model: its _meta.ui")
+    assert box.run({"type": "tool_use", "id": "t", "name": "show_dashboard", "input": {}})["content"] == [
+        {"type": "text", "text": "the dashboard is shown"}
+    ]
+
+
+@pytest.mark.parametrize(
+    "meta, visibility",
+    [
+        (None, ("model", "app")),
+        ({"ui": {"resourceUri": "ui://x"}}, ("model", "app")),
+        ({"ui": {"visibility": ["model"]}}, ("model",)),
+        ({"ui": {"visibility": []}}, ()),
+        ({"ui": {"visibility": "model"}}, ()),
+        ({"ui": "garbage"}, ("model", "app")),
+    ],
+)
+def test_a_tools_visibility_is_read_from_its_meta(meta, visibility) -> None:
+    """``Tool.visibility``: both audiences when the tool says nothing; a value that is not a list of
+    strings is no one's (a model never gets a tool nobody can tell is for it)."""
+    data = {"name": "t", "inputSchema": {"type": "object"}, **({"_meta": meta} if meta is not None else {})}
+    assert mcpsync.Tool.from_dict(data).visibility == visibility
 
 
 def test_a_lost_connection_is_raised_not_handed_to_the_model() -> None:
@@ -237,6 +297,10 @@ def test_a_manager_s_tools_are_routed_to_their_own_servers(tmp_path) -> None:
         assert {"one__echo", "two__echo"} <= set(box.names)
         echoed = box.run({"type": "tool_use", "id": "t", "name": "one__echo", "input": {"text": "routed"}})
         assert echoed["content"] == [{"type": "text", "text": "routed"}]
+        # MCP Apps: each server's app-only tool is held back under its qualified name, and refused.
+        assert set(box.held_back) == {"one__refresh_dashboard", "two__refresh_dashboard"}
+        refused = box.run({"type": "tool_use", "id": "t", "name": "two__refresh_dashboard", "input": {}})
+        assert refused["is_error"] is True and "not for the model" in refused["content"][0]["text"]
 
 
 @pytest.mark.parametrize("example", ["llm_openai.py", "llm_openai_responses.py", "llm_anthropic.py", "llm_gemini.py"])

@@ -1,6 +1,7 @@
 """The official MCP SDK's low-level ``Server``, for tests/interop/test_official_lowlevel.py.
 
     python official_lowlevel_server.py stdio
+    python official_lowlevel_server.py stdio-undeclared
     python official_lowlevel_server.py sse-replies PORT
 
 It covers what the SDK's ``MCPServer`` (tests/interop/official_server.py) cannot: it
@@ -14,7 +15,14 @@ the tool's ``outputSchema`` (``MCPServer`` validates its own output first).
 - tool ``subscriptions``: the URIs the client is subscribed to, comma-separated;
 - tool ``log_levels``: one ``notifications/message`` per MCP level, skipping
   those below the level the client set with ``logging/setLevel``;
-- tool ``wrong_output``: declares ``{"total": integer}`` and answers ``{"total": "three"}``.
+- tool ``wrong_output``: declares ``{"total": integer}`` and answers ``{"total": "three"}``;
+- tool ``cache_scope``: the ``cacheScope`` its reads of ``memo://counter`` carry from now on
+  (``"private"`` at first), each with a ``ttlMs`` of ten minutes (2026-07-28);
+- tool ``users`` (listed in the 2026-07-28 era only): declares an array of users and answers one
+  (structured content that is not an object, as 2026-07-28 allows).
+
+``stdio-undeclared`` serves the same while declaring ``capabilities: {}``, as many servers in the
+wild do (it has no prompts, so ``prompts/list`` gets -32601).
 """
 
 from __future__ import annotations
@@ -34,19 +42,31 @@ warnings.filterwarnings("ignore", message=".*deprecated as of 2026-07-28.*")
 COUNTER_URI = "memo://counter"
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
-state: dict[str, Any] = {"counter": 0, "level": "debug", "subscribed": set()}
+state: dict[str, Any] = {"counter": 0, "level": "debug", "subscribed": set(), "scope": "private"}
 
 TOOLS = [
     types.Tool(name="bump", description="Raise the counter resource.", input_schema={"type": "object"}),
     types.Tool(name="subscriptions", description="Subscribed URIs.", input_schema={"type": "object"}),
     types.Tool(name="log_levels", description="Log once per level.", input_schema={"type": "object"}),
     types.Tool(
+        name="cache_scope",
+        description="The cacheScope of the counter's reads from now on.",
+        input_schema={"type": "object", "properties": {"scope": {"enum": ["public", "private"]}}},
+    ),
+    types.Tool(
         name="wrong_output",
         description="Answer against its own output schema.",
         input_schema={"type": "object"},
         output_schema={"type": "object", "properties": {"total": {"type": "integer"}}, "required": ["total"]},
     ),
+    types.Tool(
+        name="users",
+        description="The users, as an array.",
+        input_schema={"type": "object"},
+        output_schema={"type": "array", "items": {"type": "object", "required": ["name"]}},
+    ),
 ]
+USERS = [{"name": "Alice"}, {"name": "Bob"}]
 
 
 def text(value: str) -> list[types.TextContent]:
@@ -54,7 +74,9 @@ def text(value: str) -> list[types.TextContent]:
 
 
 async def list_tools(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=TOOLS)
+    # The SDK checks each result against its era's schema: 2025-11-25's outputSchema is an object.
+    modern = ctx.protocol_version >= "2026-07-28"
+    return types.ListToolsResult(tools=[tool for tool in TOOLS if modern or tool.name != "users"])
 
 
 async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -74,6 +96,11 @@ async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolReques
         return types.CallToolResult(content=text(",".join(sent)))
     if params.name == "wrong_output":
         return types.CallToolResult(content=text("three"), structured_content={"total": "three"})
+    if params.name == "cache_scope":
+        state["scope"] = (params.arguments or {}).get("scope", "private")
+        return types.CallToolResult(content=text(state["scope"]))
+    if params.name == "users":
+        return types.CallToolResult(content=text("Alice, Bob"), structured_content=USERS)
     return types.CallToolResult(content=text(f"unknown tool {params.name}"), is_error=True)
 
 
@@ -86,7 +113,7 @@ async def read_resource(ctx: ServerRequestContext[Any], params: types.ReadResour
     if str(params.uri) != COUNTER_URI:
         raise ValueError(f"no resource {params.uri}")
     contents = types.TextResourceContents(uri=COUNTER_URI, mime_type="text/plain", text=str(state["counter"]))
-    return types.ReadResourceResult(contents=[contents])
+    return types.ReadResourceResult(contents=[contents], ttl_ms=600_000, cache_scope=state["scope"])
 
 
 async def subscribe(ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams) -> types.EmptyResult:
@@ -117,23 +144,36 @@ app = Server(
 )
 
 
-async def serve_stdio() -> None:
+async def discover_undeclared(ctx: ServerRequestContext[Any], params: Any) -> types.DiscoverResult:
+    """``server/discover`` declaring no capability (the SDK's own derives them from the handlers)."""
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    return types.DiscoverResult(
+        supported_versions=list(MODERN_PROTOCOL_VERSIONS), capabilities=types.ServerCapabilities()
+    )
+
+
+async def serve_stdio(declared: bool = True) -> None:
     from mcp.server.stdio import stdio_server
 
+    options = app.create_initialization_options()
+    if not declared:
+        options = options.model_copy(update={"capabilities": types.ServerCapabilities()})
+        app.add_request_handler("server/discover", types.RequestParams, discover_undeclared)
     async with stdio_server() as (read_stream, write_stream):
-        await app.run(read_stream, write_stream, app.create_initialization_options())
+        await app.run(read_stream, write_stream, options)
 
 
 def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 else ""
-    if mode == "stdio" and len(sys.argv) == 2:
-        anyio.run(serve_stdio)
+    if mode in ("stdio", "stdio-undeclared") and len(sys.argv) == 2:
+        anyio.run(serve_stdio, mode == "stdio")
     elif mode == "sse-replies" and len(sys.argv) == 3:
         import uvicorn
 
         uvicorn.run(app.streamable_http_app(), host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
     else:
-        sys.exit(f"usage: {sys.argv[0]} stdio | sse-replies PORT")
+        sys.exit(f"usage: {sys.argv[0]} stdio | stdio-undeclared | sse-replies PORT")
 
 
 if __name__ == "__main__":

@@ -117,3 +117,77 @@ def test_output_schema_mismatch(open_client: Callable[..., mcpsync.Client]) -> N
     result = lenient.call_tool("wrong_output", {})
     assert result.structured_content == {"total": "three"}
     assert client.call_tool("bump", {}, timeout=TIMEOUT).is_error is False  # the client is still usable
+
+
+UNDECLARED = [sys.executable, str(LOWLEVEL_SERVER_SCRIPT), "stdio-undeclared"]
+
+
+@pytest.mark.parametrize("protocol", ["legacy", "modern"])
+def test_a_server_that_declares_nothing_is_still_asked(protocol: str) -> None:
+    """The SDK's server declaring ``capabilities: {}`` while serving tools and resources: the typed
+    methods send their requests and get answers; prompts/list, which it does not serve, gets a
+    CapabilityNotServed (also a ServerError with the server's -32601) naming ``prompts``."""
+    with mcpsync.connect(UNDECLARED, protocol=protocol, timeout=TIMEOUT) as client:
+        assert client.era == protocol and client.server_capabilities == {}
+        assert [tool.name for tool in client.list_tools()][:2] == ["bump", "subscriptions"]
+        assert client.call_tool("bump", {}).text == "1"
+        assert client.read_resource(COUNTER).text == "1"
+        with pytest.raises(mcpsync.CapabilityNotServed) as caught:
+            client.list_prompts()
+    error = caught.value
+    assert isinstance(error, mcpsync.CapabilityNotDeclared) and isinstance(error, mcpsync.ServerError)
+    assert (error.code, error.method, error.capability) == (-32601, "prompts/list", "prompts")
+    assert "does not declare the 'prompts' capability" in str(error)
+
+
+def test_strict_capabilities_refuse_before_sending() -> None:
+    """``strict_capabilities=True`` keeps the old rule: nothing is sent for an undeclared capability."""
+    with mcpsync.connect(UNDECLARED, protocol="legacy", strict_capabilities=True, timeout=TIMEOUT) as client:
+        sent = client.stats.sent
+        with pytest.raises(mcpsync.CapabilityNotDeclared) as caught:
+            client.list_tools()
+        assert client.stats.sent == sent
+        assert not isinstance(caught.value, mcpsync.ServerError) and caught.value.capability == "tools"
+
+
+def test_a_manager_lists_the_tools_of_a_server_that_declares_nothing() -> None:
+    """The Manager asks an under-declaring server for its tools (and none of its prompts, -32601, is an error);
+    passed ``strict_capabilities`` through ``client_options``, it asks nothing."""
+    config = {"mcpServers": {"bare": {"command": UNDECLARED[0], "args": UNDECLARED[1:]}}}
+    with mcpsync.Manager(config, startup_timeout=TIMEOUT) as manager:
+        assert "bare__bump" in [tool.name for tool in manager.list_tools()]
+        assert manager.list_prompts(timeout=TIMEOUT) == []
+    with mcpsync.Manager(config, startup_timeout=TIMEOUT, client_options={"strict_capabilities": True}) as manager:
+        assert manager.list_tools() == []
+
+
+def test_structured_content_that_is_an_array(open_client: Callable[..., mcpsync.Client]) -> None:
+    """The SDK's server answers ``users`` with an array (its types take any JSON value): typed and checked
+    against the tool's array outputSchema, in the 2026-07-28 era (the unfixed client refused it with a
+    ProtocolError)."""
+    client = open_client(protocol="modern")
+    result = client.call_tool("users", {}, timeout=TIMEOUT)
+    assert result.structured_content == [{"name": "Alice"}, {"name": "Bob"}]
+    assert result.has_structured_content and result.text == "Alice, Bob"
+
+
+def test_a_private_read_is_served_again_only_in_its_authorization_context(
+    open_client: Callable[..., mcpsync.Client],
+) -> None:
+    """The SDK's server reads ``memo://counter`` with ``ttlMs`` ten minutes and ``cacheScope`` private,
+    then public (2026-07-28). Private: served from the cache while the credentials stay the same, asked
+    again once they are another's (here, the transport's fingerprint changes). Public: served to any.
+    The unfixed client served a private read to another authorization context."""
+    client = open_client(protocol="modern")
+    client.call_tool("cache_scope", {"scope": "private"}, timeout=TIMEOUT)
+    first = int(client.read_resource(COUNTER, cache=False, timeout=TIMEOUT).text)
+    client.call_tool("bump", {}, timeout=TIMEOUT)
+    assert int(client.read_resource(COUNTER, timeout=TIMEOUT).text) == first, "fresh, the same context"
+    client.transport.authorization_context = lambda: "another user"  # type: ignore[method-assign]
+    assert int(client.read_resource(COUNTER, timeout=TIMEOUT).text) == first + 1
+    client.call_tool("cache_scope", {"scope": "public"}, timeout=TIMEOUT)
+    public = int(client.read_resource(COUNTER, cache=False, timeout=TIMEOUT).text)
+    client.call_tool("bump", {}, timeout=TIMEOUT)
+    client.transport.authorization_context = lambda: "a third user"  # type: ignore[method-assign]
+    assert int(client.read_resource(COUNTER, timeout=TIMEOUT).text) == public, "public: any context"
+    client.call_tool("cache_scope", {"scope": "private"}, timeout=TIMEOUT)

@@ -418,8 +418,10 @@ def test_a_supervisor_waiting_to_retry_does_not_spin(tmp_path: Path) -> None:
         assert time.process_time() - cpu < 0.5  # a spinning supervisor burns about 1.5 s of CPU here
 
 
-def test_a_server_without_tools_connects_and_is_not_asked_for_them(tmp_path):
-    """A prompts-only server: the manager does not list its tools (list_tools would refuse), and it connects."""
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_server_without_tools_connects_and_has_none(tmp_path, strict):
+    """A prompts-only server: the manager asks it for tools anyway (servers under-declare) and takes its
+    -32601 for none, and it connects; with strict_capabilities it is not asked at all."""
     import json
 
     from tests.helpers import INITIALIZE_RESULT, scripted_server
@@ -427,10 +429,11 @@ def test_a_server_without_tools_connects_and_is_not_asked_for_them(tmp_path):
     initialize = {**INITIALIZE_RESULT, "capabilities": {"prompts": {}}}
     log = tmp_path / "sent.jsonl"
     command, *args = scripted_server({"initialize": [initialize], "prompts/list": [{"prompts": [{"name": "p"}]}]}, log)
-    with manager({"p": {"command": command, "args": args}}, tmp_path) as m:
+    options = {"client_options": {"strict_capabilities": True}} if strict else {}
+    with manager({"p": {"command": command, "args": args}}, tmp_path, **options) as m:
         assert m.list_tools() == []
         (prompt,) = m.list_prompts(timeout=T)
         assert prompt.prompt.name == "p"
         assert m.status()["p"].state is ServerState.CONNECTED
     methods = [json.loads(line).get("method") for line in log.read_text().splitlines()]
-    assert "tools/list" not in methods
+    assert ("tools/list" in methods) is not strict

@@ -89,3 +89,38 @@ def test_a_manager_starts_despite_a_cache_nested_without_end(tmp_path, caplog):
     with mcpsync.Manager({"srv": entry}, tool_cache=path, startup_timeout=20) as manager:
         assert manager.call_tool("srv__echo", {"text": "ok"}, timeout=20).text == "ok"
     assert "unreadable, ignored" in caplog.text
+
+
+def test_a_private_tool_list_is_never_written_and_removes_what_was(tmp_path):
+    """``cacheScope: "private"``: the file is read by every run, whatever token it has, so a private list
+    is not written, and an earlier (public) entry of the server is removed; a public one is kept."""
+    path = tmp_path / "tools.json"
+    config = StdioServerConfig("python", name="s")
+    cache = ToolCache(path)
+    cache.put("s", config, TOOLS, "public")
+    cache.put("t", config, TOOLS)
+    assert cache.get("s", config) == TOOLS
+    cache.put("s", config, [{"name": "mine", "inputSchema": {"type": "object"}}], "private")
+    assert cache.get("s", config) is None and cache.get("t", config) == TOOLS
+    assert "mine" not in path.read_text()
+
+
+def test_a_manager_never_writes_a_servers_private_tool_list(tmp_path):
+    """A server whose ``tools/list`` says ``cacheScope: "private"`` (and one that says ``"public"``):
+    the manager offers both servers' tools, and the tool cache holds the public list only (the
+    unfixed manager wrote both)."""
+    import mcpsync
+    from tests.helpers import scripted_server
+
+    def server(scope: str, tool: str) -> dict:
+        command = scripted_server(
+            {"tools/list": [{"tools": [{"name": tool, "inputSchema": {"type": "object"}}], "cacheScope": scope}]}
+        )
+        return {"command": command[0], "args": command[1:]}
+
+    path = tmp_path / "tools.json"
+    servers = {"mine": server("private", "secret_tool"), "shared": server("public", "shared_tool")}
+    with mcpsync.Manager(servers, tool_cache=path, startup_timeout=20) as manager:
+        assert {tool.name for tool in manager.list_tools()} == {"mine__secret_tool", "shared__shared_tool"}
+    written = path.read_text()
+    assert "shared_tool" in written and "secret_tool" not in written

@@ -346,44 +346,80 @@ def test_a_sub_capability_without_its_handler_or_an_unknown_mode_is_refused(kwar
 # -- the server's capabilities ------------------------------------------------------------------
 
 
-def test_a_method_the_server_did_not_declare_is_refused_before_anything_is_sent():
-    """The test server declares resources without subscribe: subscribe_resource raises and sends nothing."""
+def test_a_method_the_server_did_not_declare_is_sent_and_a_minus_32601_names_the_capability():
+    """The test server declares resources without subscribe: subscribe_resource is sent anyway, and the
+    server's -32601 is a CapabilityNotServed (a CapabilityNotDeclared and a ServerError) naming it."""
     with mcpsync.connect(server_config("--legacy-only"), timeout=T) as client:
         sent_before = client.stats.sent
         with pytest.raises(mcpsync.CapabilityNotDeclared) as caught:
             client.subscribe_resource("text://greeting")
-        assert client.stats.sent == sent_before
+        assert client.stats.sent == sent_before + 1
         exc = caught.value
-        assert (exc.server, exc.method, exc.capability) == ("test-server", "resources/subscribe", "resources.subscribe")
+        assert isinstance(exc, mcpsync.CapabilityNotServed) and isinstance(exc, mcpsync.ServerError)
+        assert (exc.server, exc.method, exc.capability, exc.code) == (
+            "test-server",
+            "resources/subscribe",
+            "resources.subscribe",
+            -32601,
+        )
         assert "'resources.subscribe'" in str(exc) and "resources/subscribe" in str(exc)
+
+
+def test_strict_capabilities_refuse_an_undeclared_method_before_anything_is_sent():
+    """With strict_capabilities=True, subscribe_resource raises CapabilityNotDeclared and sends nothing."""
+    with mcpsync.connect(server_config("--legacy-only"), strict_capabilities=True, timeout=T) as client:
+        sent_before = client.stats.sent
+        with pytest.raises(mcpsync.CapabilityNotDeclared) as caught:
+            client.subscribe_resource("text://greeting")
+        assert client.stats.sent == sent_before
+        assert not isinstance(caught.value, mcpsync.ServerError)
+        assert "not sent" in str(caught.value)
         with pytest.raises(mcpsync.ServerError, match="-32601"):
             client.request("resources/subscribe", {"uri": "text://greeting"})  # the escape hatch: unchecked
 
 
+def _typed_calls(client: mcpsync.Client) -> list[tuple[Callable[[], Any], str]]:
+    return [
+        (client.list_tools, "tools"),
+        (lambda: client.call_tool("t"), "tools"),
+        (client.list_tools_page, "tools"),
+        (lambda: list(client.iter_tools()), "tools"),
+        (client.list_resources, "resources"),
+        (client.list_resource_templates, "resources"),
+        (lambda: list(client.iter_resource_templates()), "resources"),
+        (lambda: client.read_resource("a://1"), "resources"),
+        (lambda: client.unsubscribe_resource("a://1"), "resources.subscribe"),
+        (client.list_prompts, "prompts"),
+        (client.list_prompts_page, "prompts"),
+        (lambda: client.get_prompt("p"), "prompts"),
+        (lambda: client.complete({"type": "ref/prompt", "name": "p"}, ("a", "")), "completions"),
+        (lambda: client.set_logging_level("info"), "logging"),
+    ]
+
+
 @responses.activate
-def test_every_typed_method_checks_its_capability_and_request_does_not():
-    """A server that declares nothing: each typed method names what it lacks; ping needs nothing."""
+def test_every_typed_method_is_sent_to_a_server_that_declares_nothing():
+    """A server that declares nothing and serves everything: each typed method sends its request and
+    returns the answer."""
     seen: list[dict[str, Any]] = []
     legacy_routes(seen, everything, capabilities={})
     with mcpsync.connect(URL, protocol="auto", auth=False, timeout=T) as client:
-        checks: list[tuple[Callable[[], Any], str]] = [
-            (client.list_tools, "tools"),
-            (lambda: client.call_tool("t"), "tools"),
-            (client.list_tools_page, "tools"),
-            (client.iter_tools, "tools"),
-            (client.list_resources, "resources"),
-            (client.list_resource_templates, "resources"),
-            (client.iter_resource_templates, "resources"),
-            (lambda: client.read_resource("a://1"), "resources"),
-            (lambda: client.unsubscribe_resource("a://1"), "resources.subscribe"),
-            (client.list_prompts, "prompts"),
-            (client.list_prompts_page, "prompts"),
-            (lambda: client.get_prompt("p"), "prompts"),
-            (lambda: client.complete({"type": "ref/prompt", "name": "p"}, ("a", "")), "completions"),
-            (lambda: client.set_logging_level("info"), "logging"),
-        ]
+        for call, _ in _typed_calls(client):
+            before = len(seen)
+            call()
+            assert len(seen) > before
+        assert client.list_tools()[0].name == "t"
+
+
+@responses.activate
+def test_every_typed_method_checks_its_capability_when_strict_and_request_does_not():
+    """strict_capabilities=True against a server that declares nothing: each typed method names what it
+    lacks and sends nothing; ping needs nothing."""
+    seen: list[dict[str, Any]] = []
+    legacy_routes(seen, everything, capabilities={})
+    with mcpsync.connect(URL, protocol="auto", auth=False, timeout=T, strict_capabilities=True) as client:
         before = len(seen)
-        for call, capability in checks:
+        for call, capability in _typed_calls(client):
             with pytest.raises(mcpsync.CapabilityNotDeclared) as caught:
                 call()
             assert caught.value.capability == capability

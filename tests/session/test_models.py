@@ -47,7 +47,6 @@ def test_call_tool_result_text_joins_only_text_blocks():
     [
         ({"content": "x"}, "'content' must be a list of objects"),
         ({"content": [], "isError": "yes"}, "'isError' must be a boolean"),
-        ({"content": [], "structuredContent": [1]}, "'structuredContent' must be a dict"),
     ],
 )
 def test_bad_results_are_protocol_errors(raw, words):

@@ -347,3 +347,98 @@ def test_a_digest_with_a_final_newline_is_no_sha256_digest():
     front = {"name": "a", "description": "d"}
     assert _problem(uri, front, [], (SkillResource(uri, digest, 1),)) is None
     assert "digest" in (_problem(uri, front, [], (SkillResource(uri, digest + "\n", 1),)) or "")
+
+
+# -- directories (resources/directory/read, where the server declares directoryRead) -------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_skills_directories_are_listed_and_checked_against_its_entry(kind: str, protocol: str) -> None:
+    """The test server declares ``directoryRead``; paged one child a page. ``list_directory`` of the root and
+    of ``references``: the files the entry lists (as ``read`` takes them) and the subdirectories; nothing is
+    read by listing, and a listed file reads and verifies as any other. (The unfixed client had no way to.)"""
+    with serving(kind, "--page-size", "1") as target, mcpsync.connect(target, protocol=protocol, timeout=T) as client:
+        loaded = client.load_skill(REFUNDS, timeout=T)
+        root = loaded.list_directory(timeout=T)
+        assert root == skills_module.SkillDirectory(
+            "skill://acme/billing/refunds", ("SKILL.md",), ("data", "references"), ()
+        )
+        references = loaded.list_directory("references", timeout=T)
+        assert (references.uri, references.files, references.directories) == (
+            "skill://acme/billing/refunds/references",
+            ("references/policy.md",),
+            (),
+        )
+        assert reads(client) == [REFUNDS]
+        assert loaded.read_text(references.files[0], timeout=T).startswith("# Refund policy")
+        names = [(r.name, r.mime_type) for r in client.read_directory("skill://acme/billing", timeout=T)]
+        assert names == [("refunds", "inode/directory")]
+        with pytest.raises(ServerError) as error:
+            client.read_directory(REFUNDS, timeout=T)
+        assert error.value.code == -32602
+        with pytest.raises(ValueError):
+            loaded.list_directory("../other", timeout=T)
+
+
+def test_a_file_the_entry_does_not_list_is_stale_not_a_file_of_the_skill() -> None:
+    """The server added ``references/new.md`` after the entry was listed: the directory read shows it, but it
+    is not surfaced as a file of the skill (``stale``) and ``read`` refuses it unread (the extension's MUST)."""
+    with mcpsync.connect(server_command("--skill-lie", "unlisted_file"), protocol="modern", timeout=T) as client:
+        loaded = client.load_skill(REFUNDS, timeout=T)
+        references = loaded.list_directory("references", timeout=T)
+        assert references.files == ("references/policy.md",)
+        assert references.stale == ("skill://acme/billing/refunds/references/new.md",)
+        with pytest.raises(SkillVerificationError, match="does not list this file"):
+            loaded.read("references/new.md", timeout=T)
+        assert reads(client) == [REFUNDS]
+
+
+def test_a_directory_read_that_lists_another_directorys_file_is_refused() -> None:
+    """``directory_outsider``: ``references`` lists ``data/rates.bin``, which is not its child."""
+    with mcpsync.connect(server_command("--skill-lie", "directory_outsider"), timeout=T) as client:
+        loaded = client.load_skill(REFUNDS, timeout=T)
+        with pytest.raises(SkillVerificationError, match="not a direct child") as info:
+            loaded.list_directory("references", timeout=T)
+        assert info.value.file_uri == REFUNDS_TABLE
+
+
+def test_a_dynamic_skills_files_are_found_by_reading_its_directory() -> None:
+    """A dynamic skill lists no files: its directory read is how they are found (still not verified)."""
+    with mcpsync.connect(server_command(), timeout=T) as client:
+        loaded = client.load_skill(LIVE_NOTES, allow_dynamic=True, timeout=T)
+        assert loaded.list_directory(timeout=T).files == ("SKILL.md", "today.md")
+
+
+def test_the_entry_limit_holds_before_the_next_page_is_asked_for() -> None:
+    """Pages of 300 children: past ``MAX_RESOURCES`` (512) the listing stops, and no third page is asked for."""
+    asked: list[int] = []
+
+    def directory(uri: str, timeout: Any) -> Any:
+        for page in range(10):
+            asked.append(page)
+            yield [{"uri": f"{uri}/{page}-{n}.md", "name": f"{page}-{n}.md"} for n in range(300)]
+
+    skill = Skill.from_dict(entry())
+    loaded = LoadedSkill(skill, {}, "", lambda uri, timeout: None, directory)  # type: ignore[arg-type,return-value]
+    with pytest.raises(SkillVerificationError, match="more than the 512"):
+        loaded.list_directory()
+    assert asked == [0, 1]
+
+
+def test_no_directory_read_is_sent_to_a_server_that_does_not_declare_directory_read() -> None:
+    """The extension declared without ``directoryRead``: the extension forbids the call, so it is not sent."""
+    sent: list[str] = []
+
+    def request(method: str, params: Any, timeout: Any) -> Any:
+        sent.append(method)
+        return {"resources": []}
+
+    extension = {"extensions": {"io.modelcontextprotocol/skills": {"directoryRead": False}}}
+    skills = skills_module.Skills("s", lambda: extension, lambda *a: iter(()), request, lambda u, t: None)  # type: ignore[arg-type,return-value]
+    with pytest.raises(ExtensionNotDeclared, match="directoryRead"):
+        list(skills.read_directory("skill://a/x", T))
+    loaded = LoadedSkill(Skill.from_dict(entry()), {}, "", lambda uri, timeout: None)  # type: ignore[arg-type,return-value]
+    with pytest.raises(ExtensionNotDeclared, match="directoryRead"):
+        loaded.list_directory()
+    assert sent == []

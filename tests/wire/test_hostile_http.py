@@ -821,3 +821,21 @@ def wait_seen(server: Hostile, what: str, count: int = 1) -> bool:
             return False
         time.sleep(0.02)
     return True
+
+
+# -- the handshake's whole deadline -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_silent_initialized_notification_ends_the_handshake_at_its_timeout(kind: str) -> None:
+    """Attack: ``initialize`` is answered, the POST of ``notifications/initialized`` is read and never
+    answered (the unfixed client waited for the write timeout, 10 s, whatever the caller's timeout).
+    Promise: ``connect(timeout=2)`` bounds every step of the handshake: a TimeoutError within 3.5 s."""
+    with serving(kind, attacks={"POST notifications/initialized": silent}) as server:
+        target: Any = f"{server.url}/mcp"
+        if kind == "legacy-sse":
+            target = {"type": "sse", "url": f"{server.url}/sse"}
+        with within(3.5), pytest.raises(TimeoutError) as info:
+            mcpsync.connect(target, timeout=2, protocol="legacy")
+    assert isinstance(info.value, MCPError)
+    assert "notifications/initialized" in str(info.value), str(info.value)
