@@ -70,5 +70,6 @@ def test_a_token_endpoint_redirecting_to_another_origin_gets_the_grant_once_and_
                     url,
                     ClientInfo("svc", "secret", "client_secret_basic"),
                     {"grant_type": "authorization_code", "code": "the-code", "code_verifier": "v"},
+                    issuer=url.rsplit("/", 1)[0],
                 )
         assert len(asked) == 1 and stolen == []
