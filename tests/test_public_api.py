@@ -60,6 +60,7 @@ def test_exception_tree():
     assert str(mcpsync.TransportClosed()) == "Transport closed"
     assert str(mcpsync.ServerError(-32601, "Method not found")) == "MCP error -32601: Method not found"
     assert str(mcpsync.NoResponseError(7)) == "No response received for request ID 7"
+    assert issubclass(mcpsync.TokenStoreError, mcpsync.AuthorizationError)
 
 
 def test_import_has_no_side_effects_and_loads_no_heavy_modules():

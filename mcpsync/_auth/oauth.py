@@ -316,7 +316,11 @@ class ServerAuth:
                     )
                 self._forget_token()
                 raise self._required(401, header, challenge.scopes if challenge else ())
-            if current is not None and current.get("refresh_token") and self._refresh(deadline, answering=True):
+            if (
+                current is not None
+                and current.get("refresh_token")
+                and self._refresh(deadline, answering=True, challenge=challenge)
+            ):
                 return True
             if current is not None:
                 self._forget_token()
@@ -402,11 +406,15 @@ class ServerAuth:
         response, client = obtained
         self._keep(response, discovered, token_endpoint, scopes, client, answering=answering, dpop=key)
 
-    def _refresh(self, deadline: float, *, answering: bool = False) -> bool:
-        """Refresh the token; ``False`` if there is no refresh token or the server refused it.
-        ``answering``: a 401 asked for it (see ``answer_challenge``)."""
+    def _refresh(self, deadline: float, *, answering: bool = False, challenge: Optional[Challenge] = None) -> bool:
+        """Refresh the token; ``False`` if there is no refresh token, the server refused it, or the
+        token is not from the server's authorization server. ``answering``: a 401 asked for it (see
+        ``answer_challenge``), whose ``challenge`` helps discovery."""
         token = self._token
-        if token is None or not token.get("refresh_token") or not token.get("token_endpoint"):
+        if token is None or not token.get("refresh_token"):
+            return False
+        token_endpoint = self._checked_token_endpoint(token, deadline, challenge)
+        if token_endpoint is None:
             return False
         client = self._client_for(token["issuer"], token.get("client_id"), token.get("client_auth_method"))
         form = {"grant_type": "refresh_token", "refresh_token": token["refresh_token"], "resource": token["resource"]}
@@ -415,7 +423,7 @@ class ServerAuth:
                 key = self._dpop_key(token)
                 response = request_token(
                     http,
-                    token["token_endpoint"],
+                    token_endpoint,
                     client,
                     form,
                     issuer=token["issuer"],
@@ -433,7 +441,7 @@ class ServerAuth:
             response,
             issuer=token["issuer"],
             resource=token["resource"],
-            token_endpoint=token["token_endpoint"],
+            token_endpoint=token_endpoint,
             client=client,
             scopes=tuple(str(token.get("requested_scope") or token.get("scope") or "").split()),
             previous=token,
@@ -443,6 +451,39 @@ class ServerAuth:
         self._save(record)
         logger.info("server %r: token refreshed", self.name)
         return True
+
+    def _checked_token_endpoint(
+        self, token: dict[str, Any], deadline: float, challenge: Optional[Challenge]
+    ) -> Optional[str]:
+        """Where to refresh ``token``: its authorization server's token endpoint as that server's own
+        metadata says (discovered once, from the MCP server), never the one the stored record names.
+        A stored record is a cache, not an authority: anyone who could write it could name any
+        endpoint, and the client's secret goes there. ``None``: the record is not from the server's
+        authorization server, or not for this resource; it is not refreshed anywhere."""
+        discovered = self._discovered or self._discover(deadline, challenge)
+        server = discovered.server
+        endpoint = server.endpoint("token_endpoint")
+        if endpoint is None or token.get("issuer") != server.issuer or token.get("resource") != discovered.resource:
+            logger.warning(
+                "server %r: the stored token is from %r for %r, not from its authorization server %s for %s; "
+                "not refreshed",
+                self.name,
+                token.get("issuer"),
+                token.get("resource"),
+                server.issuer,
+                discovered.resource,
+            )
+            return None
+        stored = token.get("token_endpoint")
+        if stored != endpoint:
+            logger.warning(
+                "server %r: the stored token names the token endpoint %r; its authorization server's metadata "
+                "says %s, which is used",
+                self.name,
+                stored,
+                endpoint,
+            )
+        return endpoint
 
     def _client_for(self, issuer: str, client_id: Optional[str], auth_method: Optional[str]) -> Optional[ClientInfo]:
         """The client that got a token, for its refresh: the user's, or the registration kept for ``issuer``."""
@@ -547,7 +588,10 @@ class ServerAuth:
         if not where or not isinstance(where.get("resource"), str) or not isinstance(where.get("issuer"), str):
             return None
         record = store.load(token_key(where["resource"], where["issuer"]))
-        if not record or not isinstance(record.get("access_token"), str):
+        if not record or not isinstance(record.get("access_token"), str) or not record["access_token"]:
+            return None
+        if record.get("resource") != where["resource"] or record.get("issuer") != where["issuer"]:
+            logger.warning("server %r: a stored token is not what its entry says it is; ignored", self.name)
             return None
         return record
 

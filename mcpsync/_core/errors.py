@@ -28,6 +28,7 @@ Every exception is an ``MCPError``; catch that to catch them all::
     │   ├── PageLimitExceeded        a listing needed more pages than allowed (``max_pages``)
     │   └── UnsupportedProtocolVersion
     ├── AuthorizationError           OAuth could not authorize: a refusal, a failed grant
+    │   └── TokenStoreError          the token store's directory or a file in it is not safe to use
     ├── ConfigurationError           bad configuration (also a ValueError)
     ├── NotSupportedError            a feature mcpsync does not offer yet (also a NotImplementedError)
     ├── ExtensionNotDeclared         the server does not declare the extension a method belongs to
@@ -70,6 +71,7 @@ __all__ = [
     "SkillVerificationError",
     "TaskCancelled",
     "TaskNotFound",
+    "TokenStoreError",
     "ToolError",
     "TransportClosed",
     "TransportError",
@@ -373,6 +375,19 @@ class AuthorizationRequired(AuthorizationError, HTTPStatusError):
         error.body = body
         error.auth_server = auth_server
         return error
+
+
+class TokenStoreError(AuthorizationError):
+    """The token store refused its directory or a file in it (others can write or read it, another
+    user owns it, it is a symbolic link): nothing was read from it or written to it.
+
+    Attributes:
+        path: the directory or file refused.
+    """
+
+    def __init__(self, message: str, *, path: str = "") -> None:
+        super().__init__(message)
+        self.path = path
 
 
 class SessionExpired(TransportError):

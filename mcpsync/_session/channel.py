@@ -180,11 +180,12 @@ class Channel:
             future.span = traced
         else:
             future, data = self.endpoint.request(method, params, on_cancel=self._cancelled)
-        if meta is not None and version is not None:
-            future.headers = http_headers(version, method, params)
-            if self.header_hook is not None:
-                future.headers.update(self.header_hook(method, params))
         try:
+            if meta is not None and version is not None:
+                # A value that cannot travel as a header (a lone surrogate) raises here, before anything is sent.
+                future.headers = http_headers(version, method, params)
+                if self.header_hook is not None:
+                    future.headers.update(self.header_hook(method, params))
             self.transport.send_request(future, data, deadline=deadline, wait=wait)
         except WriteTimeout:
             if timeout is not None and time.monotonic() >= deadline - CLOCK_SLACK:

@@ -30,6 +30,7 @@ from .._core.eras import (
     SERVER_INFO,
     UNSUPPORTED_VERSION,
     header_problems,
+    name_header_problem,
     param_headers,
     result_type,
 )
@@ -44,6 +45,7 @@ from .._core.errors import (
 )
 from .._core.jsonrpc import LOG_LEVELS, ErrorCode
 from .._core.pending import RequestFuture
+from .._core.text import shorten
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
 from .._version import __version__
 from .._wire.base import Transport, TransportStats
@@ -528,10 +530,14 @@ class Client:
             self._channel.meta = {**meta, LOG_LEVEL: level}
 
     def _headers_valid(self, tool: Tool) -> bool:
-        """Whether a tool's ``x-mcp-header`` annotations keep the rules; one that breaks them is left out."""
+        """Whether a tool's name can travel as ``Mcp-Name`` and its ``x-mcp-header`` annotations keep
+        the rules; one that breaks them is left out."""
         problems = header_problems(tool.input_schema)
+        name_problem = name_header_problem(tool.name)
+        if name_problem is not None:
+            problems.insert(0, name_problem)
         for problem in problems:
-            logger.warning("server %r: tool %r left out: %s", self.name, tool.name, problem)
+            logger.warning("server %r: tool %s left out: %s", self.name, shorten(tool.name, 80), problem)
         return not problems
 
     @property
