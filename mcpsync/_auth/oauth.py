@@ -22,8 +22,8 @@ Tokens are kept in the token store (``store``): the next run sends its token
 at once. Processes and ``OAuth`` objects sharing a store take turns to refresh
 one token (``store.locked``): each re-reads the store first and takes a token
 another refreshed meanwhile; after a refusal it looks again, and it deletes
-from the store only the very token that was refused, never a newer one. No token, code, verifier or secret is ever logged or put in an
-exception's text.
+from the store only the very token that was refused, never a newer one. No
+token, code, verifier or secret is ever logged or put in an exception's text.
 """
 
 from __future__ import annotations
