@@ -372,7 +372,8 @@ class FileTokenStore:
             try:
                 file = os.open(name, flags, 0o600, dir_fd=descriptor)
             except OSError as exc:
-                raise self._refuse(f"its lock file cannot be opened ({exc.strerror})", self.directory / name) from None
+                why = "it is a symbolic link (never followed)" if exc.errno == errno.ELOOP else exc.strerror
+                raise self._refuse(f"the lock file cannot be opened: {why}", self.directory / name) from None
         finally:
             os.close(descriptor)
         try:

@@ -16,8 +16,11 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 import mcpsync
-from mcpsync import FileTokenStore, OAuth
+from mcpsync import FileTokenStore, OAuth, TokenStoreError
+from mcpsync._auth.store import StoreLockTimeout
 from mcpsync.testing.oauth import OAuthTestServer
 
 T = 20
@@ -143,3 +146,57 @@ def test_two_oauth_objects_in_one_process_refreshing_one_token_both_succeed(tmp_
         assert refreshes(server) == 1
         left = FileTokenStore(directory).load(key)
         assert left is not None and left["access_token"] in server.access_tokens
+
+
+# -- the store's lock ------------------------------------------------------------------------------
+
+HOLDER = """
+import sys
+from mcpsync import FileTokenStore
+with FileTokenStore(sys.argv[1]).lock("token r i", 5):
+    print("held", flush=True)
+    sys.stdin.readline()
+"""
+
+
+def test_a_lock_another_process_holds_is_waited_for_within_the_time_given(tmp_path):
+    """While another process holds an entry's lock, taking it gives up when the time given runs out
+    (another entry's lock is free); once that process lets go, it is had at once."""
+    directory = tmp_path / "auth"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(directory)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdin is not None
+        readable, _, _ = select.select([holder.stdout], [], [], T)
+        assert readable and holder.stdout.readline().strip() == "held"
+        store = FileTokenStore(directory)
+        with pytest.raises(StoreLockTimeout):
+            with store.lock("token r i", 0.2):
+                pass
+        with store.lock("token other i", 0.2):
+            pass
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        assert holder.wait(T) == 0
+        with store.lock("token r i", T):
+            pass
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+        holder.communicate(timeout=T)
+
+
+def test_a_link_planted_at_the_lock_file_is_refused_and_not_followed(tmp_path):
+    """Another local process puts a symbolic link where an entry's lock file goes: the store refuses
+    it (``TokenStoreError``) and neither creates nor touches the link's target."""
+    directory = tmp_path / "auth"
+    store = FileTokenStore(directory)
+    store.check()
+    directory.mkdir(mode=0o700, exist_ok=True)
+    target = tmp_path / "elsewhere"
+    (directory / (".lock-" + store._name("token r i")[: -len(".json")])).symlink_to(target)
+    with pytest.raises(TokenStoreError, match="the lock file cannot be opened: it is a symbolic link"):
+        with store.lock("token r i", 1):
+            pass
+    assert not target.exists()
