@@ -14,12 +14,12 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
+from typing import Any
 
 import pytest
 
 import mcpsync
-from mcpsync import FileTokenStore, OAuth, TokenStoreError
+from mcpsync import FileTokenStore, MemoryTokenStore, OAuth, TokenStoreError
 from mcpsync._auth.store import StoreLockTimeout
 from mcpsync.testing.oauth import OAuthTestServer
 
@@ -52,9 +52,8 @@ print(json.dumps(results), flush=True)
 """
 
 
-def logged_in_with_an_expired_token(server: OAuthTestServer, directory: Path) -> str:
-    """Log in once (keeping the token in ``directory``), then make the kept token expired; its key."""
-    store = FileTokenStore(directory)
+def logged_in_with_an_expired_token(server: OAuthTestServer, store: Any) -> str:
+    """Log in once (keeping the token in ``store``), then make the kept token expired; its key."""
     with mcpsync.connect(server.url, auth=OAuth(on_authorize=server.approve, store=store), timeout=T) as client:
         client.list_tools(timeout=T)
     (key,) = [k for k in store.keys() if k.startswith("token ")]
@@ -74,7 +73,7 @@ def test_two_processes_refreshing_one_rotating_token_both_succeed_and_keep_a_tok
     store: every call succeeds, one refresh is made, and the store still holds a working token."""
     directory = tmp_path / "auth"
     with OAuthTestServer(refresh_gate=2, refresh_gate_timeout=3.0) as server:
-        key = logged_in_with_an_expired_token(server, directory)
+        key = logged_in_with_an_expired_token(server, FileTokenStore(directory))
         children = [
             subprocess.Popen(
                 [sys.executable, "-c", CHILD, server.url, str(directory), str(THREADS)],
@@ -107,13 +106,20 @@ def test_two_processes_refreshing_one_rotating_token_both_succeed_and_keep_a_tok
         assert left is not None and left["access_token"] in server.access_tokens
 
 
-def test_two_oauth_objects_in_one_process_refreshing_one_token_both_succeed(tmp_path):
-    """Two ``OAuth`` objects of one process (each its own ``FileTokenStore`` on one directory), each
-    with a client and 16 threads, start with the same expired token: no call fails, a token is left."""
+@pytest.mark.parametrize("kind", ["file", "memory"])
+def test_two_oauth_objects_in_one_process_refreshing_one_token_both_succeed(tmp_path, kind):
+    """Two ``OAuth`` objects of one process (each its own ``FileTokenStore`` on one directory, or one
+    ``MemoryTokenStore`` between them), each with a client and 16 threads, start with the same expired
+    token: no call fails, one refresh is made, a working token is left."""
     directory = tmp_path / "auth"
+    shared = MemoryTokenStore()
+
+    def store() -> Any:
+        return FileTokenStore(directory) if kind == "file" else shared
+
     with OAuthTestServer(refresh_gate=2, refresh_gate_timeout=3.0) as server:
-        key = logged_in_with_an_expired_token(server, directory)
-        auths = [OAuth(interactive=False, store=FileTokenStore(directory)) for _ in range(2)]
+        key = logged_in_with_an_expired_token(server, store())
+        auths = [OAuth(interactive=False, store=store()) for _ in range(2)]
         failures: list[str] = []
         lock = threading.Lock()
 
@@ -144,7 +150,7 @@ def test_two_oauth_objects_in_one_process_refreshing_one_token_both_succeed(tmp_
             thread.join(2 * T)
         assert failures == []
         assert refreshes(server) == 1
-        left = FileTokenStore(directory).load(key)
+        left = store().load(key)
         assert left is not None and left["access_token"] in server.access_tokens
 
 
