@@ -18,6 +18,12 @@ write in, that another user owns, or that is a symbolic link is refused
 stored entry is trusted only as far as nobody else could have put it there. ``MemoryTokenStore`` keeps
 them for the life of the process. Any object with ``load``, ``save``,
 ``delete`` and ``keys`` will do.
+
+A refresh changes an entry that other processes share, and a rotating
+refresh token works once: ``locked`` gives one refresh at a time per key.
+``FileTokenStore.lock`` holds an ``flock`` on a lock file inside the checked
+directory, so that processes take turns; any other store takes turns within
+the process (``lock``, if the store has one, else a lock per key here).
 """
 
 from __future__ import annotations
@@ -30,18 +36,67 @@ import os
 import secrets
 import stat
 import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Optional, Protocol, Union
+from typing import Any, ContextManager, Optional, Protocol, Union
 
 from .._core.errors import TokenStoreError
 from .._core.paths import user_data_dir
 
-__all__ = ["FileTokenStore", "MemoryTokenStore", "TokenStore", "client_key", "server_key", "token_key"]
+__all__ = [
+    "FileTokenStore",
+    "MemoryTokenStore",
+    "StoreLockTimeout",
+    "TokenStore",
+    "client_key",
+    "locked",
+    "server_key",
+    "token_key",
+]
 
 logger = logging.getLogger("mcpsync.auth")
 
 #: The largest entry read: a token record is a few kB; a bigger file is not one of ours.
 MAX_ENTRY_BYTES = 1 << 20
+#: Seconds between two tries for a lock another process holds (the wait itself is the caller's).
+_LOCK_POLL = 0.01
+_LOCK_POLL_MAX = 0.1
+#: Per-key locks of the stores that have no ``lock`` of their own (one process only).
+_KEY_LOCKS: dict[str, threading.Lock] = {}
+_KEY_LOCKS_GUARD = threading.Lock()
+
+
+class StoreLockTimeout(Exception):
+    """Internal: a store's lock was not had within the time given (the caller says what it was for)."""
+
+
+def locked(store: Any, key: str, timeout: float) -> ContextManager[None]:
+    """Hold ``store``'s lock for ``key`` for a block: ``store.lock`` if it has one (``FileTokenStore``:
+    across processes), else a lock per key in this process. ``timeout``: seconds to wait for it.
+
+    Raises:
+        StoreLockTimeout: not had within ``timeout``.
+        TokenStoreError: the store's directory is refused.
+    """
+    lock = getattr(store, "lock", None)
+    if callable(lock):
+        held: ContextManager[None] = lock(key, timeout)
+        return held
+    return _process_lock(key, timeout)
+
+
+@contextmanager
+def _process_lock(key: str, timeout: float) -> Iterator[None]:
+    with _KEY_LOCKS_GUARD:
+        lock = _KEY_LOCKS.setdefault(key, threading.Lock())
+    if not lock.acquire(timeout=max(0.0, timeout)):
+        raise StoreLockTimeout(key)
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 class TokenStore(Protocol):
@@ -291,6 +346,55 @@ class FileTokenStore:
                 pass
             finally:
                 os.close(descriptor)
+
+    @contextmanager
+    def lock(self, key: str, timeout: float) -> Iterator[None]:
+        """Hold the lock of ``key`` for a block, against every process using this directory: an
+        ``flock`` on ``.lock-<entry>`` inside the checked directory (never through a link). The wait
+        is bounded by ``timeout`` seconds; a process that dies lets go of its lock with it.
+
+        Raises:
+            StoreLockTimeout: another process held it for ``timeout`` seconds.
+            TokenStoreError: the directory is refused.
+        """
+        try:
+            import fcntl
+        except ImportError:  # no flock (Windows): turns within this process only
+            with _process_lock(f"{self.directory} {key}", timeout):
+                yield
+            return
+        end = time.monotonic() + max(0.0, timeout)
+        descriptor = self._open_directory(create=True)
+        assert descriptor is not None
+        try:
+            name = ".lock-" + self._name(key)[: -len(".json")]
+            flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+            try:
+                file = os.open(name, flags, 0o600, dir_fd=descriptor)
+            except OSError as exc:
+                why = "it is a symbolic link (never followed)" if exc.errno == errno.ELOOP else exc.strerror
+                raise self._refuse(f"the lock file cannot be opened: {why}", self.directory / name) from None
+        finally:
+            os.close(descriptor)
+        try:
+            pause = _LOCK_POLL
+            while True:
+                try:
+                    fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    left = end - time.monotonic()
+                    if left <= 0:
+                        raise StoreLockTimeout(key) from None
+                    # flock has no timed wait: a short poll, bounded by the caller's time.
+                    time.sleep(min(pause, left))
+                    pause = min(pause * 2, _LOCK_POLL_MAX)
+            try:
+                yield
+            finally:
+                fcntl.flock(file, fcntl.LOCK_UN)
+        finally:
+            os.close(file)
 
     def keys(self) -> list[str]:
         descriptor = self._open_directory(create=False)
