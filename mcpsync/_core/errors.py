@@ -92,7 +92,9 @@ class ServerError(MCPError):
     """
 
     def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(f"MCP error {code}: {message}")
+        prefix = f"MCP error {code}:"
+        # Servers built on the official SDKs often write the prefix into the message themselves.
+        super().__init__(message if str(message).startswith(prefix) else f"{prefix} {message}")
         self.code = code
         self.message = message
         self.data = data
