@@ -1,5 +1,6 @@
 """mcpsync._wire.stdio against real child processes: life, faults, shutdown."""
 
+import io
 import json
 import os
 import signal
@@ -119,8 +120,8 @@ def test_children_of_the_server_are_stopped_with_it(tmp_path):
 
 
 def test_stderr_flood_never_blocks_the_server(caplog):
-    """2 MB of stderr in one call: our reader drains it; the tail keeps only the last lines."""
-    transport = started()
+    """2 MB of stderr in one call (stderr="log"): our reader drains it; the tail keeps only the last lines."""
+    transport = started(stderr="log")
     with caplog.at_level("INFO", logger="mcpsync.server.t"):
         result = call(transport, "stderr", text="x" * 100, lines=20000)
         assert result["content"][0]["text"] == "wrote 20000 lines"
@@ -132,6 +133,58 @@ def test_stderr_flood_never_blocks_the_server(caplog):
     assert len(transport.stderr_tail) <= 20
     assert any(r.name == "mcpsync.server.t" and r.getMessage() == "the last line" for r in caplog.records)
     transport.close()
+
+
+def wait_for_tail(transport, line: str) -> None:
+    """Wait (bounded) until ``line`` is the last of the server's stderr we read."""
+    deadline = time.monotonic() + 5
+    while transport.stderr_tail[-1:] != (line,) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert transport.stderr_tail[-1:] == (line,)
+
+
+def test_stderr_reaches_our_stderr_by_default_with_the_servers_name(capsys, caplog):
+    """By default (stderr="inherit") each line the server writes to stderr appears on ours, one line at
+    a time, ``[name] `` in front, through the ``sys.stderr`` of the moment (here pytest's capture of
+    this test), and not in the log; the tail for errors keeps it too."""
+    transport = started()
+    with caplog.at_level("INFO", logger="mcpsync.server.t"):
+        call(transport, "stderr", text="why I fail")
+        wait_for_tail(transport, "why I fail")
+    assert "[t] why I fail\n" in capsys.readouterr().err
+    assert not [r for r in caplog.records if r.name == "mcpsync.server.t"]
+
+
+def test_stderr_follows_sys_stderr_as_it_changes(monkeypatch):
+    """A line goes to whatever ``sys.stderr`` is when it arrives (a notebook's cell, a redirect), not to the
+    stream of the moment the server started."""
+    transport = started()
+    elsewhere = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", elsewhere)
+    call(transport, "stderr", text="after the redirect")
+    wait_for_tail(transport, "after the redirect")
+    assert elsewhere.getvalue() == "[t] after the redirect\n"
+
+
+@pytest.mark.parametrize("mode", ["log", "quiet"])
+def test_stderr_log_and_quiet(mode, capsys, caplog):
+    """stderr="log" sends the lines to ``mcpsync.server.<name>`` at INFO and not to our stderr;
+    "quiet" sends them nowhere; both keep the tail."""
+    transport = started(stderr=mode)
+    with caplog.at_level("INFO", logger="mcpsync.server.t"):
+        call(transport, "stderr", text="a line")
+        wait_for_tail(transport, "a line")
+    assert "a line" not in capsys.readouterr().err
+    logged = [r.getMessage() for r in caplog.records if r.name == "mcpsync.server.t"]
+    assert logged == (["a line"] if mode == "log" else [])
+
+
+def test_a_stderr_mode_that_does_not_exist_is_refused():
+    """A mistyped mode is a ConfigurationError that lists the modes, before anything starts."""
+    with pytest.raises(mcpsync.ConfigurationError, match="'inherit', 'log', 'quiet'"):
+        StdioTransport("python", stderr="loud")
+    with pytest.raises(mcpsync.ConfigurationError, match="stderr= is for a stdio server"):
+        mcpsync.Client(mcpsync.create_transport("http://127.0.0.1:1/mcp"), stderr="quiet")
 
 
 def test_garbage_invalid_and_unknown_id_are_counted_logged_and_skipped(caplog):
