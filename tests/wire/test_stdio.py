@@ -4,9 +4,11 @@ import io
 import json
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
+import warnings
 
 import pytest
 
@@ -188,9 +190,11 @@ def test_a_stderr_mode_that_does_not_exist_is_refused():
 
 
 def test_garbage_invalid_and_unknown_id_are_counted_logged_and_skipped(caplog):
+    """Each kind is counted, logged, told to ``on_error``, and warned of (a ProtocolWarning); the
+    connection goes on."""
     problems = []
     transport = started(on_error=problems.append)
-    with caplog.at_level("WARNING", logger="mcpsync.transport"):
+    with caplog.at_level("WARNING", logger="mcpsync.transport"), pytest.warns(mcpsync.ProtocolWarning):
         for kind in ("garbage", "invalid", "unknown_id"):
             assert call(transport, "misbehave", kind=kind)["content"][0]["text"] == f"sent {kind}"
     stats = transport.stats
@@ -202,6 +206,46 @@ def test_garbage_invalid_and_unknown_id_are_counted_logged_and_skipped(caplog):
     assert "response to no request we sent" in logged and "987654321" in logged
     assert call(transport, "echo", text="still fine")["content"][0]["text"] == "still fine"
     transport.close()
+
+
+def test_the_first_skipped_message_of_each_kind_is_a_warning_and_the_rest_are_counted():
+    """Never silent without logging set up: the first line of junk, the first invalid message and the
+    first stray response of a connection each give one ``mcpsync.ProtocolWarning`` that says what was
+    skipped; the second of each is counted only."""
+    transport = started()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for kind in ("garbage", "invalid", "unknown_id") * 2:
+            call(transport, "misbehave", kind=kind)
+        call(transport, "echo", text="after")  # its answer follows every line above: all were read
+    ours = [str(w.message) for w in caught if issubclass(w.category, mcpsync.ProtocolWarning)]
+    assert len(ours) == 3, ours
+    assert "server 't' sent output that is not JSON-RPC, which was skipped" in ours[0]
+    assert "this is not json {" in ours[0] and "stats.malformed" in ours[0]
+    assert "fails the JSON-RPC schema" in ours[1] and "stats.invalid" in ours[1]
+    assert "a response to no request" in ours[2] and "stats.unmatched_responses" in ours[2]
+    stats = transport.stats
+    assert (stats.malformed, stats.invalid, stats.unmatched_responses) == (2, 2, 2)
+    transport.close()
+
+
+def test_a_protocol_warning_reaches_a_script_with_nothing_set_up():
+    """A plain script (no logging configured, Python's default warning filters) that meets a server
+    writing junk twice shows one line about it on stderr."""
+    script = (
+        "import mcpsync\n"
+        "from mcpsync.testing import server_command\n"
+        "with mcpsync.connect(server_command(), timeout=20) as client:\n"
+        "    client.call_tool('misbehave', {'kind': 'garbage'})\n"
+        "    client.call_tool('misbehave', {'kind': 'garbage'})\n"
+        "    client.call_tool('echo', {'text': 'done'})\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if "ProtocolWarning" in line]
+    assert len(lines) == 1, done.stderr
+    assert "sent output that is not JSON-RPC" in lines[0] and "'this is not json {'" in lines[0]
 
 
 def test_invalid_response_to_a_pending_request_fails_it_at_once():
