@@ -449,13 +449,11 @@ class StdioTransport(Transport):
             logger.debug("server %r: stderr read ended: %s", self.name, exc)
 
     def _stderr_line(self, line: str, server_logger: logging.Logger) -> None:
-        """One line of the server's stderr: into the tail, and where the mode sends it."""
-        self._stderr_tail.append(line)
+        """One line of the server's stderr: where the mode sends it, then into the tail (last: a line
+        in the tail has been passed on)."""
         mode = self._stderr_mode
-        if mode == "inherit":
-            stream = sys.stderr  # now: a notebook's cell, a test's capture, a redirect made meanwhile
-            if stream is None:  # pythonw, a daemon: nowhere to write
-                return
+        stream = sys.stderr  # now: a notebook's cell, a test's capture, a redirect made meanwhile
+        if mode == "inherit" and stream is not None:  # None: pythonw, a daemon: nowhere to write
             try:
                 stream.write(f"[{self.name}] {line}\n")
                 stream.flush()
@@ -463,6 +461,7 @@ class StdioTransport(Transport):
                 pass
         elif mode == "log" and server_logger.isEnabledFor(logging.INFO):
             server_logger.info("%s", line)
+        self._stderr_tail.append(line)
 
     def _gone(self, detail: str) -> TransportClosed:
         """The error for a server found gone while writing: what its reader learns (the exit code, its
