@@ -213,7 +213,9 @@ class Client:
     ) -> None:
         if stderr is not None:
             if not hasattr(transport, "stderr_mode"):
-                raise ConfigurationError(f"{transport.name}: stderr= is for a stdio server; this one is {transport.kind}")
+                raise ConfigurationError(
+                    f"{transport.name}: stderr= is for a stdio server; this one is {transport.kind}"
+                )
             transport.stderr_mode = stderr
         self.transport = transport
         #: ``initialize``'s default timeout (``USE_DEFAULT``: the transport's, every request's default).

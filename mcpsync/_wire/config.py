@@ -25,10 +25,10 @@ from .._core.text import did_you_mean
 from .._core.timeouts import USE_DEFAULT, Timeout, UseDefault, check_timeout
 
 __all__ = [
+    "STDERR_MODES",
     "HTTPServerConfig",
     "MessageSize",
     "ServerConfig",
-    "STDERR_MODES",
     "StdioServerConfig",
     "check_max_message_size",
     "server_config_from",

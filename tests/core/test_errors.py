@@ -9,7 +9,9 @@ def test_server_error_does_not_repeat_a_prefix_the_server_wrote() -> None:
     """A server (the TypeScript SDK's McpError does this) whose message already starts with
     ``MCP error -32602:`` is shown once, not as ``MCP error -32602: MCP error -32602: ...``;
     the message itself stays as the server sent it."""
-    error = ServerError.from_error_object({"code": -32602, "message": "MCP error -32602: Resource demo://nope not found"})
+    error = ServerError.from_error_object(
+        {"code": -32602, "message": "MCP error -32602: Resource demo://nope not found"}
+    )
     assert str(error) == "MCP error -32602: Resource demo://nope not found"
     assert error.message == "MCP error -32602: Resource demo://nope not found"
 

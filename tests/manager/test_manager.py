@@ -450,7 +450,8 @@ def test_the_manager_passes_a_servers_stderr_through_unless_told_otherwise(
     with manager({"loud": ours(), "logged": ours(stderr="log")}, tmp_path) as m, caplog.at_level("INFO"):
         for name in ("loud", "logged"):
             m.call_tool(f"{name}__stderr", {"text": f"from {name}"}, timeout=T)
-            assert wait_for(lambda: f"from {name}" in m.client(name).transport.stderr_tail)  # type: ignore[attr-defined]
+            transport = m.client(name).transport
+            assert wait_for(lambda t=transport, n=name: f"from {n}" in t.stderr_tail)  # type: ignore[attr-defined,misc]
     err = capsys.readouterr().err
     assert "[loud] from loud\n" in err and "from logged" not in err
     assert [r.getMessage() for r in caplog.records if r.name == "mcpsync.server.logged"] == ["from logged"]

@@ -189,7 +189,9 @@ def test_a_url_takes_headers_as_a_keyword(base):
 def test_a_keyword_that_does_not_fit_the_target_is_named():
     """``env=`` for a URL, ``headers=`` for a command: a ConfigurationError naming the keyword and what
     the target takes, before anything starts."""
-    with pytest.raises(mcpsync.ConfigurationError, match=r"env= does not fit a URL \(an HTTP server\), which takes headers="):
+    with pytest.raises(
+        mcpsync.ConfigurationError, match=r"env= does not fit a URL \(an HTTP server\), which takes headers="
+    ):
         mcpsync.connect("http://127.0.0.1:1/mcp", env={"A": "1"})
     with pytest.raises(mcpsync.ConfigurationError, match=r"headers= does not fit a command .* which takes env=, cwd="):
         mcpsync.connect(["python", "server.py"], headers={"A": "1"})
