@@ -7,6 +7,7 @@ and writes the executed cells to a file; these tests read them.
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -80,9 +81,11 @@ def test_the_example_notebook_runs_top_to_bottom(tmp_path: Path) -> None:
     assert "<Resource 'text://greeting' text/plain: A short text resource.>" in short
     assert "<ReadResourceResult 'text://greeting' text/plain: 'Hello from a resource'>" in short
     assert "<GetPromptResult 1 message: user: 'Write a casual greeting for Ada.'>" in short
-    interrupted = text_of(cell_with(executed, "interrupt_main"))
-    assert "tools/call interrupted: the server 'quickstart' is told to cancel it" in interrupted
-    assert interrupted.endswith("'still connected'")
+    interrupted = text_of(cell_with(executed, "interrupt_main")).splitlines()
+    assert interrupted[0] == "tools/call interrupted: cancelled on the server 'quickstart'; the client is still usable"
+    assert float(interrupted[1].split()[1]) < 5, interrupted  # ended early: the timer fired 1 s into a 10 s call
+    assert len(ast.literal_eval(text_of(cell_with(executed, '"cancelled_requests"')))["cancelled"]) == 1  # the server saw it
+    assert text_of(cell_with(executed, '"still connected"')) == "'still connected'"
     assert "hello from the server's stderr" in text_of(cell_with(executed, '"stderr"'))  # stderr reached the notebook
     assert "via the manager" in text_of(cell_with(executed, "second__echo"))
     assert text_of(cell_with(executed, "tool.name.endswith")) == "['first__echo', 'second__echo']"
@@ -92,7 +95,7 @@ def test_the_example_notebook_runs_top_to_bottom(tmp_path: Path) -> None:
 def test_interrupting_the_kernel_cancels_the_call_and_the_client_stays_usable(tmp_path: Path) -> None:
     cells = run(tmp_path, "interrupt").cells
     assert text_of(cells[1]).startswith(
-        "KeyboardInterrupt: tools/call interrupted: the server 'mcpsync.testing' is told"
+        "KeyboardInterrupt: tools/call interrupted: cancelled on the server 'mcpsync.testing'"
     )
     error = next(o for o in cells[1].outputs if o["output_type"] == "error")
     ours = [line for line in error["traceback"] if "mcpsync" + "/" in line and "File " in line]
