@@ -113,11 +113,13 @@ def test_call_tool_results(client):
     assert info.value.result is failed
 
 
-def test_unknown_tool_is_a_server_error_with_code(client):
-    with pytest.raises(mcpsync.ServerError) as info:
+def test_unknown_tool_is_an_unknown_name_from_the_servers_error_with_code(client):
+    """The tools are listed (a modern call lists them first): the server's -32602 is the cause."""
+    with pytest.raises(mcpsync.UnknownNameError) as info:
         client.call_tool("no_such_tool", timeout=T)
-    assert info.value.code == -32602
-    assert str(info.value) == "MCP error -32602: Unknown tool: no_such_tool"
+    cause = info.value.__cause__
+    assert isinstance(cause, mcpsync.ServerError) and cause.code == -32602
+    assert str(cause) == "MCP error -32602: Unknown tool: no_such_tool"
 
 
 def test_call_tool_checks_its_arguments(client):
