@@ -8,6 +8,7 @@ and writes the executed cells to a file; these tests read them.
 from __future__ import annotations
 
 import ast
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -117,3 +118,18 @@ def test_log_lines_go_under_the_running_cell_and_between_cells_to_the_show_logs_
     assert isinstance(updates[0]["transient"]["display_id"], str)
     assert "between cells" not in text_of(cells[1]) + text_of(cells[2])  # not under a cell that did not ask
     assert "WARNING mcpsync.server.now: in a cell" in text_of(cells[2])
+
+
+def test_make_notebook_installs_what_it_needs_and_runs_the_example_headless() -> None:
+    """``make notebook`` (dry run): installs nbclient and ipykernel beside the notebook extra, then runs
+    the example notebook through the same runner as these tests."""
+    root = NOTEBOOK.parent.parent
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    venv = root / "build" / "no-such-venv"  # a venv that is not there: every step shows, nothing runs
+    done = subprocess.run(
+        ["make", "-n", "notebook", f"VENV={venv}"], cwd=root, capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 0, done.stderr
+    assert "'.[notebook]'" in done.stdout and "nbclient" in done.stdout and "ipykernel" in done.stdout
+    assert "tests/notebook_runner.py execute examples/quickstart.ipynb build/quickstart.executed.ipynb" in done.stdout
