@@ -52,6 +52,7 @@ def test_exception_tree():
     assert issubclass(mcpsync.RequestTimeout, TimeoutError)
     assert issubclass(mcpsync.ConfigurationError, ValueError)
     assert issubclass(mcpsync.NotSupportedError, NotImplementedError)
+    assert issubclass(mcpsync.HandlerResultError, TypeError)  # what a handler's non-dict answer raised before
     assert issubclass(mcpsync.TransportClosed, mcpsync.TransportError)
     assert issubclass(mcpsync.CapabilityNotServed, mcpsync.CapabilityNotDeclared)
     assert issubclass(mcpsync.CapabilityNotServed, mcpsync.ServerError)

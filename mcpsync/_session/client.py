@@ -43,8 +43,8 @@ from .._core.errors import (
     WriteTimeout,
 )
 from .._core.jsonrpc import LOG_LEVELS
-from .._core.text import cut, did_you_mean
 from .._core.pending import RequestFuture
+from .._core.text import cut, did_you_mean
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
 from .._version import __version__
 from .._wire.base import Transport, TransportStats
@@ -1042,7 +1042,8 @@ class Client:
         try:
             result = call(params, first=not listed)
         except ServerError as exc:
-            unknown = self._unknown_tool(name, exc.message)
+            # -32602 is what the spec has a server answer for an unknown tool; other errors say something else.
+            unknown = self._unknown_tool(name, exc.message) if type(exc) is ServerError and exc.code == -32602 else None
             if unknown is not None:
                 raise unknown from exc
             # A 2025-11-25 tool that runs only as a task, called before its listing said so: list, and again.

@@ -256,9 +256,7 @@ def test_schemas_are_adapted_per_format_and_what_was_dropped_is_said() -> None:
     assert gemini_schema["properties"]["note"] == {"nullable": True, "type": "string"}
     assert gemini_schema["properties"]["mode"] == {"enum": ["fast"]}
     assert gemini_schema["properties"]["shape"] == {"anyOf": [{"type": "integer"}, {"type": "string"}]}
-    assert sorted(dropped) == sorted(
-        ["properties.shape.oneOf (as anyOf)", "properties.tags.uniqueItems", "if", "then"]
-    )
+    assert sorted(dropped) == sorted(["properties.shape.oneOf (as anyOf)", "properties.tags.uniqueItems", "if", "then"])
     genai_types.Schema.model_validate(gemini_schema)
 
     root_union = {"anyOf": [{"type": "object"}, {"type": "string"}]}
@@ -284,7 +282,8 @@ def test_the_box_says_what_each_format_loses_and_not_what_changes_nothing() -> N
             self.tool = mcpsync.Tool.from_dict({"name": name, "inputSchema": schema})
 
     class FakeManager:
-        clients: dict = {}
+        def __init__(self) -> None:
+            self.clients: dict = {}
 
         def list_tools(self) -> list:
             return [Listed(name, schema) for name, schema in tools.items()]

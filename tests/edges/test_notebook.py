@@ -85,7 +85,9 @@ def test_the_example_notebook_runs_top_to_bottom(tmp_path: Path) -> None:
     interrupted = text_of(cell_with(executed, "interrupt_main")).splitlines()
     assert interrupted[0] == "tools/call interrupted: cancelled on the server 'quickstart'; the client is still usable"
     assert float(interrupted[1].split()[1]) < 5, interrupted  # ended early: the timer fired 1 s into a 10 s call
-    assert len(ast.literal_eval(text_of(cell_with(executed, '"cancelled_requests"')))["cancelled"]) == 1  # the server saw it
+    assert (
+        len(ast.literal_eval(text_of(cell_with(executed, '"cancelled_requests"')))["cancelled"]) == 1
+    )  # the server saw it
     assert text_of(cell_with(executed, '"still connected"')) == "'still connected'"
     assert "hello from the server's stderr" in text_of(cell_with(executed, '"stderr"'))  # stderr reached the notebook
     assert "via the manager" in text_of(cell_with(executed, "second__echo"))
