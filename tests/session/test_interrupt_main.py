@@ -49,3 +49,24 @@ def test_interrupt_main_ends_a_waiting_call_and_cancels_it_on_the_server(client:
     assert "client is still usable" in str(info.value)
     assert len(cancelled(client)) == 1
     assert client.call_tool("echo", {"text": "after"}).text == "after"
+
+
+@main_only
+def test_an_interrupt_after_the_answer_came_does_not_claim_a_cancellation(
+    client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The request was no longer waiting when the interrupt was handled (its answer won the race): nothing
+    is cancelled, and the message says the answer is dropped, not that the server cancelled anything."""
+    channel = client._channel
+    real = channel.abandon
+    monkeypatch.setattr(channel, "abandon", lambda future, reason: real(future, reason) and False)
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt) as info:
+            client.call_tool("sleep", {"seconds": 5}, timeout=T)
+    finally:
+        timer.cancel()
+        timer.join(T)
+    assert "cancelled on the server" not in str(info.value)
+    assert "tools/call interrupted: its answer had already come and is dropped" in str(info.value)
