@@ -88,7 +88,14 @@ def authorization_code_flow(auth: ServerAuth, discovered: Discovered, scopes: tu
     key = auth._new_dpop_key(discovered)
     with AuthHTTP(name, auth.url, deadline=time.monotonic() + AUTH_TIMEOUT, session=auth.session) as http:
         response = request_token(
-            http, token_endpoint, client, form, private_key=owner.private_key, algorithm=owner.algorithm, dpop=key
+            http,
+            token_endpoint,
+            client,
+            form,
+            issuer=server.issuer,
+            private_key=owner.private_key,
+            algorithm=owner.algorithm,
+            dpop=key,
         )
     return record_from_response(
         response,
