@@ -15,7 +15,7 @@ RUNTIME_STAMP := $(VENV)/.installed-runtime
 TEST_STAMP := $(VENV)/.installed-test
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: install demo test conformance lint typecheck bench soak clean
+.PHONY: install demo notebook test conformance lint typecheck bench soak clean
 
 $(VENV_PYTHON):
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,21 @@ install: $(TEST_STAMP)
 ## demo: run the demo against the bundled test server over stdio
 demo: $(RUNTIME_STAMP)
 	$(VENV_PYTHON) -m mcpsync demo
+
+# The example notebook, run headless in a real Jupyter kernel (nbclient): mcpsync with its notebook
+# extra and what runs a kernel, nothing else.
+NOTEBOOK_STAMP := $(VENV)/.installed-notebook
+NOTEBOOK_OUT ?= build/quickstart.executed.ipynb
+
+$(NOTEBOOK_STAMP): setup.cfg setup.py pyproject.toml | $(VENV_PYTHON)
+	$(PIP) install -e '.[notebook]' 'nbclient>=0.10' 'nbformat>=5.9' 'ipykernel>=6.29'
+	touch $@ $(RUNTIME_STAMP)
+
+## notebook: run examples/quickstart.ipynb top to bottom in a headless kernel; the executed copy goes to NOTEBOOK_OUT
+notebook: $(NOTEBOOK_STAMP)
+	mkdir -p $(dir $(NOTEBOOK_OUT))
+	$(VENV_PYTHON) tests/notebook_runner.py execute examples/quickstart.ipynb $(NOTEBOOK_OUT)
+	@echo "ran examples/quickstart.ipynb; its outputs are in $(NOTEBOOK_OUT)"
 
 # Test-only peers from the npm registry (oidc-provider): installed when npm is there, else their tests skip.
 NODE_DIR := tests/interop/node

@@ -27,6 +27,7 @@ from ._core.errors import (
     ConfigurationWarning,
     ConnectError,
     ExtensionNotDeclared,
+    HandlerResultError,
     HeaderMismatch,
     HTTPStatusError,
     InvalidMessage,
@@ -150,11 +151,19 @@ def _default_auth() -> object:
 _auth_hook.default_auth = _default_auth
 
 
+def _rehome(value: object) -> object:
+    """Show a public class or function as ``mcpsync.X``, where it is used from (in tracebacks,
+    ``help()`` and reprs), as httpx does; pickle finds it there too. Other values stay as they are."""
+    if isinstance(value, type) or hasattr(value, "__code__"):
+        value.__module__ = __name__
+    return value
+
+
 def __getattr__(name: str) -> object:
     if name in _LAZY:
         import importlib
 
-        return getattr(importlib.import_module(_LAZY[name]), name)
+        return _rehome(getattr(importlib.import_module(_LAZY[name]), name))
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -184,6 +193,7 @@ __all__ = [
     "GetPromptResult",
     "HTTPServerConfig",
     "HTTPStatusError",
+    "HandlerResultError",
     "HeaderMismatch",
     "Icon",
     "ImageContent",
@@ -266,6 +276,11 @@ __all__ = [
     "set_progress_bars",
     "show_logs",
 ]
+
+for _name in __all__:
+    if _name not in _LAZY:
+        _rehome(globals()[_name])
+del _name
 
 _logging.getLogger(__name__).addHandler(_logging.NullHandler())
 

@@ -57,6 +57,7 @@ def test_exception_tree():
     assert issubclass(mcpsync.RequestTimeout, TimeoutError)
     assert issubclass(mcpsync.ConfigurationError, ValueError)
     assert issubclass(mcpsync.NotSupportedError, NotImplementedError)
+    assert issubclass(mcpsync.HandlerResultError, TypeError)  # what a handler's non-dict answer raised before
     assert issubclass(mcpsync.TransportClosed, mcpsync.TransportError)
     assert issubclass(mcpsync.CapabilityNotServed, mcpsync.CapabilityNotDeclared)
     assert issubclass(mcpsync.CapabilityNotServed, mcpsync.ServerError)
@@ -81,3 +82,26 @@ def test_package_ships_py_typed_and_the_schema():
     assert root.joinpath("py.typed").is_file()
     assert root.joinpath("_core").joinpath("jsonrpc.schema.json").is_file()
     assert root.joinpath("_manager").joinpath("mcp-config.schema.json").is_file()
+
+
+def test_public_classes_and_functions_say_they_are_mcpsyncs() -> None:
+    """``mcpsync.ConnectError`` in a traceback and ``help()``, not ``mcpsync._core.errors.ConnectError``:
+    every class and function of ``__all__`` (the lazily imported ones too) has ``__module__ == "mcpsync"``."""
+    import inspect
+
+    assert mcpsync.ConnectError.__module__ == "mcpsync"
+    public = [getattr(mcpsync, name) for name in mcpsync.__all__]
+    homed = [value for value in public if inspect.isclass(value) or inspect.isfunction(value)]
+    assert len(homed) > 60
+    assert [value for value in homed if value.__module__ != "mcpsync"] == []
+
+
+def test_errors_that_pickled_still_pickle_from_their_public_home() -> None:
+    """An error made from a message survives pickling (a process pool's worker raising it), found as mcpsync.X."""
+    import pickle
+
+    for error in (mcpsync.ConnectError("no"), mcpsync.UnknownNameError("no tool"), mcpsync.ToolError("failed")):
+        data = pickle.dumps(error)
+        assert b"mcpsync._core" not in data
+        copy = pickle.loads(data)
+        assert type(copy) is type(error) and str(copy) == str(error)

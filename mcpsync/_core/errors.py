@@ -34,6 +34,8 @@ Every exception is an ``MCPError``; catch that to catch them all::
     ├── ExtensionNotDeclared         the server does not declare the extension a method belongs to
     ├── CapabilityNotDeclared        the server does not declare the capability a method needs (strict: not sent)
     ├── UnknownNameError             no server, tool or prompt of that name (also a LookupError)
+    ├── HandlerResultError           a handler's answer to the server is not what the schema allows
+    │                                (also a TypeError)
     ├── TaskCancelled                a tool call's task was cancelled on the server
     └── ToolError                    a tool call returned ``isError: true``
 
@@ -62,6 +64,7 @@ __all__ = [
     "ConnectError",
     "ExtensionNotDeclared",
     "HTTPStatusError",
+    "HandlerResultError",
     "HeaderMismatch",
     "InvalidMessage",
     "MCPError",
@@ -668,6 +671,26 @@ def _short(value: Any, limit: int = 120) -> str:
 
 class UnknownNameError(MCPError, LookupError):
     """No server, tool or prompt of that name (the message suggests close matches)."""
+
+
+class HandlerResultError(MCPError, TypeError):
+    """A handler of the server's requests (``sampling=``, ``elicitation=``, ``roots=``,
+    ``request_handlers=``) returned what may not answer its method; nothing of it was sent.
+
+    Attributes:
+        method: the server's request method.
+        handler: the handler's name.
+        problem: what is wrong, by the schema (``content.text: 5 is not of type 'string'``).
+    """
+
+    def __init__(self, method: str, handler: str, problem: str) -> None:
+        super().__init__(f"the {method} handler {handler} returned an answer the schema does not allow: {problem}")
+        self.method = method
+        self.handler = handler
+        self.problem = problem
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.method, self.handler, self.problem))
 
 
 class TaskCancelled(MCPError):

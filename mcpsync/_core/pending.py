@@ -10,11 +10,17 @@ from __future__ import annotations
 import collections
 import itertools
 import threading
+import time
 from concurrent.futures import CancelledError, Future, InvalidStateError
 from typing import Any, Callable, Optional
 
 __all__ = ["PendingRequests", "RequestFuture"]
 
+#: Seconds of each slice of a wait for an answer. Python runs a signal's handler only between
+#: bytecodes, and only a real signal wakes a thread blocked in a lock's C-level wait:
+#: ``_thread.interrupt_main()`` (a notebook's timer, a watchdog) only sets the flag. Waking this
+#: often lets that interrupt land within a slice; an answer still ends the wait at once.
+WAIT_SLICE = 0.05
 #: How many abandoned ids we remember, to tell a late response from a wrong one. Under load with
 #: many timeouts, 1024 was too few: answers a couple of seconds late were logged as strays.
 ABANDONED_MEMORY = 16384
@@ -83,14 +89,21 @@ class RequestFuture(Future):  # type: ignore[type-arg]
     def wait_settled(self, timeout: Optional[float]) -> bool:
         """Block until the request is settled, at most ``timeout`` seconds (``None``: no limit).
 
-        Safe to interrupt: an interrupt leaves nothing held that another thread needs.
+        Safe to interrupt: an interrupt leaves nothing held that another thread needs. It waits
+        in slices of ``WAIT_SLICE`` seconds, so that ``_thread.interrupt_main()`` ends it too.
         """
         if self._outcome is not None:
             return True
-        if self._gate.acquire(timeout=-1 if timeout is None else max(0.0, timeout)):
-            self._gate.release()
-            return True
-        return self._outcome is not None
+        end = None if timeout is None else time.monotonic() + timeout
+        while True:
+            step = WAIT_SLICE if end is None else min(WAIT_SLICE, end - time.monotonic())
+            if self._gate.acquire(timeout=max(0.0, step)):
+                self._gate.release()
+                return True
+            if self._outcome is not None:
+                return True
+            if step < WAIT_SLICE:  # the last slice, cut to the deadline, has passed
+                return False
 
     def settled_result(self) -> Any:
         """The result of a settled request, or raise its error (``CancelledError`` if cancelled)."""

@@ -469,8 +469,9 @@ def _run_read(run: _Run) -> int:
     binary_out = getattr(run.out, "buffer", None)
     for item in result.contents:
         if not item.is_binary:
+            # Ended by a newline as every command's text is (--output FILE keeps the exact bytes).
             text = item.text or ""
-            run.out.write(text + "\n" if interactive and not text.endswith("\n") else text)
+            run.out.write(text if text.endswith("\n") else text + "\n")
         elif interactive or binary_out is None:
             run.out.write(f"{describe_contents(item)} (--output FILE saves it)\n")
         else:

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import time
 from typing import Any, Optional, TextIO
 
@@ -37,6 +38,8 @@ def _server(args: argparse.Namespace) -> HTTPServerConfig:
     entry = only_server(config, args.server, inline).servers[args.server]
     if not isinstance(entry.config, HTTPServerConfig):
         raise UsageError(f"{args.server!r} is a stdio server: it takes its credentials from its environment")
+    if inline is not None and args.name is None:  # "To log in to inline": the URL's host says more
+        return dataclasses.replace(entry.config, name=None)
     return entry.config
 
 

@@ -107,6 +107,9 @@ class ToolBox:
         self.names: dict[str, str] = {}
         #: ``{tool name: why}`` for the tools never handed to a model (MCP Apps: not visible to it).
         self.held_back: dict[str, str] = {}
+        #: ``{format: {function name: [schema keywords left out]}}``: what each format cannot tell
+        #: the model, for the formats and tools that lose anything (``{}``: nothing lost anywhere).
+        self.dropped: dict[str, dict[str, list[str]]] = {}
         self.refresh()
 
     def refresh(self) -> None:
@@ -123,6 +126,13 @@ class ToolBox:
         self._entries = {names[qualified]: entry for qualified, entry in entries}
         self.names = {names[qualified]: qualified for qualified, _ in entries}
         self.held_back = held_back
+        dropped: dict[str, dict[str, list[str]]] = {}
+        for format in FORMATS:
+            lost = {name: adapt_schema(entry.schema, format)[1] for name, entry in self._entries.items()}
+            lost = {name: paths for name, paths in lost.items() if paths}
+            if lost:
+                dropped[format] = lost
+        self.dropped = dropped
 
     def _tools(self) -> Iterable[tuple[str, _Entry]]:
         source = self._source

@@ -15,9 +15,12 @@ Completions, Responses) and Anthropic take JSON Schema, but the root must be
 ``nullable``), no ``$ref`` (the local ones are inlined), ``anyOf`` only, and
 a closed list of keywords. What a format cannot carry is dropped and
 reported as a path (``properties.when.format`` ...), so that a caller can see
-what the model will not be told. ``x-mcp-header`` (how an argument travels in
-an HTTP header) is the transport's business, not the model's: it is left out
-everywhere, unreported.
+what the model will not be told. Left out everywhere and not reported, as
+they tell the model nothing: ``x-mcp-header`` (how an argument travels in an
+HTTP header: the transport's business), and the keywords that only identify
+or annotate the schema for its readers (``$schema``, ``$id``, ``$comment``,
+``$anchor``...), which every tool's schema may carry: reported, they would
+bury the losses that matter.
 """
 
 from __future__ import annotations
@@ -37,7 +40,9 @@ MAX_NAME = 64
 MAX_DEPTH = 32
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _ROOT_COMBINATORS = ("anyOf", "oneOf", "allOf", "not", "enum")
-_NOT_FOR_MODELS = ("$schema", "$id")
+#: Keywords that change nothing of what a model is told: which dialect, the schema's identity,
+#: notes for its readers. Left out without a word.
+_SILENT = ("$schema", "$id", "$comment", "$anchor", "$dynamicAnchor", "$vocabulary")
 #: Annotations for MCP's transport, none of a model's business.
 _TRANSPORT_KEYWORDS = ("x-mcp-header",)
 #: What Gemini's Schema has (its field names on the wire), beside ``type``.
@@ -104,9 +109,8 @@ def adapt_schema(schema: Mapping[str, Any], format: str) -> tuple[dict[str, Any]
             adapted = {"type": "object", "properties": {}}
         return adapted, dropped
     adapted = _without_transport(copy.deepcopy(dict(schema)))
-    for key in _NOT_FOR_MODELS:
-        if adapted.pop(key, None) is not None:
-            dropped.append(key)
+    for key in _SILENT:
+        adapted.pop(key, None)
     for key in _ROOT_COMBINATORS:
         if key in adapted:
             del adapted[key]
@@ -150,7 +154,7 @@ def _gemini(schema: Any, defs: Mapping[str, Any], path: str, dropped: list[str],
         dropped.append(_at(path, "type"))
     for key, value in schema.items():
         where = _at(path, key)
-        if key in ("type", "$ref", "$defs") or key in _TRANSPORT_KEYWORDS:
+        if key in ("type", "$ref", "$defs") or key in _TRANSPORT_KEYWORDS or key in _SILENT:
             continue
         if key == "properties" and isinstance(value, Mapping):
             out[key] = {name: _gemini(sub, defs, _at(where, name), dropped, depth + 1) for name, sub in value.items()}

@@ -142,13 +142,16 @@ class Channel:
         except KeyboardInterrupt as exc:
             if future is None:
                 raise
-            self.abandon(future, "interrupted by the user")
+            waiting = self.abandon(future, "interrupted by the user")
             if exc.args:
                 raise
             server = self.transport.name
             if method == "initialize":  # never cancelled, as the spec demands: the connection is closed instead
                 raise KeyboardInterrupt(f"initialize interrupted: the connection to {server!r} is given up") from None
-            said = f"the server {server!r} is told to cancel it; the client is still usable"
+            if waiting:  # abandon() sent notifications/cancelled
+                said = f"cancelled on the server {server!r}; the client is still usable"
+            else:  # the answer came first: there was nothing left to cancel
+                said = "its answer had already come and is dropped; the client is still usable"
             raise KeyboardInterrupt(f"{method} interrupted: {said}") from None
 
     def send_request(self, method: str, params: Optional[dict[str, Any]] = None) -> RequestFuture:

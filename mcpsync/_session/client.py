@@ -41,12 +41,13 @@ from .._core.errors import (
     RequestTimeout,
     ServerError,
     TaskNotFound,
+    UnknownNameError,
     UnsupportedProtocolVersion,
     WriteTimeout,
 )
 from .._core.jsonrpc import LOG_LEVELS, ErrorCode
 from .._core.pending import RequestFuture
-from .._core.text import shorten
+from .._core.text import cut, did_you_mean, shorten
 from .._core.timeouts import USE_DEFAULT, Timeout, check_timeout, resolve_timeout
 from .._version import __version__
 from .._wire.base import Transport, TransportStats
@@ -946,7 +947,11 @@ class Client:
 
         A tool's own failure comes back as ``result.is_error`` (call
         ``result.raise_for_error()`` to raise ``ToolError``); a JSON-RPC error
-        (unknown tool, bad arguments) raises ``ServerError``.
+        (bad arguments, say) raises ``ServerError``. A name the server does not
+        list, once the client holds its tool list (``list_tools``, or a
+        Manager's), raises ``UnknownNameError`` with the closest names, whether
+        the server answered with an error or with an ``is_error`` result (most
+        do): a typo is never a result to overlook.
 
         A call the server runs as a task (the tasks extension on 2026-07-28, or
         a 2025-11-25 tool whose ``execution.taskSupport`` asks for one) is
@@ -969,6 +974,8 @@ class Client:
                 same way in a terminal, a notebook, and under cron.
 
         Raises:
+            UnknownNameError: the server's tool list has no tool ``name``, and the call failed.
+            ServerError: the server answered with a JSON-RPC error.
             OutputSchemaError: the tool declared an ``outputSchema`` that its
                 ``structuredContent`` does not match (``validate_structured_output``
                 turns the check off). The result is on the error's ``result``.
@@ -1084,6 +1091,10 @@ class Client:
         try:
             result = call(params, first=not listed)
         except ServerError as exc:
+            # -32602 is what the spec has a server answer for an unknown tool; other errors say something else.
+            unknown = self._unknown_tool(name, exc.message) if type(exc) is ServerError and exc.code == -32602 else None
+            if unknown is not None:
+                raise unknown from exc
             # A 2025-11-25 tool that runs only as a task, called before its listing said so: list, and again.
             if modern or "task" in params or exc.code != -32601 or not self._runs_tasks():
                 raise
@@ -1093,6 +1104,10 @@ class Client:
             result = call({**params, "task": {}})
         snapshot = created_task(result, modern=modern)
         if snapshot is None:
+            if result.get("isError") is True:
+                unknown = self._unknown_tool(name, CallToolResult.from_dict(result, name).text)
+                if unknown is not None:
+                    raise unknown
             return self._tool_result(result, name, seconds)
         return self._tool_task(name, snapshot, on_status)
 
@@ -1135,6 +1150,17 @@ class Client:
                 raise
             raise TaskNotFound(exc.code, exc.message, exc.data, task_id=task_id, server=self.name) from None
         return self._tool_task(tool, snapshot, on_status)
+
+    def _unknown_tool(self, name: str, said: str) -> Optional[UnknownNameError]:
+        """The error for a failed call of a tool the held tool list does not name (``None``: it names
+        it, or no list is held). ``said``: the server's words, whose start the message quotes."""
+        tools = self._lists.get("tools")
+        if tools is None or any(tool.name == name for tool in tools):
+            return None
+        known = [tool.name for tool in tools]
+        hint = did_you_mean(name, known) or (f"; its tools: {cut(', '.join(known), 200)}" if known else "")
+        answered = f" (it answered: {cut(said, 120)!r})" if said else ""
+        return UnknownNameError(f"server {self.name!r} lists no tool named {name!r}{hint}{answered}")
 
     def _tool_task(
         self,

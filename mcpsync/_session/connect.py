@@ -90,6 +90,7 @@ def connect(
         AuthorizationRequired: the server wants a login, and nobody is here to give one.
         AuthorizationError: authorizing failed (a refusal: the text says what did not match).
         ConnectError, TransportClosed, RequestTimeout, ProtocolError: as ``Client.initialize``.
+        NotSupportedError: a server command on a platform mcpsync cannot run one on yet (Windows).
     """
     config = server_config_from(target, name)
     given = {"env": env, "cwd": cwd, "inherit_env": inherit_env, "stderr": stderr, "headers": headers, "oauth": oauth}

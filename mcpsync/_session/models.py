@@ -146,6 +146,8 @@ REQUIRED_FIELDS: Mapping[str, tuple[str, ...]] = {
 #: an absent ``resultType`` means complete (as from a server of an earlier revision), absent cache
 #: hints mean no caching.
 RESULT_HINTS = ("resultType", "ttlMs", "cacheScope")
+#: Characters of a failed tool call's first text shown in its repr: enough for what went wrong.
+ERROR_GIST = 120
 #: Members a schema requires that are read with a default when a server leaves them out (besides
 #: ``RESULT_HINTS``), by definition: liberal in what we accept, where the default says no more
 #: than the server did.
@@ -414,6 +416,8 @@ class CallToolResult:
 
     def __repr__(self) -> str:
         parts = [_block_gist(block) for block in self.content[:5]]
+        if self.is_error and self.content and isinstance(self.content[0], TextContent):
+            parts[0] = f"text {cut(self.content[0].text, ERROR_GIST)!r}"  # the start of what went wrong
         if len(self.content) > 5:
             parts.append(f"+{len(self.content) - 5} more blocks")
         if self.has_structured_content:

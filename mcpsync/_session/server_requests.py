@@ -15,14 +15,23 @@ from __future__ import annotations
 
 import collections
 import logging
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, Callable, Optional, Union
 
 from .._core import jsonrpc
-from .._core.errors import ConfigurationError, MCPError, NotSupportedError, ProtocolError, ServerError
+from .._core.errors import (
+    ConfigurationError,
+    HandlerResultError,
+    MCPError,
+    NotSupportedError,
+    ProtocolError,
+    ServerError,
+)
 from .._core.jsonrpc import Message
 from .channel import Channel
 from .dispatch import Dispatcher
+from .handler_results import checked_answer, handler_name
 
 __all__ = ["ELICITATION_MODES", "RequestHandler", "Roots", "ServerRequests", "declared_capabilities"]
 
@@ -170,7 +179,8 @@ class ServerRequests:
 
         Raises:
             NotSupportedError: no handler for ``method`` (the text says which argument gives one).
-            TypeError: the handler did not return a dict. What the handler raises, as it is.
+            HandlerResultError: the handler's answer is not what the schema allows for ``method``
+                (also a ``TypeError``); nothing is sent. What the handler raises, as it is.
         """
         handler = self.handlers.get(method)
         if handler is None:
@@ -179,10 +189,11 @@ class ServerRequests:
                 f"{self.name}: the server wants input by {method}, and this client has no handler for it; "
                 f"pass {argument} to Client"
             )
-        result = handler(params)
-        if not isinstance(result, dict):
-            raise TypeError(f"the {method} handler must return a dict, not {type(result).__name__}")
-        return result
+        return checked_answer(method, handler(params), self._handler_name(method, handler))
+
+    def _handler_name(self, method: str, handler: RequestHandler) -> str:
+        # The roots= list is answered by a method of ours: name the argument the user gave.
+        return "roots=" if handler == self._list_roots else handler_name(handler)
 
     def cancelled(self, request_id: Any) -> None:
         """Reader thread: the server withdrew its request ``request_id``; its handler's answer is not sent.
@@ -214,12 +225,13 @@ class ServerRequests:
         result: Optional[dict[str, Any]] = None
         error: Optional[ServerError] = None
         try:
-            result = handler(message.get("params"))
-            if not isinstance(result, dict):
-                raise TypeError(f"a request handler must return a dict, not {type(result).__name__}")
-            jsonrpc.encode(result)  # fail here, not after half an answer
+            result = checked_answer(method, handler(message.get("params")), self._handler_name(method, handler))
         except ServerError as exc:
             result, error = None, exc
+        except HandlerResultError as exc:
+            self._tell_author(exc)
+            what = f"the client's {method} handler returned an answer the schema does not allow: {exc.problem}"
+            result, error = None, ServerError(jsonrpc.ErrorCode.INTERNAL_ERROR, what)
         except Exception:
             # The details stay in our log: an exception's text may hold what a server should not see.
             logger.exception("server %r: handler for %r failed", self.name, method)
@@ -229,6 +241,16 @@ class ServerRequests:
             logger.debug("server %r: not answering %r %r: cancelled by the server", self.name, method, message["id"])
             return
         self._reply(message["id"], result, error)
+
+    def _tell_author(self, error: HandlerResultError) -> None:
+        """Say on the dispatch thread what the handler got wrong: where its author looks, a warning
+        (shown once per handler and method, by Python's default filters), and the log."""
+        text = f"server {self.name!r}: {error}; the server was answered with error -32603"
+        logger.error("%s", text)
+        try:
+            warnings.warn(text, RuntimeWarning, stacklevel=2)
+        except Warning:  # warnings made errors: the log line and the server's error say it all the same
+            pass
 
     def _reply(
         self, request_id: Any, result: Optional[dict[str, Any]] = None, error: Optional[ServerError] = None

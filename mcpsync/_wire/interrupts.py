@@ -232,8 +232,9 @@ class Latch:
         """
         end = None if timeout is None else time.monotonic() + timeout
         while not self._set and not interrupted():
-            # In slices: should an interrupt ever strand the lock with a waiter, the flag still frees the rest.
-            step = POLL * 10 if end is None else min(POLL * 10, end - time.monotonic())
+            # In slices: should an interrupt ever strand the lock with a waiter, the flag still frees the rest;
+            # and _thread.interrupt_main(), which wakes no blocked thread, lands within one.
+            step = POLL if end is None else min(POLL, end - time.monotonic())
             if step <= 0:
                 break
             if self._lock.acquire(timeout=step):

@@ -38,7 +38,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, Any, Optional, Union
 
 from .._core.endpoint import ID_SCAN_BYTES
-from .._core.errors import ConfigurationError, ConnectError, MCPError, TransportClosed, WriteTimeout
+from .._core.errors import ConfigurationError, ConnectError, MCPError, NotSupportedError, TransportClosed, WriteTimeout
 from .._core.text import cut
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .base import CLOSE_NOTICE_BUDGET, NOTICE_TIMEOUT, READER_WRITE_TIMEOUT, Transport
@@ -84,6 +84,20 @@ def default_environment() -> dict[str, str]:
         if value is not None and not value.startswith("()"):
             env[key] = value
     return env
+
+
+def process_groups_supported() -> bool:
+    """Whether this platform runs a server command as mcpsync does: in a POSIX process group of its
+    own (``os.killpg`` for shutdown), over non-blocking pipes. Not yet on Windows."""
+    return os.name == "posix" and hasattr(os, "killpg")
+
+
+def _unsupported(name: str) -> NotSupportedError:
+    platform = "Windows" if sys.platform == "win32" else sys.platform
+    return NotSupportedError(
+        f"cannot start server {name!r}: running a server command on {platform} is not supported yet "
+        "(mcpsync needs POSIX process groups and pipes); connect to the server's URL over HTTP instead"
+    )
 
 
 class StdioTransport(Transport):
@@ -205,6 +219,8 @@ class StdioTransport(Transport):
     # -- opening ------------------------------------------------------------
 
     def _open(self) -> None:
+        if not process_groups_supported():
+            raise _unsupported(self.name)  # at once, in words, not an AttributeError at close
         config = self.config
         env = dict(os.environ) if config.inherit_env else default_environment()
         env.update(config.env or {})

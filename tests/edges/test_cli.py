@@ -308,7 +308,7 @@ def test_debug_shows_the_traceback_and_without_it_there_is_none(home: Path) -> N
     debug = run(home, *INLINE, "read", "nothing://here", "--debug")
     assert debug.returncode == 1
     assert debug.stderr.startswith("Traceback (most recent call last):")
-    assert "mcpsync._core.errors.ServerError: MCP error -32002" in debug.stderr
+    assert "\nmcpsync.ServerError: MCP error -32002" in debug.stderr  # the public name
     assert debug.stderr.endswith("mcpsync: error: MCP error -32002: Resource not found\n")
 
 
@@ -368,9 +368,10 @@ def test_resources_json_of_one_server(home: Path) -> None:
 
 
 def test_read_text_resource(home: Path) -> None:
+    """The text ends with a newline, on a pipe too, as every command's text does (the resource has none)."""
     write_config(home)
     done = run(home, "read", "good", "text://greeting")
-    assert (done.returncode, done.stdout) == (0, "Hello from a resource"), done.stderr
+    assert (done.returncode, done.stdout) == (0, "Hello from a resource\n"), done.stderr
 
 
 def test_read_binary_resource_writes_the_bytes_to_a_pipe(home: Path) -> None:

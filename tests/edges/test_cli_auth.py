@@ -76,10 +76,11 @@ def test_login_then_commands_use_the_kept_token_then_logout(tmp_path: Path) -> N
     with OAuthTestServer() as server:
         done = login(tmp_path, server)
         assert done.returncode == 0, done.stderr
+        host = server.url.split("/")[2]  # an inline server is named by its URL's host, not "inline"
         assert done.stdout.startswith(
-            f"inline: logged in at {server.issuer} (scopes: read offline_access; expires in 60 min)"
+            f"{host}: logged in at {server.issuer} (scopes: read offline_access; expires in 60 min)"
         )
-        assert "open this link in a browser" in done.stderr
+        assert f"To log in to {host}, open this link in a browser" in done.stderr
 
         tools = run(tmp_path, "--url", server.url, "tools", trust=False)
         assert tools.returncode == 0, tools.stderr
@@ -91,7 +92,7 @@ def test_login_then_commands_use_the_kept_token_then_logout(tmp_path: Path) -> N
         assert not any(token in status.stdout for token in server.access_tokens)
 
         out = run(tmp_path, "logout", "--url", server.url, trust=False)
-        assert out.stdout.strip() == "inline: logged out"
+        assert out.stdout.strip() == f"{host}: logged out"
         again = run(tmp_path, "--url", server.url, "tools", trust=False)
         assert again.returncode == 1
         assert f"log in once with: mcpsync login --url {server.url}" in again.stderr

@@ -85,7 +85,7 @@ def test_with_one_server_configured_server_may_be_left_out(home: Path) -> None:
     assert run(home, "call", "add", "a=1", "b=2").stdout == '{"sum": 3}\n'
     assert run(home, "call", "only", "add", "a=1", "b=2").stdout == '{"sum": 3}\n'
     assert run(home, "call", "only__add", "a=1", "b=2").stdout == '{"sum": 3}\n'
-    assert run(home, "read", "text://greeting").stdout == "Hello from a resource"
+    assert run(home, "read", "text://greeting").stdout == "Hello from a resource\n"
     assert run(home, "prompt", "greet", "name=Al").stdout == "user: Write a casual greeting for Al.\n"
 
 

@@ -246,7 +246,8 @@ SCHEMA_2020 = {
 
 def test_schemas_are_adapted_per_format_and_what_was_dropped_is_said() -> None:
     anthropic_schema, dropped = adapt_schema(SCHEMA_2020, "anthropic")
-    assert dropped == ["$schema"]
+    assert dropped == []  # $schema is left out, unreported: it tells the model nothing
+    assert "$schema" not in anthropic_schema
     assert anthropic_schema["$defs"] == SCHEMA_2020["$defs"] and "if" in anthropic_schema  # JSON Schema kept
     assert SCHEMA_2020["$schema"], "the tool's own schema is untouched"
 
@@ -255,14 +256,47 @@ def test_schemas_are_adapted_per_format_and_what_was_dropped_is_said() -> None:
     assert gemini_schema["properties"]["note"] == {"nullable": True, "type": "string"}
     assert gemini_schema["properties"]["mode"] == {"enum": ["fast"]}
     assert gemini_schema["properties"]["shape"] == {"anyOf": [{"type": "integer"}, {"type": "string"}]}
-    assert sorted(dropped) == sorted(
-        ["$schema", "properties.shape.oneOf (as anyOf)", "properties.tags.uniqueItems", "if", "then"]
-    )
+    assert sorted(dropped) == sorted(["properties.shape.oneOf (as anyOf)", "properties.tags.uniqueItems", "if", "then"])
     genai_types.Schema.model_validate(gemini_schema)
 
     root_union = {"anyOf": [{"type": "object"}, {"type": "string"}]}
     openai_schema, dropped = adapt_schema(root_union, "openai")
     assert openai_schema == {"type": "object", "properties": {}} and dropped == ["anyOf"]
+
+
+def test_the_box_says_what_each_format_loses_and_not_what_changes_nothing() -> None:
+    """Schemas as many servers send them (``$schema``, ``$id``, ``$comment`` on every tool): the box's
+    ``.dropped`` names only what a model would not be told, per format and tool; a plain tool is absent."""
+    plain = {"type": "object", "properties": {"text": {"type": "string"}}}
+    dialect = {"$schema": "http://json-schema.org/draft-07/schema#", "$id": "urn:x", "$comment": "generated"}
+    tools = {
+        "plain": {**dialect, **plain},
+        "dated": {**dialect, "type": "object", "properties": {"at": {"type": "string", "format": "date-time"}}},
+        "either": {**dialect, "anyOf": [{"type": "object"}, {"type": "string"}]},
+        "unique": {**dialect, **plain, "properties": {"tags": {"type": "array", "uniqueItems": True}}},
+    }
+
+    class Listed:  # what a Manager's list_tools gives: a qualified name and the tool
+        def __init__(self, name: str, schema: dict) -> None:
+            self.name = name
+            self.tool = mcpsync.Tool.from_dict({"name": name, "inputSchema": schema})
+
+    class FakeManager:
+        def __init__(self) -> None:
+            self.clients: dict = {}
+
+        def list_tools(self) -> list:
+            return [Listed(name, schema) for name, schema in tools.items()]
+
+    box = ToolBox(FakeManager())
+    assert box.dropped == {
+        "openai": {"either": ["anyOf"]},
+        "openai-responses": {"either": ["anyOf"]},
+        "anthropic": {"either": ["anyOf"]},
+        "gemini": {"either": ["(root type: object)"], "unique": ["properties.tags.uniqueItems"]},
+    }
+    assert box.definitions("gemini").dropped == box.dropped["gemini"]
+    assert "$schema" not in json.dumps(box.anthropic())
 
 
 def test_a_recursive_schema_is_cut_for_gemini_and_says_so() -> None:

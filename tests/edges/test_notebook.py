@@ -7,6 +7,8 @@ and writes the executed cells to a file; these tests read them.
 
 from __future__ import annotations
 
+import ast
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -80,9 +82,13 @@ def test_the_example_notebook_runs_top_to_bottom(tmp_path: Path) -> None:
     assert "<Resource 'text://greeting' text/plain: A short text resource.>" in short
     assert "<ReadResourceResult 'text://greeting' text/plain: 'Hello from a resource'>" in short
     assert "<GetPromptResult 1 message: user: 'Write a casual greeting for Ada.'>" in short
-    interrupted = text_of(cell_with(executed, "interrupt_main"))
-    assert "tools/call interrupted: the server 'quickstart' is told to cancel it" in interrupted
-    assert interrupted.endswith("'still connected'")
+    interrupted = text_of(cell_with(executed, "interrupt_main")).splitlines()
+    assert interrupted[0] == "tools/call interrupted: cancelled on the server 'quickstart'; the client is still usable"
+    assert float(interrupted[1].split()[1]) < 5, interrupted  # ended early: the timer fired 1 s into a 10 s call
+    assert (
+        len(ast.literal_eval(text_of(cell_with(executed, '"cancelled_requests"')))["cancelled"]) == 1
+    )  # the server saw it
+    assert text_of(cell_with(executed, '"still connected"')) == "'still connected'"
     assert "hello from the server's stderr" in text_of(cell_with(executed, '"stderr"'))  # stderr reached the notebook
     assert "via the manager" in text_of(cell_with(executed, "second__echo"))
     assert text_of(cell_with(executed, "tool.name.endswith")) == "['first__echo', 'second__echo']"
@@ -92,7 +98,7 @@ def test_the_example_notebook_runs_top_to_bottom(tmp_path: Path) -> None:
 def test_interrupting_the_kernel_cancels_the_call_and_the_client_stays_usable(tmp_path: Path) -> None:
     cells = run(tmp_path, "interrupt").cells
     assert text_of(cells[1]).startswith(
-        "KeyboardInterrupt: tools/call interrupted: the server 'mcpsync.testing' is told"
+        "KeyboardInterrupt: tools/call interrupted: cancelled on the server 'mcpsync.testing'"
     )
     error = next(o for o in cells[1].outputs if o["output_type"] == "error")
     ours = [line for line in error["traceback"] if "mcpsync" + "/" in line and "File " in line]
@@ -114,3 +120,18 @@ def test_log_lines_go_under_the_running_cell_and_between_cells_to_the_show_logs_
     assert isinstance(updates[0]["transient"]["display_id"], str)
     assert "between cells" not in text_of(cells[1]) + text_of(cells[2])  # not under a cell that did not ask
     assert "WARNING mcpsync.server.now: in a cell" in text_of(cells[2])
+
+
+def test_make_notebook_installs_what_it_needs_and_runs_the_example_headless() -> None:
+    """``make notebook`` (dry run): installs nbclient and ipykernel beside the notebook extra, then runs
+    the example notebook through the same runner as these tests."""
+    root = NOTEBOOK.parent.parent
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    venv = root / "build" / "no-such-venv"  # a venv that is not there: every step shows, nothing runs
+    done = subprocess.run(
+        ["make", "-n", "notebook", f"VENV={venv}"], cwd=root, capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 0, done.stderr
+    assert "'.[notebook]'" in done.stdout and "nbclient" in done.stdout and "ipykernel" in done.stdout
+    assert "tests/notebook_runner.py execute examples/quickstart.ipynb build/quickstart.executed.ipynb" in done.stdout

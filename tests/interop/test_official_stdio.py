@@ -192,8 +192,19 @@ def test_call_unknown_tool(client: mcpsync.Client) -> None:
     result = client.call_tool("no_such_tool", {}, timeout=TIMEOUT)
     assert result.is_error is True
     assert result.text == "Unknown tool: no_such_tool"
+    assert "error: text 'Unknown tool: no_such_tool'" in repr(result)
     with pytest.raises(mcpsync.ToolError, match="Unknown tool: no_such_tool"):
         result.raise_for_error()
+
+
+def test_a_mistyped_tool_raises_once_the_tools_are_listed(client: mcpsync.Client) -> None:
+    """The same isError answer, for a name the client's held list lacks: ``UnknownNameError``, the closest
+    names and the server's words (a typo is not a result to overlook)."""
+    assert "add" in [tool.name for tool in client.list_tools(timeout=TIMEOUT)]
+    with pytest.raises(mcpsync.UnknownNameError) as info:
+        client.call_tool("ad", {"a": 1, "b": 2}, timeout=TIMEOUT)
+    assert "lists no tool named 'ad'; did you mean 'add'" in str(info.value)
+    assert "(it answered: 'Unknown tool: ad')" in str(info.value)
 
 
 def test_call_with_invalid_arguments(client: mcpsync.Client) -> None:

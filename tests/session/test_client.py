@@ -113,11 +113,13 @@ def test_call_tool_results(client):
     assert info.value.result is failed
 
 
-def test_unknown_tool_is_a_server_error_with_code(client):
-    with pytest.raises(mcpsync.ServerError) as info:
+def test_unknown_tool_is_an_unknown_name_from_the_servers_error_with_code(client):
+    """The tools are listed (a modern call lists them first): the server's -32602 is the cause."""
+    with pytest.raises(mcpsync.UnknownNameError) as info:
         client.call_tool("no_such_tool", timeout=T)
-    assert info.value.code == -32602
-    assert str(info.value) == "MCP error -32602: Unknown tool: no_such_tool"
+    cause = info.value.__cause__
+    assert isinstance(cause, mcpsync.ServerError) and cause.code == -32602
+    assert str(cause) == "MCP error -32602: Unknown tool: no_such_tool"
 
 
 def test_call_tool_checks_its_arguments(client):
@@ -254,11 +256,16 @@ def test_an_invalid_request_from_the_server_is_answered_with_invalid_request(cli
 
 
 def test_a_handler_returning_something_unsendable_still_answers():
+    """Not JSON, not a dict: the server gets -32603 saying so, the author a warning."""
     handlers = {"roots/list": lambda params: {"roots": {1, 2}}, "x/list": lambda params: ["not", "a", "dict"]}
+    wrong = {"roots/list": "it is not JSON: ", "x/list": "it must be a dict (a JSON object), not list"}
     with mcpsync.connect(server_config(), request_handlers=handlers) as client:
         for method in handlers:
-            answer = client.call_tool("ask_client", {"method": method}, timeout=T).structured_content
-            assert answer["error"] == {"code": -32603, "message": f"the client's {method} handler failed"}
+            with pytest.warns(RuntimeWarning, match=method):
+                answer = client.call_tool("ask_client", {"method": method}, timeout=T).structured_content
+            assert answer["error"]["code"] == -32603
+            said = f"the client's {method} handler returned an answer the schema does not allow: {wrong[method]}"
+            assert answer["error"]["message"].startswith(said)
 
 
 def test_close_from_another_thread_cuts_a_hanging_handshake_short():

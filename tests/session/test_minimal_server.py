@@ -214,8 +214,9 @@ def test_tools_are_listed_across_pages_and_called(client: mcpsync.Client) -> Non
     assert failed.is_error and failed.text == "broken"
     with pytest.raises(mcpsync.ToolError, match="broken"):
         failed.raise_for_error()
-    with pytest.raises(mcpsync.ServerError, match="Unknown tool"):
+    with pytest.raises(mcpsync.UnknownNameError, match="Unknown tool") as info:  # the tools are listed above
         client.call_tool("no_such_tool", timeout=T)
+    assert isinstance(info.value.__cause__, mcpsync.ServerError)
 
 
 def test_resources_templates_and_reads(client: mcpsync.Client) -> None:
