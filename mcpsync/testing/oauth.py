@@ -107,6 +107,11 @@ class Options:
     token_delay: float = 0.0
     #: ID tokens the identity provider (``/idp/token``) exchanges for an ID-JAG.
     idp_id_tokens: tuple[str, ...] = ()
+    #: The host name in the servers' URLs (they listen on 127.0.0.1 whatever it is): a test that maps
+    #: another name to 127.0.0.1 plays a remote server with it.
+    host: str = "127.0.0.1"
+    #: The 401's ``resource_metadata`` URL; ``None``: the servers' own (with ``resource_metadata="header"``).
+    resource_metadata_url: Optional[str] = None
 
 
 class OAuthTestServer:
@@ -115,7 +120,7 @@ class OAuthTestServer:
     def __init__(self, options: Optional[Options] = None, **changes: Any) -> None:
         self.options = replace(options or Options(), **changes)
         self._httpd = _AuthHTTPServer(self)
-        self.base = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        self.base = f"http://{self.options.host}:{self._httpd.server_address[1]}"
         self.url = f"{self.base}/mcp"
         #: The issuer the resource metadata names (``migrate`` moves it to a second one).
         self.issuer = self.options.external_issuer or self.base + self.options.issuer_path
@@ -279,7 +284,9 @@ class OAuthTestServer:
     def challenge(self, error: Optional[str] = None, scope: Optional[str] = None) -> str:
         o = self.options
         parts = []
-        if o.resource_metadata == "header":
+        if o.resource_metadata_url is not None:
+            parts.append(f'resource_metadata="{o.resource_metadata_url}"')
+        elif o.resource_metadata == "header":
             parts.append(f'resource_metadata="{self.base}/.well-known/oauth-protected-resource/mcp"')
         scope = scope or o.challenge_scope
         if scope:
