@@ -90,8 +90,9 @@ class Channel:
             TransportClosed: the connection closed first.
             WriteTimeout: the server took nothing of the request in time.
             AuthorizationRequired: the server wants a login, and nobody can give one here
-                (when someone can, the login runs first, and the request is sent again:
-                its timeout counts from then).
+                (when someone can, the login runs first, and the request is sent again; the
+                login's network steps and the request share the timeout, which does not run
+                while the person logs in: ``login_timeout`` bounds that).
             KeyboardInterrupt: as usual; the request is cancelled first.
         """
         logins = 0
@@ -116,7 +117,14 @@ class Channel:
                 if authorizer is None or logins >= MAX_LOGINS or not authorizer.can_login():
                     raise
                 logins += 1
-                authorizer.login(exc)
+                deadline = math.inf if given is None else started + given
+                # The person's time is not the caller's: the clock stops while they log in.
+                person = authorizer.login(exc, deadline=deadline)
+                started += person
+                if given is not None:
+                    timeout = given - (time.monotonic() - started)
+                    if timeout <= 0:
+                        raise RequestTimeout(method, given) from None
 
     def _request_once(
         self,

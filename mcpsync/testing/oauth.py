@@ -107,6 +107,9 @@ class Options:
     token_delay: float = 0.0
     #: ID tokens the identity provider (``/idp/token``) exchanges for an ID-JAG.
     idp_id_tokens: tuple[str, ...] = ()
+    #: Paths (their ends: "/register", "/token", "/.well-known/oauth-authorization-server") whose
+    #: answer trickles: headers at once, then a byte of body every half second, never the end.
+    trickle: tuple[str, ...] = ()
     #: The host name in the servers' URLs (they listen on 127.0.0.1 whatever it is): a test that maps
     #: another name to 127.0.0.1 plays a remote server with it.
     host: str = "127.0.0.1"
@@ -379,6 +382,9 @@ class _AuthHandler(_Handler):
             return
         self._record()
         oauth, o = self.oauth, self.oauth.options
+        if path.endswith(o.trickle or ("\0",)):
+            self._answer_never_ending()
+            return
         wanted = {
             "path": "/.well-known/oauth-protected-resource/mcp",
             "header": "/.well-known/oauth-protected-resource/mcp",
@@ -450,6 +456,10 @@ class _AuthHandler(_Handler):
             super().do_POST()
             return
         body = self._body()
+        if path.endswith(self.oauth.options.trickle or ("\0",)):
+            self._record()
+            self._answer_never_ending()
+            return
         if path.endswith("/register"):
             self._record()
             self._register(path, body)
@@ -470,6 +480,20 @@ class _AuthHandler(_Handler):
         self._reply(404, b"not found")
 
     _peeked: Optional[bytes] = None
+
+    def _answer_never_ending(self) -> None:
+        """A JSON answer that never ends: a byte every half second, until the client or the server goes."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(1 << 20))
+        self.end_headers()
+        self.wfile.write(b"{")
+        while not self.oauth.closed.wait(0.5):
+            try:
+                self.wfile.write(b" ")
+                self.wfile.flush()
+            except OSError:
+                return
 
     def _body(self) -> bytes:
         if self._peeked is not None:
