@@ -110,6 +110,13 @@ class Options:
     #: Paths (their ends: "/register", "/token", "/.well-known/oauth-authorization-server") whose
     #: answer trickles: headers at once, then a byte of body every half second, never the end.
     trickle: tuple[str, ...] = ()
+    #: Where the token endpoint redirects (307, which keeps the POST and its body: the code and the
+    #: verifier); ``None``: it answers.
+    token_redirect: Optional[str] = None
+    #: Every call of a tool asks for one scope more than the token holds (403 insufficient_scope).
+    endless_step_up: bool = False
+    #: The MCP server refuses every token with 401 ``invalid_token``, however fresh.
+    refuse_every_token: bool = False
     #: The host name in the servers' URLs (they listen on 127.0.0.1 whatever it is): a test that maps
     #: another name to 127.0.0.1 plays a remote server with it.
     host: str = "127.0.0.1"
@@ -466,6 +473,9 @@ class _AuthHandler(_Handler):
             return
         form = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace")).items()}
         self._record(form)
+        if path.endswith("/token") and self.oauth.options.token_redirect:
+            self._reply(307, b"", headers={"Location": self.oauth.options.token_redirect})
+            return
         if path.endswith("/token") and self.oauth.options.token_delay:
             self.oauth.closed.wait(self.oauth.options.token_delay)  # ends when the server closes
         if path == "/idp/token":
@@ -672,7 +682,12 @@ class _AuthHandler(_Handler):
                     headers["DPoP-Nonce"] = oauth.dpop_nonce
                 self._reply(401, b"DPoP proof refused", headers=headers)
                 return False
-        if record is None or record["expires"] < time.time() or record["issuer"] != oauth.issuer:
+        if (
+            record is None
+            or record["expires"] < time.time()
+            or record["issuer"] != oauth.issuer
+            or o.refuse_every_token
+        ):
             error = "invalid_token" if token else None
             self._reply(401, b"unauthorized", headers={"WWW-Authenticate": oauth.challenge(error)})
             return False
@@ -689,6 +704,8 @@ class _AuthHandler(_Handler):
                 return True
             if isinstance(message, dict) and message.get("method") == "tools/call":
                 needed = o.scoped_tools.get(str((message.get("params") or {}).get("name")))
+                if o.endless_step_up:
+                    needed = f"more{len(record['scopes'])}"  # one the token does not hold, whatever it holds
                 if needed and needed not in record["scopes"]:
                     challenge = oauth.challenge("insufficient_scope", needed)
                     self._reply(403, b"insufficient scope", headers={"WWW-Authenticate": challenge})

@@ -212,7 +212,9 @@ def test_in_a_notebook_the_link_is_shown_and_the_redirect_comes_to_the_receiver(
 
     shown: list[str] = []
     monkeypatch.setattr(browser, "in_notebook", lambda: True)
-    monkeypatch.setattr(IPython.display, "display", lambda item: shown.append(item.data) if hasattr(item, "data") else None)
+    monkeypatch.setattr(
+        IPython.display, "display", lambda item: shown.append(item.data) if hasattr(item, "data") else None
+    )
     with OAuthTestServer() as server:
 
         def click_later() -> None:

@@ -1,0 +1,117 @@
+"""Attacks on the authorization flows that already hold (issue 22's "not yet tried" list): kept holding.
+
+- the token endpoint answers 307 to another origin (the code and the verifier
+  would follow in the body);
+- a 403 ``insufficient_scope`` asks for one more scope on every attempt;
+- the MCP server answers 401 to every request, however fresh the token.
+
+Each must end in a bounded number of requests with an error that says why.
+"""
+
+from __future__ import annotations
+
+import http.server
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import mcpsync
+from mcpsync import AuthorizationError, AuthorizationRequired, ClientCredentials, MemoryTokenStore
+from mcpsync._auth.oauth import MAX_STEP_UPS
+from mcpsync._session.channel import MAX_LOGINS
+from mcpsync.testing.oauth import OAuthTestServer
+
+T = 20
+
+
+class _Thief(http.server.ThreadingHTTPServer):
+    """Another origin on 127.0.0.1: records what reaches it."""
+
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        self.seen: list[bytes] = []
+        thief = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                thief.seen.append(self.rfile.read(length))
+                self.send_response(200)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"{}")
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        super().__init__(("127.0.0.1", 0), Handler)
+
+
+@pytest.fixture
+def thief() -> Iterator[_Thief]:
+    server = _Thief()
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+def _login(server: OAuthTestServer, asked: list[str]) -> mcpsync.OAuth:
+    def person(url: str) -> str:
+        asked.append(url)
+        return server.approve(url)
+
+    return mcpsync.OAuth(on_authorize=person, store=MemoryTokenStore())
+
+
+def test_a_token_endpoint_that_redirects_to_another_origin_is_not_followed(thief):
+    """Attack: the token endpoint answers the code's redemption with a 307 (which keeps the POST and
+    its body) to another origin. Promise: not followed: the code and the verifier never reach it,
+    and the error names both URLs."""
+    steal = f"http://127.0.0.1:{thief.server_address[1]}/steal"
+    with OAuthTestServer(token_redirect=steal) as server:
+        with pytest.raises(AuthorizationError, match="another origin; not followed") as raised:
+            mcpsync.connect(server.url, auth=_login(server, []), timeout=T).close()
+        assert steal in str(raised.value)
+        assert thief.seen == []
+        assert len(server.requests_to("/token")) == 1
+
+
+@pytest.mark.parametrize("who", ["person", "client_credentials"])
+def test_a_server_asking_for_one_more_scope_on_every_attempt_is_an_error_not_a_loop(who):
+    """Attack: every call is refused with 403 ``insufficient_scope`` naming a scope the token does not
+    hold, whatever it holds. Promise: a few step-ups at most (``MAX_STEP_UPS`` without a person,
+    ``MAX_LOGINS`` logins with one), then an error that says so."""
+    with OAuthTestServer(endless_step_up=True, clients={"svc": {"secret": "s"}}) as server:
+        asked: list[str] = []
+        auth: Any = _login(server, asked) if who == "person" else ClientCredentials("svc", "s")
+        with mcpsync.connect(server.url, auth=auth, timeout=T) as client:
+            # Without a person: the step-up's own error, or the server's last 403 once the request's
+            # challenges are spent (MAX_CHALLENGES); with one: after MAX_LOGINS logins.
+            with pytest.raises(mcpsync.MCPError, match="insufficient_scope"):
+                client.call_tool("echo", {"text": "x"}, timeout=T)
+        if who == "person":
+            assert 1 <= len(asked) <= 1 + MAX_LOGINS
+        assert len(server.requests_to("/token")) <= 1 + MAX_STEP_UPS + MAX_LOGINS
+
+
+@pytest.mark.parametrize("who", ["person", "client_credentials"])
+def test_a_server_refusing_every_fresh_token_is_an_error_not_a_loop(who):
+    """Attack: the MCP server answers 401 ``invalid_token`` to every request, however fresh the token.
+    Promise: a bounded number of logins or grants, then an error naming the server."""
+    with OAuthTestServer(refuse_every_token=True, clients={"svc": {"secret": "s"}}) as server:
+        asked: list[str] = []
+        auth: Any = _login(server, asked) if who == "person" else ClientCredentials("svc", "s")
+        with pytest.raises((AuthorizationError, AuthorizationRequired)) as raised:
+            mcpsync.connect(server.url, auth=auth, timeout=T).close()
+        assert "127.0.0.1" in str(raised.value)
+        assert len(asked) <= MAX_LOGINS
+        # each login's token, then its refresh (refused as well), at most
+        assert len(server.requests_to("/token")) <= 2 * MAX_LOGINS
