@@ -293,7 +293,7 @@ def _present_in_notebook(url: str, receiver: LoopbackReceiver, server: str, time
 def _paste_box(receiver: LoopbackReceiver) -> Any:
     """An ipywidgets text box whose submitted text is offered to ``receiver``; ``None`` without ipywidgets."""
     try:
-        import ipywidgets
+        import ipywidgets  # type: ignore[import-untyped]
         from IPython.display import display
     except ImportError:
         return None

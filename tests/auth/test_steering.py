@@ -120,7 +120,7 @@ def test_a_remote_servers_authorization_server_on_loopback_is_refused(remote_nam
     with OAuthTestServer(host=REMOTE) as server:
         loopback = f"http://127.0.0.1:{server.base.rsplit(':', 1)[1]}"
         server.issuer = loopback  # the same test server, under its loopback address
-        with pytest.raises(AuthorizationError, match="authorization server http://127.0.0.1"):
+        with pytest.raises(AuthorizationError, match=r"authorization server http://127\.0\.0\.1"):
             mcpsync.connect(server.url, auth=_login(server), timeout=T).close()
         asked = [r["path"] for r in server.seen]
         assert asked == ["/.well-known/oauth-protected-resource/mcp"], asked
@@ -134,7 +134,7 @@ def test_a_remote_servers_token_endpoint_on_loopback_is_refused_before_the_code_
     with OAuthTestServer(host=REMOTE, token_endpoint=token_endpoint) as server:
         approved: list[str] = []
         auth = mcpsync.OAuth(on_authorize=approved.append, store=MemoryTokenStore())  # type: ignore[arg-type]
-        with pytest.raises(AuthorizationError, match="token endpoint http://127.0.0.1"):
+        with pytest.raises(AuthorizationError, match=r"token endpoint http://127\.0\.0\.1"):
             mcpsync.connect(server.url, auth=auth, timeout=T).close()
         assert approved == [] and local_service.seen == [] and server.requests_to("/register") == []
 
