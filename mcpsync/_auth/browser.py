@@ -5,8 +5,8 @@
   answers it with a short page, and shuts down. Callbacks with another state
   are refused and do not end the wait. Connections are served at once, each
   bounded as a whole; ``close`` is bounded.
-- ``present``: in a notebook, a clickable link and a box to paste the address
-  the browser ended on (for a kernel that runs elsewhere); on a terminal, the
+- ``present``: in a notebook, a clickable link and a box (``input()``) to paste
+  the address the browser ended on (for a kernel that runs elsewhere); on a terminal, the
   browser opens (and the link is printed too); with no browser to open (an
   SSH session, no display), the link is printed, and the redirect or a pasted
   address, whichever comes first, ends the wait.
@@ -263,12 +263,12 @@ def present(url: str, receiver: LoopbackReceiver, server: str, timeout: float) -
 
 
 def _present_in_notebook(url: str, receiver: LoopbackReceiver, server: str, timeout: float) -> str:
-    """A clickable link, and next to it a box for the address the browser ends on: on a kernel that runs
-    elsewhere (JupyterHub, a cloud notebook), the redirect can never reach its loopback port."""
-    hint = (
-        f"If the page the browser ends on says it cannot connect (the kernel runs elsewhere), paste its "
-        f"address (it starts with {receiver.redirect_uri}) in the box"
-    )
+    """A clickable link, and under it a box to paste the address the browser ends on: on a kernel that
+    runs elsewhere (JupyterHub, a cloud notebook) the redirect can never reach its loopback port.
+
+    The box is the front end's own ``input()`` box: it travels on the kernel's stdin channel, which
+    works while the cell runs. (A widget cannot: its messages wait on the shell channel behind the
+    running cell.) The redirect, when it comes first, ends the wait and the box."""
     try:
         from IPython.display import HTML, display
 
@@ -277,56 +277,57 @@ def _present_in_notebook(url: str, receiver: LoopbackReceiver, server: str, time
         display(HTML(page))  # type: ignore[no-untyped-call]
     except Exception as exc:  # the link is printed below all the same
         logger.debug("showing the login link as HTML failed: %s", exc)
-    print(f"Log in to {server} with this link (waiting up to {timeout:g}s): {url}", file=sys.stderr)
-    box = _paste_box(receiver)
-    if box is not None:
-        print(hint + " below, then press Enter.", file=sys.stderr)
-        try:
-            return receiver.wait(timeout, server)
-        finally:
-            box.close()
-    print(hint + " that input() shows.", file=sys.stderr)
-    _input_in_background(receiver)
-    return receiver.wait(timeout, server)
-
-
-def _paste_box(receiver: LoopbackReceiver) -> Any:
-    """An ipywidgets text box whose submitted text is offered to ``receiver``; ``None`` without ipywidgets."""
+    print(
+        f"Log in to {server} with this link (waiting up to {timeout:g}s): {url}\n"
+        "If the page the browser ends on says it cannot connect (the kernel runs elsewhere), paste its "
+        f"address (it starts with {receiver.redirect_uri}) in the box below, then press Enter.",
+        file=sys.stderr,
+    )
+    prompt = _Prompt(receiver)
     try:
-        import ipywidgets  # type: ignore[import-untyped]
-        from IPython.display import display
-    except ImportError:
-        return None
-    box = ipywidgets.Text(placeholder="paste the address the browser ended on, then Enter", continuous_update=False)
-    box.layout.width = "100%"
-
-    def pasted(change: dict[str, Any]) -> None:
-        text = str(change.get("new") or "").strip()
-        if text:
-            receiver.offer(text)
-
-    box.observe(pasted, names="value")
-    display(box)  # type: ignore[no-untyped-call]
-    return box
+        return receiver.wait(timeout, server)
+    finally:
+        prompt.stop()
 
 
-def _input_in_background(receiver: LoopbackReceiver) -> None:
-    """``input()`` on a thread of its own (with the kernel's context, where its front end answers
-    it), offering what is typed to ``receiver``: the redirect, if it comes first, still ends the wait."""
-    import contextvars
+class _Prompt:
+    """``input()`` on a thread of its own (in the caller's context, where the kernel answers it), whose
+    answer is offered to ``receiver``; ``stop`` ends a prompt still open (the redirect came first)."""
 
-    context = contextvars.copy_context()
+    def __init__(self, receiver: LoopbackReceiver) -> None:
+        import contextvars
 
-    def read() -> None:
+        self._receiver = receiver
+        self._reading = threading.Lock()  # held while the thread is inside input()
+        context = contextvars.copy_context()
+        self._thread = threading.Thread(target=context.run, args=(self._read,), name="mcpsync-login-paste")
+        self._thread.daemon = True
+        self._thread.start()
+
+    def _read(self) -> None:
         try:
-            text = context.run(input, "> ")
-        except (EOFError, OSError, RuntimeError) as exc:
-            logger.debug("no address can be pasted: %s", exc)
+            try:
+                with self._reading:
+                    text = input("> ")
+            except (EOFError, OSError, RuntimeError) as exc:  # no stdin here (NotImplementedError is one)
+                logger.debug("no address can be pasted: %s", exc)
+                return
+            if text.strip():
+                self._receiver.offer(text.strip())
+        except KeyboardInterrupt:  # stopped: the redirect came first
             return
-        if text.strip():
-            receiver.offer(text.strip())
 
-    threading.Thread(target=read, name="mcpsync-login-paste", daemon=True).start()
+    def stop(self) -> None:
+        thread = self._thread
+        if thread.is_alive() and thread.ident is not None and self._reading.locked():
+            import ctypes
+
+            # The kernel's input() polls its stdin socket in Python: a KeyboardInterrupt raised in that
+            # thread ends the request, as Ctrl-C would.
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                ctypes.c_ulong(thread.ident), ctypes.py_object(KeyboardInterrupt)
+            )
+        thread.join(CLOSE_TIMEOUT)
 
 
 def _callback_or_line(receiver: LoopbackReceiver, timeout: float, server: str) -> str:

@@ -105,50 +105,52 @@ def _in_notebook(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     return shown
 
 
-def test_in_a_notebook_on_a_remote_kernel_the_address_is_pasted_in_a_text_box(monkeypatch, capsys):
-    """Scenario: a notebook whose kernel runs elsewhere: the browser's redirect never reaches the
-    kernel's loopback port. Promise: next to the link an ipywidgets text box is shown, the message
-    says to paste the address there, and what is pasted in it ends the wait."""
-    import ipywidgets
-
-    shown = _in_notebook(monkeypatch)
-    with LoopbackReceiver("st") as receiver:
-        pasted = receiver.redirect_uri + "?code=c9&state=st"
-        result: list[str] = []
-        waiter = threading.Thread(target=lambda: result.append(present("https://as/authorize", receiver, "srv", 10)))
-        waiter.start()
-        deadline = time.monotonic() + 10
-        while not any(isinstance(item, ipywidgets.Text) for item in shown) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        (box,) = [item for item in shown if isinstance(item, ipywidgets.Text)]
-        box.value = pasted  # what the front end does when the person presses Enter
-        waiter.join(10)
-        assert result == [pasted]
-    err = capsys.readouterr().err
-    assert "paste its address" in err and "in the box below" in err
-
-
-def test_in_a_notebook_the_redirect_still_ends_the_wait_when_it_comes(monkeypatch):
-    """Scenario: a local kernel: the redirect does come. Promise: it ends the wait though nothing was
-    pasted in the box."""
-    _in_notebook(monkeypatch)
-    with LoopbackReceiver("st") as receiver:
-        threading.Timer(0.2, lambda: requests.get(receiver.redirect_uri + "?code=c&state=st", timeout=5)).start()
-        assert "code=c" in present("https://as/authorize", receiver, "srv", 10)
-
-
-def test_in_a_notebook_without_ipywidgets_input_is_the_box(monkeypatch, capsys):
-    """Scenario: no ipywidgets: ``input()`` (which a notebook front end shows as a text box) takes the
-    address, and the message says so."""
+def test_in_a_notebook_the_address_pasted_in_the_input_box_ends_the_wait(monkeypatch, capsys):
+    """Scenario: a notebook whose kernel runs elsewhere: the redirect never reaches the kernel's
+    loopback port. Promise: next to the link, ``input()`` (the front end's text box) takes the
+    address, the message says to paste it there, and what is pasted ends the wait."""
     import builtins
 
-    _in_notebook(monkeypatch)
-    monkeypatch.setattr(browser, "_paste_box", lambda receiver: None)
+    shown = _in_notebook(monkeypatch)
     with LoopbackReceiver("st") as receiver:
         pasted = receiver.redirect_uri + "?code=c7&state=st"
         monkeypatch.setattr(builtins, "input", lambda prompt="": pasted)
         assert present("https://as/authorize", receiver, "srv", 10) == pasted
-    assert "input() shows" in capsys.readouterr().err
+    assert len(shown) == 1  # the link
+    err = capsys.readouterr().err
+    assert "paste its address" in err and "in the box below" in err
+
+
+def test_in_a_notebook_the_redirect_ends_the_wait_and_the_open_input_box(monkeypatch):
+    """Scenario: a local kernel: the redirect comes while the input box waits. Promise: the redirect
+    ends the wait, and the prompt's thread is ended too (no thread is left waiting for a paste)."""
+    import builtins
+
+    _in_notebook(monkeypatch)
+    waiting = threading.Event()
+    ended: list[BaseException] = []
+
+    def pending_input(prompt: str = "") -> str:
+        waiting.set()
+        try:
+            while True:  # a kernel's input() polls its stdin socket in Python, as this does
+                time.sleep(0.01)
+        except BaseException as exc:
+            ended.append(exc)
+            raise
+
+    monkeypatch.setattr(builtins, "input", pending_input)
+    with LoopbackReceiver("st") as receiver:
+
+        def browser_redirect() -> None:
+            waiting.wait(5)
+            requests.get(receiver.redirect_uri + "?code=c&state=st", timeout=5)
+
+        redirecting = threading.Thread(target=browser_redirect)
+        redirecting.start()
+        assert "code=c" in present("https://as/authorize", receiver, "srv", 10)
+        redirecting.join(5)
+    assert len(ended) == 1 and isinstance(ended[0], KeyboardInterrupt)
 
 
 def test_the_persons_wait_is_bounded_by_login_timeout_and_says_so(monkeypatch):

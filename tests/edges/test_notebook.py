@@ -114,3 +114,23 @@ def test_log_lines_go_under_the_running_cell_and_between_cells_to_the_show_logs_
     assert isinstance(updates[0]["transient"]["display_id"], str)
     assert "between cells" not in text_of(cells[1]) + text_of(cells[2])  # not under a cell that did not ask
     assert "WARNING mcpsync.server.now: in a cell" in text_of(cells[2])
+
+
+@pytest.mark.parametrize("how", ["paste", "callback"])
+def test_a_login_in_a_real_kernel_ends_by_the_pasted_address_or_by_the_redirect(tmp_path: Path, how: str) -> None:
+    """Scenario: a call in a notebook needs a login. The kernel shows the link and the front end's
+    input box. ``paste``: the kernel runs elsewhere, so the person pastes the address the browser
+    ended on; ``callback``: the browser's redirect reaches the kernel, and the open box is ended.
+    Promise: either way the call goes through, and the next cell runs."""
+    import json
+
+    out = tmp_path / "login.json"
+    done = subprocess.run(
+        [sys.executable, str(RUNNER), "login", how, str(out)], capture_output=True, text=True, timeout=RUN_TIMEOUT
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    cells = json.loads(out.read_text())
+    assert cells[1]["errors"] == [], cells[1]
+    assert "paste its address" in cells[1]["streams"] and cells[1]["input_requests"] == 1
+    assert "RESULT from the kernel" in cells[1]["streams"]
+    assert cells[2]["errors"] == [] and "next cell" in cells[2]["streams"]
