@@ -28,7 +28,7 @@ import sys
 import threading
 import time
 import webbrowser
-from typing import Any, Optional
+from typing import Optional
 from urllib.parse import parse_qs, urlsplit
 
 from .._core.errors import AuthorizationRequired
