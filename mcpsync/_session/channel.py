@@ -47,6 +47,9 @@ class Channel:
         #: and the version it names; ``None`` in the legacy era (see ``_core.eras``).
         self.meta: Optional[dict[str, Any]] = None
         self.version: Optional[str] = None
+        #: Seconds spent so far waiting for a person to log in (logins run for requests): a caller's
+        #: deadline set before a request moves on by what the request adds here.
+        self.person_time = 0.0
         #: ``fn(method, params) -> headers`` a modern request adds over HTTP (a tool's ``Mcp-Param-*``).
         self.header_hook: Optional[Callable[[str, Optional[dict[str, Any]]], dict[str, str]]] = None
 
@@ -120,6 +123,7 @@ class Channel:
                 deadline = math.inf if given is None else started + given
                 # The person's time is not the caller's: the clock stops while they log in.
                 person = authorizer.login(exc, deadline=deadline)
+                self.person_time += person
                 started += person
                 if given is not None:
                     timeout = given - (time.monotonic() - started)

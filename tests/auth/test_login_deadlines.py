@@ -88,3 +88,19 @@ def test_without_a_person_a_trickling_token_endpoint_ends_the_call_at_its_timeou
             mcpsync.connect(server.url, auth=auth, timeout=TIMEOUT).close()
         assert time.monotonic() - started < TIMEOUT + 0.5
         assert len(server.requests_to("/token")) == 1  # the grant of the request only
+
+
+def test_a_legacy_handshake_after_a_long_login_still_has_the_callers_time():
+    """Scenario: ``connect(timeout=2)`` to a server of the legacy handshake; the person takes 2.5 s to
+    log in during ``initialize``. Promise: ``notifications/initialized`` still has what was left of
+    the 2 s (it had a negative time left, and the handshake failed with "timeout must be positive")."""
+    with OAuthTestServer() as server:
+
+        def person(url: str) -> str:
+            redirected = server.approve(url)
+            time.sleep(2.5)  # longer than the caller's whole timeout
+            return redirected
+
+        auth = mcpsync.OAuth(on_authorize=person, store=MemoryTokenStore())
+        with mcpsync.connect(server.url, auth=auth, timeout=2, protocol="legacy") as client:
+            assert client.call_tool("echo", {"text": "late"}, timeout=2).text == "late"
