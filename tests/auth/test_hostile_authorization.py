@@ -10,8 +10,6 @@ Each must end in a bounded number of requests with an error that says why.
 
 from __future__ import annotations
 
-import http.server
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,45 +20,16 @@ from mcpsync import AuthorizationError, AuthorizationRequired, ClientCredentials
 from mcpsync._auth.oauth import MAX_STEP_UPS
 from mcpsync._session.channel import MAX_LOGINS
 from mcpsync.testing.oauth import OAuthTestServer
+from tests.helpers import LocalService, served
 
 T = 20
 
 
-class _Thief(http.server.ThreadingHTTPServer):
-    """Another origin on 127.0.0.1: records what reaches it."""
-
-    daemon_threads = True
-
-    def __init__(self) -> None:
-        self.seen: list[bytes] = []
-        thief = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                thief.seen.append(self.rfile.read(length))
-                self.send_response(200)
-                self.send_header("Content-Length", "2")
-                self.end_headers()
-                self.wfile.write(b"{}")
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        super().__init__(("127.0.0.1", 0), Handler)
-
-
 @pytest.fixture
-def thief() -> Iterator[_Thief]:
-    server = _Thief()
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+def thief() -> Iterator[LocalService]:
+    """Another origin on 127.0.0.1: records what reaches it."""
+    with served(LocalService()) as service:
+        yield service
 
 
 def _login(server: OAuthTestServer, asked: list[str]) -> mcpsync.OAuth:
@@ -75,7 +44,7 @@ def test_a_token_endpoint_that_redirects_to_another_origin_is_not_followed(thief
     """Attack: the token endpoint answers the code's redemption with a 307 (which keeps the POST and
     its body) to another origin. Promise: not followed: the code and the verifier never reach it,
     and the error names both URLs."""
-    steal = f"http://127.0.0.1:{thief.server_address[1]}/steal"
+    steal = f"http://127.0.0.1:{thief.port}/steal"
     with OAuthTestServer(token_redirect=steal) as server:
         with pytest.raises(AuthorizationError, match="another origin; not followed") as raised:
             mcpsync.connect(server.url, auth=_login(server, []), timeout=T).close()

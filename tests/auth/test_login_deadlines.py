@@ -23,6 +23,17 @@ TIMEOUT = 3.0
 SLACK = 1.0
 
 
+def slow_person(server: OAuthTestServer, seconds: float) -> mcpsync.OAuth:
+    """A login whose person approves, then takes ``seconds`` more (reading the consent page, say)."""
+
+    def person(url: str) -> str:
+        redirected = server.approve(url)
+        time.sleep(seconds)  # the person's own time (not an ordering wait)
+        return redirected
+
+    return mcpsync.OAuth(on_authorize=person, store=MemoryTokenStore())
+
+
 @pytest.mark.parametrize("trickling", ["/register", "/.well-known/oauth-authorization-server"])
 def test_a_login_whose_authorization_server_trickles_ends_at_the_callers_timeout(trickling):
     """Attack: a person can log in (``on_authorize``), and the registration endpoint (or the
@@ -48,13 +59,7 @@ def test_the_token_request_after_the_person_ends_at_the_callers_timeout_moved_on
     ends by its timeout plus the person's time, not 30 s later."""
     with OAuthTestServer(trickle=("/token",)) as server:
         person_time = 1.5
-
-        def person(url: str) -> str:
-            redirected = server.approve(url)
-            time.sleep(person_time)  # the person reading the consent page (not an ordering wait)
-            return redirected
-
-        auth = mcpsync.OAuth(on_authorize=person, store=MemoryTokenStore())
+        auth = slow_person(server, person_time)
         started = time.monotonic()
         with pytest.raises(mcpsync.MCPError):
             mcpsync.connect(server.url, auth=auth, timeout=TIMEOUT).close()
@@ -66,13 +71,7 @@ def test_the_persons_time_does_not_count_against_the_callers_timeout():
     """Scenario: ``connect(timeout=2)``; the person takes 2.5 s to log in. Promise: the call goes
     through: the caller's clock stops while the person logs in (``login_timeout`` bounds that)."""
     with OAuthTestServer() as server:
-
-        def person(url: str) -> str:
-            redirected = server.approve(url)
-            time.sleep(2.5)  # longer than the caller's whole timeout
-            return redirected
-
-        auth = mcpsync.OAuth(on_authorize=person, store=MemoryTokenStore())
+        auth = slow_person(server, 2.5)  # longer than the caller's whole timeout
         with mcpsync.connect(server.url, auth=auth, timeout=2) as client:
             assert client.call_tool("echo", {"text": "late"}, timeout=2).text == "late"
 
@@ -95,12 +94,6 @@ def test_a_legacy_handshake_after_a_long_login_still_has_the_callers_time():
     log in during ``initialize``. Promise: ``notifications/initialized`` still has what was left of
     the 2 s (it had a negative time left, and the handshake failed with "timeout must be positive")."""
     with OAuthTestServer() as server:
-
-        def person(url: str) -> str:
-            redirected = server.approve(url)
-            time.sleep(2.5)  # longer than the caller's whole timeout
-            return redirected
-
-        auth = mcpsync.OAuth(on_authorize=person, store=MemoryTokenStore())
+        auth = slow_person(server, 2.5)  # longer than the caller's whole timeout
         with mcpsync.connect(server.url, auth=auth, timeout=2, protocol="legacy") as client:
             assert client.call_tool("echo", {"text": "late"}, timeout=2).text == "late"

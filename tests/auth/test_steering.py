@@ -11,9 +11,7 @@ request it gets, and must get none.
 
 from __future__ import annotations
 
-import http.server
 import socket
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,6 +21,7 @@ import mcpsync
 from mcpsync import AuthorizationError, ClientCredentials, MemoryTokenStore
 from mcpsync._auth.addresses import check_url, is_local, is_loopback
 from mcpsync.testing.oauth import OAuthTestServer
+from tests.helpers import LocalService, served
 
 T = 20
 REMOTE = "mcp.example.test"
@@ -43,44 +42,11 @@ def remote_names(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-class _Recorder(http.server.ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self) -> None:
-        self.seen: list[str] = []
-        recorder = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def _any(self) -> None:
-                recorder.seen.append(f"{self.command} {self.path}")
-                body = b'{"resource": "x", "authorization_servers": ["http://127.0.0.1:1"]}'
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            do_GET = do_POST = _any
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        super().__init__(("127.0.0.1", 0), Handler)
-        self.port = self.server_address[1]
-
-
 @pytest.fixture
-def local_service() -> Iterator[_Recorder]:
-    """A service of the user's on 127.0.0.1 (an admin API, say): it answers anything, and records it."""
-    service = _Recorder()
-    thread = threading.Thread(target=service.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
+def local_service() -> Iterator[LocalService]:
+    """A service of the user's on 127.0.0.1: it answers anything, and records it."""
+    with served(LocalService()) as service:
         yield service
-    finally:
-        service.shutdown()
-        service.server_close()
-        thread.join(5)
 
 
 def _login(server: OAuthTestServer) -> mcpsync.OAuth:

@@ -19,6 +19,7 @@ import pytest
 import mcpsync
 from mcpsync._session import subscriptions
 from mcpsync.testing.http import _Handler, _HTTPServer
+from tests.helpers import served, wait_for
 
 T = 10
 DELAYS = (0.05, 0.1, 0.2, 0.4, 0.8)
@@ -45,28 +46,13 @@ def breaking_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     httpd: Any = _HTTPServer(0, "breaking", False)
     httpd.RequestHandlerClass = _BreakingListens
     httpd.listens = []
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
+    with served(httpd):
         yield httpd
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(5)
 
 
 def _count(httpd: Any) -> int:
     with httpd.lock:
         return len(httpd.listens)
-
-
-def _wait_for(predicate: Any, timeout: float = T) -> bool:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
 
 
 def test_a_listen_stream_that_breaks_at_once_is_reopened_a_bounded_number_of_times_at_a_bounded_rate(
@@ -77,7 +63,7 @@ def test_a_listen_stream_that_breaks_at_once_is_reopened_a_bounded_number_of_tim
     url = f"http://127.0.0.1:{breaking_server.server_address[1]}/mcp"
     with mcpsync.connect(url, protocol="modern", timeout=T) as client:
         client.subscribe_resource("test://static/hello")
-        assert _wait_for(lambda: _count(breaking_server) >= 1 + len(DELAYS))
+        assert wait_for(lambda: _count(breaking_server) >= 1 + len(DELAYS))
         time.sleep(2 * DELAYS[-1])  # long enough for one more reopening, were there one
         times = list(breaking_server.listens)
     assert len(times) == 1 + len(DELAYS), times
@@ -92,7 +78,7 @@ def test_close_during_the_reopening_is_bounded_and_stops_it(breaking_server):
     client = mcpsync.connect(url, protocol="modern", timeout=T)
     try:
         client.subscribe_resource("test://static/hello")
-        assert _wait_for(lambda: _count(breaking_server) >= 3)
+        assert wait_for(lambda: _count(breaking_server) >= 3)
     finally:
         closer = threading.Thread(target=client.close)
         closer.start()
