@@ -101,6 +101,8 @@ class LoopbackReceiver:
         self.path = path
         self._url: Optional[str] = None
         self._taken = False  # the redirect or a paste is in (``_arrived`` is set once it is answered)
+        #: Whether what ended the wait was pasted (``offer``), not the browser's redirect.
+        self.offered = False
         self._arrived = threading.Event()
         self._closed = threading.Event()
         self._lock = threading.Lock()
@@ -188,7 +190,7 @@ class LoopbackReceiver:
         with self._lock:
             if self._taken:
                 return False
-            self._url, self._taken = url, True
+            self._url, self._taken, self.offered = url, True, True
         self._arrived.set()
         return True
 
@@ -359,4 +361,6 @@ def _callback_or_line(receiver: LoopbackReceiver, timeout: float, server: str) -
             descriptor = None  # stdin ended: the redirect may still come
         elif line.strip():
             receiver.offer(line.strip())
+    if descriptor is not None and not receiver.offered:
+        print("\nThe browser came back here: nothing to paste.", file=sys.stderr)
     return receiver.wait(0, server)

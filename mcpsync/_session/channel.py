@@ -117,8 +117,18 @@ class Channel:
             except AuthorizationRequired as exc:
                 # A login waits for a person: here, on the caller's thread, never inside the exchange.
                 authorizer = getattr(self.transport, "authorizer", None)
-                if authorizer is None or logins >= MAX_LOGINS or not authorizer.can_login():
+                if authorizer is None or not authorizer.can_login():
                     raise
+                if logins >= MAX_LOGINS:
+                    raise AuthorizationRequired(
+                        f"{self.transport.name}: refused again after {logins} logins for this request; "
+                        f"not asked again. The last answer: {exc}",
+                        server=exc.server,
+                        status_code=exc.status_code,
+                        www_authenticate=exc.www_authenticate,
+                        login_command=exc.login_command,
+                        scopes=exc.scopes,
+                    ) from None
                 logins += 1
                 deadline = math.inf if given is None else started + given
                 # The person's time is not the caller's: the clock stops while they log in.

@@ -81,6 +81,8 @@ def test_a_server_refusing_every_fresh_token_is_an_error_not_a_loop(who):
         with pytest.raises((AuthorizationError, AuthorizationRequired)) as raised:
             mcpsync.connect(server.url, auth=auth, timeout=T).close()
         assert "127.0.0.1" in str(raised.value)
+        if who == "person":
+            assert f"refused again after {MAX_LOGINS} logins" in str(raised.value)
         assert len(asked) <= MAX_LOGINS
         # each login's token, then its refresh (refused as well), at most
         assert len(server.requests_to("/token")) <= 2 * MAX_LOGINS

@@ -115,7 +115,8 @@ def test_login_without_a_browser_finishes_by_the_callback_without_a_paste(tmp_pa
         done = login(tmp_path, server, callback=True)
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith(f"inline: logged in at {server.issuer}")
-        assert "paste here the address" in done.stderr and len(server.requests_to("/token")) == 1
+        assert "paste here the address" in done.stderr and "The browser came back here" in done.stderr
+        assert len(server.requests_to("/token")) == 1
 
 
 def test_auth_with_nothing_stored_says_so(tmp_path: Path) -> None:
