@@ -8,6 +8,7 @@ PIP := $(VENV_PYTHON) -m pip --disable-pip-version-check --quiet
 PYTEST_ARGS ?=
 BENCH_ARGS ?=
 SOAK_SECONDS ?= 120
+CONFORMANCE_ARGS ?=
 
 # One stamp per set of extras; each is redone when the package metadata changes.
 RUNTIME_STAMP := $(VENV)/.installed-runtime
@@ -64,6 +65,10 @@ $(CONFORMANCE_STAMP): $(CONFORMANCE_DIR)/package.json $(CONFORMANCE_DIR)/package
 test: $(TEST_STAMP) $(NODE_STAMP) $(CONFORMANCE_STAMP)
 	$(VENV_PYTHON) -m pytest $(PYTEST_ARGS)
 
+## conformance: the official MCP conformance suite (client mode), every scenario at every wire, one line per run
+conformance: $(TEST_STAMP) $(CONFORMANCE_STAMP)
+	$(VENV_PYTHON) $(CONFORMANCE_DIR)/run.py $(CONFORMANCE_ARGS)
+
 ## lint: ruff (rules and formatting), and the layer check (no lower layer imports a higher one)
 lint: $(DEV_STAMP)
 	$(VENV_PYTHON) -m ruff check mcpsync tests benchmarks
@@ -84,5 +89,5 @@ soak: $(TEST_STAMP)
 
 ## clean: remove the virtualenv and build leftovers
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache $(NODE_DIR)/node_modules
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache $(NODE_DIR)/node_modules $(CONFORMANCE_DIR)/node_modules
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,6 +1,6 @@
 """The benchmark: mcpsync beside the official MCP SDK and a raw client, in one run, as ratios, with the targets.
 
-    python benchmarks/run.py [--quick] [--json] [--only stdio,http,process,validation]
+    python benchmarks/run.py [--quick] [--json] [--only stdio,http,process,validation,memory]
 
 Sections (clients and servers are in ``peers.py``):
 
@@ -11,6 +11,8 @@ http        sequential calls with JSON replies, SSE replies, and JSON behind a
 process     fresh processes: start-up to the first result, peak RSS over 1000
             calls, import time (``-X importtime``, and wall time over ``python -c pass``)
 validation  mcpsync's envelope fast path against the full jsonschema validator
+memory      one large message on each path (``message_memory.py``): mcpsync's peak
+            memory per MiB of message, each path in a fresh process
 
 Every measurement opens its own connection (not timed), warms up, then times
 N calls; every answer is checked. The clients take turns within each row, in
@@ -42,9 +44,11 @@ from peers import STDIO, STDIO_MODERN, TIMEOUT, BenchError
 import mcpsync
 
 CLIENTS = ("raw", "official", "mcpsync")
-SECTIONS = ("stdio", "http", "process", "validation")
-FULL = {"rounds": 7, "stdio_calls": 3000, "http_calls": 1000, "process_rounds": 9, "messages": 20000}
-QUICK = {"rounds": 2, "stdio_calls": 200, "http_calls": 100, "process_rounds": 2, "messages": 2000}
+SECTIONS = ("stdio", "http", "process", "validation", "memory")
+FULL = {"rounds": 7, "stdio_calls": 3000, "http_calls": 1000, "process_rounds": 9, "messages": 20000, "mib": 30}
+QUICK = {"rounds": 2, "stdio_calls": 200, "http_calls": 100, "process_rounds": 2, "messages": 2000, "mib": 8}
+#: The most a path may hold of one large message, per MiB of it (tracemalloc's peak; issue 28).
+MEMORY_TARGET = 3.0
 RSS_CALLS = 1000
 
 # What the stdio and http sections time: row key -> (target, (scenario, width)).
@@ -472,7 +476,20 @@ def heading(meta):
     return "Machine: %(machine)s\nmcpsync %(mcpsync)s from %(mcpsync_file)s; %(peers)s\nCommand: %(command)s" % meta
 
 
-def report(results, validation, problems, meta):
+def run_memory(settings):
+    """{path: {"tracemalloc": x, "rss": y}} from ``message_memory.py`` (each path in fresh processes)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    done = subprocess.run(
+        [sys.executable, os.path.join(here, "message_memory.py"), "--json", "--mib", str(settings["mib"])],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=1200,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def report(results, validation, problems, meta, memory=None):
     lines = ["Medians of %s." % meta["rounds"], ""]
     if results.samples:
         lines += table(results)
@@ -490,6 +507,13 @@ def report(results, validation, problems, meta):
         lines += ["|---|---:|---:|---:|"]
         for name, (fast, full) in validation.items():
             lines.append("| %s | %.2f | %.1f | %.0f× |" % (name, fast, full, full / fast))
+    if memory:
+        lines += ["", "| one large message (%s MiB) | peak per MiB (tracemalloc) | peak RSS growth per MiB | ≤ %g× |"]
+        lines[-1] = lines[-1] % (meta["mib"], MEMORY_TARGET)
+        lines += ["|---|---:|---:|---|"]
+        for path, row in memory.items():
+            verdict = "PASS" if row["tracemalloc"] <= MEMORY_TARGET else "MISS"
+            lines.append("| %s | %.2f× | %.2f× | %s |" % (path, row["tracemalloc"], row["rss"], verdict))
     lines += ["", *("- %s" % problem for problem in problems), "Whole run: %d s." % meta["seconds"]]
     return "\n".join(lines)
 
@@ -513,10 +537,11 @@ def main(argv=None):
         "command": " ".join([os.path.relpath(sys.executable), "benchmarks/run.py", *(argv or sys.argv[1:])]),
         "rounds": "%(rounds)d rounds (stdio: %(stdio_calls)d calls, HTTP: %(http_calls)d calls), "
         "%(process_rounds)d fresh processes" % settings,
+        "mib": settings["mib"],
     }
     print(heading(meta) + "\n", file=sys.stderr if args.json else sys.stdout, flush=True)
     started = time.perf_counter()
-    results, validation, server = Results(), {}, None
+    results, validation, memory, server = Results(), {}, {}, None
     try:
         if "stdio" in only:
             run_calls(results, "stdio", settings, None)
@@ -530,6 +555,11 @@ def main(argv=None):
                 validation = run_validation(settings)
             except Exception as exc:  # e.g. a checkout without the fast path
                 results.problems.append("validation: " + describe(exc))
+        if "memory" in only:
+            try:
+                memory = run_memory(settings)
+            except Exception as exc:
+                results.problems.append("memory: " + describe(exc))
     finally:
         if server is not None:
             server.close()
@@ -538,9 +568,10 @@ def main(argv=None):
     if args.json:
         medians = {key: {c: results.median(key, c) for c in CLIENTS} for key in results.samples}
         out = {"meta": meta, "medians": medians, "samples": results.samples, "targets": targets(results)}
+        out["memory_per_mib"] = memory
         print(json.dumps({**out, "validation_us": validation, "problems": problems}, indent=2, ensure_ascii=False))
     else:
-        print(report(results, validation, problems, meta))
+        print(report(results, validation, problems, meta, memory))
     return 1 if problems else 0
 
 

@@ -31,6 +31,7 @@ PROMISED = {
     "CallToolResult",
     "Manager",
     "SkillDirectory",
+    "TaskNotFound",
 }
 
 
@@ -55,9 +56,11 @@ def test_exception_tree():
     assert issubclass(mcpsync.TransportClosed, mcpsync.TransportError)
     assert issubclass(mcpsync.CapabilityNotServed, mcpsync.CapabilityNotDeclared)
     assert issubclass(mcpsync.CapabilityNotServed, mcpsync.ServerError)
+    assert issubclass(mcpsync.TaskNotFound, mcpsync.ServerError) and issubclass(mcpsync.TaskNotFound, LookupError)
     assert str(mcpsync.TransportClosed()) == "Transport closed"
     assert str(mcpsync.ServerError(-32601, "Method not found")) == "MCP error -32601: Method not found"
     assert str(mcpsync.NoResponseError(7)) == "No response received for request ID 7"
+    assert issubclass(mcpsync.TokenStoreError, mcpsync.AuthorizationError)
 
 
 def test_import_has_no_side_effects_and_loads_no_heavy_modules():

@@ -211,7 +211,8 @@ class EnterpriseAuth(OAuth):
             subject_token=self._id_token(name),
             subject_token_type=self.subject_token_type,
         )
-        exchanged = request_token(request.http, idp, self.idp_client, exchange)  # at the IdP: no DPoP key of ours
+        # At the identity provider: no DPoP key of ours, and its issuer is not known here.
+        exchanged = request_token(request.http, idp, self.idp_client, exchange, issuer=None)
         if exchanged.get("issued_token_type") != ID_JAG:
             raise AuthorizationError(
                 f"{name}: the identity provider issued {exchanged.get('issued_token_type')!r}, not an ID-JAG",

@@ -98,7 +98,14 @@ def authorization_code_flow(
     key = auth._new_dpop_key(discovered)
     with AuthHTTP(name, auth.url, deadline=deadline + person, session=auth.session) as http:
         response = request_token(
-            http, token_endpoint, client, form, private_key=owner.private_key, algorithm=owner.algorithm, dpop=key
+            http,
+            token_endpoint,
+            client,
+            form,
+            issuer=server.issuer,
+            private_key=owner.private_key,
+            algorithm=owner.algorithm,
+            dpop=key,
         )
     record = record_from_response(
         response,

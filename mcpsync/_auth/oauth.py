@@ -19,8 +19,11 @@ server (``for_server``), and the ``ServerAuth`` it gets does the work:
   person's part, the ``iss`` check), whose token is kept here.
 
 Tokens are kept in the token store (``store``): the next run sends its token
-at once. No token, code, verifier or secret is ever logged or put in an
-exception's text.
+at once. Processes and ``OAuth`` objects sharing a store take turns to refresh
+one token (``store.locked``): each re-reads the store first and takes a token
+another refreshed meanwhile; after a refusal it looks again, and it deletes
+from the store only the very token that was refused, never a newer one. No
+token, code, verifier or secret is ever logged or put in an exception's text.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from .dpop import DPoPKey, supports_dpop
 from .http import AUTH_TIMEOUT, AuthHTTP
 from .login import authorization_code_flow
 from .registration import Registrar
-from .store import FileTokenStore, TokenStore, client_key, server_key, token_key
+from .store import FileTokenStore, StoreLockTimeout, TokenStore, client_key, locked, server_key, token_key
 from .tokens import ClientInfo, expires_soon, record_from_response, request_token
 
 __all__ = ["LOGIN_TIMEOUT", "MAX_STEP_UPS", "OAuth", "ServerAuth"]
@@ -174,7 +177,14 @@ class GrantRequest:
     ) -> dict[str, Any]:
         """The token response of ``form`` at the authorization server's token endpoint (with a DPoP proof)."""
         return request_token(
-            self.http, self.token_endpoint, client, form, private_key=private_key, algorithm=algorithm, dpop=self.dpop
+            self.http,
+            self.token_endpoint,
+            client,
+            form,
+            issuer=self.discovered.server.issuer,
+            private_key=private_key,
+            algorithm=algorithm,
+            dpop=self.dpop,
         )
 
 
@@ -209,7 +219,7 @@ class ServerAuth:
                     if token is not None and expires_soon(token):
                         try:
                             self._refresh(deadline)
-                        except AuthorizationError as exc:
+                        except (AuthorizationError, WriteTimeout) as exc:
                             logger.info("server %r: refreshing the token failed: %s", self.name, exc)
                         token = self._token
                 finally:
@@ -307,12 +317,16 @@ class ServerAuth:
                         server=self.name,
                         error=challenge.get("error") if challenge else None,
                     )
-                self._forget_token()
+                self._forget_token(current, deadline)
                 raise self._required(401, header, challenge.scopes if challenge else ())
-            if current is not None and current.get("refresh_token") and self._refresh(deadline, answering=True):
+            if (
+                current is not None
+                and current.get("refresh_token")
+                and self._refresh(deadline, answering=True, challenge=challenge)
+            ):
                 return True
             if current is not None:
-                self._forget_token()
+                self._forget_token(current, deadline)
             if not self.owner.needs_person:
                 scopes = self._scopes_for(challenge, self._discover(deadline, challenge))
                 self._obtain(deadline, challenge, scopes, answering=True)
@@ -395,11 +409,34 @@ class ServerAuth:
         response, client = obtained
         self._keep(response, discovered, token_endpoint, scopes, client, answering=answering, dpop=key)
 
-    def _refresh(self, deadline: float, *, answering: bool = False) -> bool:
-        """Refresh the token; ``False`` if there is no refresh token or the server refused it.
-        ``answering``: a 401 asked for it (see ``answer_challenge``)."""
+    def _refresh(self, deadline: float, *, answering: bool = False, challenge: Optional[Challenge] = None) -> bool:
+        """Refresh the token; ``False`` if there is no refresh token, the server refused it, or the
+        token is not from the server's authorization server. ``answering``: a 401 asked for it (see
+        ``answer_challenge``), whose ``challenge`` helps discovery."""
         token = self._token
-        if token is None or not token.get("refresh_token") or not token.get("token_endpoint"):
+        if token is None or not token.get("refresh_token"):
+            return False
+        try:
+            with locked(self.owner.store, token_key(token["resource"], token["issuer"]), _store_wait(deadline)):
+                return self._refresh_held(token, deadline, answering, challenge)
+        except StoreLockTimeout:
+            raise WriteTimeout(
+                f"{self.name}: no answer within the time given to it (another process was refreshing the token)"
+            ) from None
+
+    def _refresh_held(
+        self, token: dict[str, Any], deadline: float, answering: bool, challenge: Optional[Challenge]
+    ) -> bool:
+        """``_refresh`` with the store's lock for the token held: no other process refreshes it now."""
+        stored = self._stored_token()
+        if stored is not None and stored["access_token"] != token["access_token"]:
+            # Another process or OAuth object refreshed it (or logged in) meanwhile: its refresh token
+            # is the live one; ours, if rotated, is spent, and sending it would be refused.
+            self._token = token = stored
+            if not expires_soon(stored) or not stored.get("refresh_token"):
+                return True
+        token_endpoint = self._checked_token_endpoint(token, deadline, challenge)
+        if token_endpoint is None:
             return False
         client = self._client_for(token["issuer"], token.get("client_id"), token.get("client_auth_method"))
         form = {"grant_type": "refresh_token", "refresh_token": token["refresh_token"], "resource": token["resource"]}
@@ -408,9 +445,10 @@ class ServerAuth:
                 key = self._dpop_key(token)
                 response = request_token(
                     http,
-                    token["token_endpoint"],
+                    token_endpoint,
                     client,
                     form,
+                    issuer=token["issuer"],
                     private_key=self.owner.private_key,
                     algorithm=self.owner.algorithm,
                     dpop=key,
@@ -419,13 +457,17 @@ class ServerAuth:
                 if exc.error is None:
                     raise  # not a refusal: the server could not be asked
                 logger.info("server %r: the refresh token was refused (%s)", self.name, exc.error)
-                self._forget_token()
+                again = self._stored_token()
+                if again is not None and again["access_token"] != token["access_token"]:
+                    self._token = again  # a newer one is there (a store without a lock, an older client)
+                    return True
+                self._forget_token(token, deadline, held=True)
                 return False
         record = record_from_response(
             response,
             issuer=token["issuer"],
             resource=token["resource"],
-            token_endpoint=token["token_endpoint"],
+            token_endpoint=token_endpoint,
             client=client,
             scopes=tuple(str(token.get("requested_scope") or token.get("scope") or "").split()),
             previous=token,
@@ -435,6 +477,39 @@ class ServerAuth:
         self._save(record)
         logger.info("server %r: token refreshed", self.name)
         return True
+
+    def _checked_token_endpoint(
+        self, token: dict[str, Any], deadline: float, challenge: Optional[Challenge]
+    ) -> Optional[str]:
+        """Where to refresh ``token``: its authorization server's token endpoint as that server's own
+        metadata says (discovered once, from the MCP server), never the one the stored record names.
+        A stored record is a cache, not an authority: anyone who could write it could name any
+        endpoint, and the client's secret goes there. ``None``: the record is not from the server's
+        authorization server, or not for this resource; it is not refreshed anywhere."""
+        discovered = self._discovered or self._discover(deadline, challenge)
+        server = discovered.server
+        endpoint = server.endpoint("token_endpoint")
+        if endpoint is None or token.get("issuer") != server.issuer or token.get("resource") != discovered.resource:
+            logger.warning(
+                "server %r: the stored token is from %r for %r, not from its authorization server %s for %s; "
+                "not refreshed",
+                self.name,
+                token.get("issuer"),
+                token.get("resource"),
+                server.issuer,
+                discovered.resource,
+            )
+            return None
+        stored = token.get("token_endpoint")
+        if stored != endpoint:
+            logger.warning(
+                "server %r: the stored token names the token endpoint %r; its authorization server's metadata "
+                "says %s, which is used",
+                self.name,
+                stored,
+                endpoint,
+            )
+        return endpoint
 
     def _client_for(self, issuer: str, client_id: Optional[str], auth_method: Optional[str]) -> Optional[ClientInfo]:
         """The client that got a token, for its refresh: the user's, or the registration kept for ``issuer``."""
@@ -546,15 +621,39 @@ class ServerAuth:
         if not where or not isinstance(where.get("resource"), str) or not isinstance(where.get("issuer"), str):
             return None
         record = store.load(token_key(where["resource"], where["issuer"]))
-        if not record or not isinstance(record.get("access_token"), str):
+        if not record or not isinstance(record.get("access_token"), str) or not record["access_token"]:
+            return None
+        if record.get("resource") != where["resource"] or record.get("issuer") != where["issuer"]:
+            logger.warning("server %r: a stored token is not what its entry says it is; ignored", self.name)
             return None
         return record
 
-    def _forget_token(self) -> None:
-        token = self._token
-        self._token = None
-        if token is not None:
-            self.owner.store.delete(token_key(token["resource"], token["issuer"]))
+    def _forget_token(self, token: dict[str, Any], deadline: float, *, held: bool = False) -> None:
+        """Drop ``token``, here and from the store if the store still holds that very token (under
+        the store's lock for it; ``held``: taken already). A newer token there is another process's,
+        refreshed meanwhile: it is kept."""
+        if self._token is token:
+            self._token = None
+        store = self.owner.store
+        key = token_key(token["resource"], token["issuer"])
+
+        def delete_if_same() -> None:
+            stored = store.load(key)
+            if stored is None:
+                return
+            if stored.get("access_token") != token.get("access_token"):
+                logger.info("server %r: the store holds a newer token than the one refused; kept", self.name)
+                return
+            store.delete(key)
+
+        if held:
+            delete_if_same()
+            return
+        try:
+            with locked(store, key, _store_wait(deadline)):
+                delete_if_same()
+        except StoreLockTimeout:
+            logger.info("server %r: the store was busy; the refused token is left in it", self.name)
 
     def status(self) -> Optional[dict[str, Any]]:
         """What is known of this server's login, without any secret: issuer, scopes, expiry
@@ -574,8 +673,9 @@ class ServerAuth:
         """Forget this server's tokens (here and in the store); whether there were any."""
         with self._lock:
             token = self._token or self._stored_token()
-            self._token = token
-            self._forget_token()
+            self._token = None
+            if token is not None:
+                self.owner.store.delete(token_key(token["resource"], token["issuer"]))
             self.owner.store.delete(server_key(canonical_resource(self.url)))
             return token is not None
 
@@ -584,6 +684,13 @@ def _wait(deadline: float) -> float:
     """Seconds to wait for a lock until ``deadline`` (``-1``: no limit, as ``Lock.acquire`` takes it)."""
     if deadline == math.inf:
         return -1
+    return max(0.0, deadline - time.monotonic())
+
+
+def _store_wait(deadline: float) -> float:
+    """Seconds to wait for the store's lock until ``deadline`` (with no deadline: ``AUTH_TIMEOUT``)."""
+    if deadline == math.inf:
+        return AUTH_TIMEOUT
     return max(0.0, deadline - time.monotonic())
 
 

@@ -12,27 +12,91 @@ A store maps string keys to JSON objects. mcpsync keeps three kinds of entry:
 ``FileTokenStore`` (the default) writes one file per entry under the user's
 data directory (``~/.local/share/mcpsync/auth``), each created with mode
 0600 in a directory of mode 0700, and replaced atomically: a reader never
-sees half a file, and a crash never leaves one. ``MemoryTokenStore`` keeps
+sees half a file, and a crash never leaves one. A directory that others can
+write in, that another user owns, or that is a symbolic link is refused
+(``TokenStoreError``), and no entry is reached through a symbolic link: a
+stored entry is trusted only as far as nobody else could have put it there. ``MemoryTokenStore`` keeps
 them for the life of the process. Any object with ``load``, ``save``,
 ``delete`` and ``keys`` will do.
+
+A refresh changes an entry that other processes share, and a rotating
+refresh token works once: ``locked`` gives one refresh at a time per key.
+``FileTokenStore.lock`` holds an ``flock`` on a lock file inside the checked
+directory, so that processes take turns; any other store takes turns within
+the process (``lock``, if the store has one, else a lock per key here).
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
 import os
-import tempfile
+import secrets
+import stat
 import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Optional, Protocol, Union
+from typing import Any, ContextManager, Optional, Protocol, Union
 
+from .._core.errors import TokenStoreError
 from .._core.paths import user_data_dir
 
-__all__ = ["FileTokenStore", "MemoryTokenStore", "TokenStore", "client_key", "server_key", "token_key"]
+__all__ = [
+    "FileTokenStore",
+    "MemoryTokenStore",
+    "StoreLockTimeout",
+    "TokenStore",
+    "client_key",
+    "locked",
+    "server_key",
+    "token_key",
+]
 
 logger = logging.getLogger("mcpsync.auth")
+
+#: The largest entry read: a token record is a few kB; a bigger file is not one of ours.
+MAX_ENTRY_BYTES = 1 << 20
+#: Seconds between two tries for a lock another process holds (the wait itself is the caller's).
+_LOCK_POLL = 0.01
+_LOCK_POLL_MAX = 0.1
+#: Per-key locks of the stores that have no ``lock`` of their own (one process only).
+_KEY_LOCKS: dict[str, threading.Lock] = {}
+_KEY_LOCKS_GUARD = threading.Lock()
+
+
+class StoreLockTimeout(Exception):
+    """Internal: a store's lock was not had within the time given (the caller says what it was for)."""
+
+
+def locked(store: Any, key: str, timeout: float) -> ContextManager[None]:
+    """Hold ``store``'s lock for ``key`` for a block: ``store.lock`` if it has one (``FileTokenStore``:
+    across processes), else a lock per key in this process. ``timeout``: seconds to wait for it.
+
+    Raises:
+        StoreLockTimeout: not had within ``timeout``.
+        TokenStoreError: the store's directory is refused.
+    """
+    lock = getattr(store, "lock", None)
+    if callable(lock):
+        held: ContextManager[None] = lock(key, timeout)
+        return held
+    return _process_lock(key, timeout)
+
+
+@contextmanager
+def _process_lock(key: str, timeout: float) -> Iterator[None]:
+    with _KEY_LOCKS_GUARD:
+        lock = _KEY_LOCKS.setdefault(key, threading.Lock())
+    if not lock.acquire(timeout=max(0.0, timeout)):
+        raise StoreLockTimeout(key)
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 class TokenStore(Protocol):
@@ -86,7 +150,17 @@ class MemoryTokenStore:
 
 
 class FileTokenStore:
-    """Entries as files of mode 0600 in ``directory`` (default: ``<user data dir>/auth``)."""
+    """Entries as files of mode 0600 in ``directory`` (default: ``<user data dir>/auth``).
+
+    What it demands of its directory (docs/authorization.md): a directory, not a symbolic link,
+    owned by the user running mcpsync, that nobody else can write in. One that others can read
+    (0750, 0755) is tightened to 0700; one it makes is 0700. Each entry must be a regular file of
+    the user's (a symbolic link is never followed); one that others can read is tightened to 0600.
+    Anything else is refused with ``TokenStoreError``, before anything is read or written.
+
+    Raises:
+        TokenStoreError: from each method, when the directory or an entry is refused.
+    """
 
     def __init__(self, directory: Union[str, Path, None] = None) -> None:
         self.directory = Path(directory) if directory is not None else user_data_dir() / "auth"
@@ -95,62 +169,249 @@ class FileTokenStore:
     def __repr__(self) -> str:
         return f"FileTokenStore({str(self.directory)!r})"
 
-    def _path(self, key: str) -> Path:
-        return self.directory / (hashlib.sha256(key.encode()).hexdigest()[:32] + ".json")
+    @staticmethod
+    def _name(key: str) -> str:
+        return hashlib.sha256(key.encode()).hexdigest()[:32] + ".json"
 
-    def load(self, key: str) -> Optional[dict[str, Any]]:
-        path = self._path(key)
+    def _path(self, key: str) -> Path:
+        return self.directory / self._name(key)
+
+    def check(self) -> None:
+        """Check (and where it is the user's own, tighten) the directory now, if there is one.
+
+        Raises:
+            TokenStoreError: the directory is refused (the text says why, and how to put it right).
+        """
+        descriptor = self._open_directory(create=False)
+        if descriptor is not None:
+            os.close(descriptor)
+
+    def _refuse(self, why: str, path: Union[str, Path, None] = None) -> TokenStoreError:
+        where = str(path if path is not None else self.directory)
+        return TokenStoreError(
+            f"the token store {where} is refused: {why}; nothing is read from it or kept in it", path=where
+        )
+
+    def _open_directory(self, *, create: bool) -> Optional[int]:
+        """A descriptor of the directory, checked; ``None`` when there is none and ``create`` is false.
+
+        Every later step goes through this descriptor (``dir_fd``): what was checked is what is used,
+        whatever is renamed or linked in its place meanwhile.
+        """
+        directory = self.directory
+        made = False
+        if create and not os.path.lexists(directory):
+            directory.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            try:
+                os.mkdir(directory, 0o700)
+                made = True
+            except FileExistsError:
+                pass
         try:
-            entry = json.loads(path.read_text("utf-8"))
+            descriptor = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except FileNotFoundError:
             return None
-        except (OSError, ValueError, RecursionError) as exc:
-            logger.warning("token store: %s is unreadable, ignored: %s", path, type(exc).__name__)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP or os.path.islink(directory):
+                raise self._refuse("it is a symbolic link (a store is never reached through one)") from None
+            if exc.errno == errno.ENOTDIR:
+                raise self._refuse("it is not a directory") from None
+            raise self._refuse(f"it cannot be opened ({exc.strerror})") from None
+        try:
+            self._check_directory(descriptor, made)
+        except BaseException:
+            os.close(descriptor)
+            raise
+        return descriptor
+
+    def _check_directory(self, descriptor: int, made: bool) -> None:
+        status = os.fstat(descriptor)
+        uid = os.geteuid()
+        if status.st_uid != uid:
+            raise self._refuse(f"it belongs to uid {status.st_uid}, not to you (uid {uid})")
+        mode = stat.S_IMODE(status.st_mode)
+        if mode & 0o022:
+            raise self._refuse(
+                f"others can write in it (mode {mode:04o}), so any entry in it may have been planted; "
+                "look at it, then remove it or make it yours alone (chmod 700)"
+            )
+        if mode & 0o077:
+            if not made:
+                logger.warning("token store: %s could be read by others (mode %04o); made 0700", self.directory, mode)
+            os.fchmod(descriptor, 0o700)
+
+    def _open_entry(self, descriptor: int, name: str) -> Optional[int]:
+        """A descriptor of one entry, checked; ``None`` when there is none."""
+        try:
+            file = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=descriptor)
+        except FileNotFoundError:
             return None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise self._refuse("it is a symbolic link (never followed)", self.directory / name) from None
+            raise self._refuse(f"it cannot be opened ({exc.strerror})", self.directory / name) from None
+        try:
+            status = os.fstat(file)
+            if not stat.S_ISREG(status.st_mode):
+                raise self._refuse("it is not a regular file", self.directory / name)
+            if status.st_uid != os.geteuid():
+                raise self._refuse(f"it belongs to uid {status.st_uid}, not to you", self.directory / name)
+            if stat.S_IMODE(status.st_mode) & 0o077:
+                logger.warning("token store: %s could be read by others; made 0600", self.directory / name)
+                os.fchmod(file, 0o600)
+        except BaseException:
+            os.close(file)
+            raise
+        return file
+
+    def _read(self, descriptor: int, name: str) -> Any:
+        """The JSON of one entry; ``None`` when there is none or it is unreadable (half written, not JSON)."""
+        file = self._open_entry(descriptor, name)
+        if file is None:
+            return None
+        try:
+            with os.fdopen(file, "rb") as handle:
+                data = handle.read(MAX_ENTRY_BYTES + 1)
+        except OSError as exc:
+            logger.warning("token store: %s is unreadable, ignored: %s", self.directory / name, type(exc).__name__)
+            return None
+        if len(data) > MAX_ENTRY_BYTES:
+            logger.warning("token store: %s is over %d bytes, ignored", self.directory / name, MAX_ENTRY_BYTES)
+            return None
+        try:
+            return json.loads(data.decode("utf-8"))
+        except (ValueError, RecursionError) as exc:
+            logger.warning("token store: %s is unreadable, ignored: %s", self.directory / name, type(exc).__name__)
+            return None
+
+    def load(self, key: str) -> Optional[dict[str, Any]]:
+        descriptor = self._open_directory(create=False)
+        if descriptor is None:
+            return None
+        try:
+            entry = self._read(descriptor, self._name(key))
+        finally:
+            os.close(descriptor)
         if not isinstance(entry, dict) or entry.get("key") != key or not isinstance(entry.get("value"), dict):
             return None
         value: dict[str, Any] = entry["value"]
         return value
 
     def save(self, key: str, value: dict[str, Any]) -> None:
-        text = json.dumps({"key": key, "value": value}, indent=1, sort_keys=True)
+        data = json.dumps({"key": key, "value": value}, indent=1, sort_keys=True).encode("utf-8")
         with self._lock:
-            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-            descriptor, temporary = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")
+            descriptor = self._open_directory(create=True)
+            assert descriptor is not None
             try:
-                os.fchmod(descriptor, 0o600)
-                with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-                    file.write(text)
-                    file.flush()
-                    os.fsync(file.fileno())
-                os.replace(temporary, self._path(key))
-            except BaseException:
-                try:
-                    os.unlink(temporary)
-                except OSError:
-                    pass
-                raise
+                self._write(descriptor, self._name(key), data)
+            finally:
+                os.close(descriptor)
+
+    @staticmethod
+    def _write(descriptor: int, name: str, data: bytes) -> None:
+        """Write ``data`` to a new file of mode 0600 beside ``name``, then put it in its place: a reader
+        never sees half a file, a crash leaves at most a ``.tmp-`` file that nothing reads."""
+        temporary = f".tmp-{secrets.token_hex(8)}.json"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        file = os.open(temporary, flags, 0o600, dir_fd=descriptor)
+        try:
+            try:
+                os.fchmod(file, 0o600)
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(file, view) :]
+                os.fsync(file)
+            finally:
+                os.close(file)
+            os.replace(temporary, name, src_dir_fd=descriptor, dst_dir_fd=descriptor)
+        except BaseException:
+            try:
+                os.unlink(temporary, dir_fd=descriptor)
+            except OSError:
+                pass
+            raise
+        try:
+            os.fsync(descriptor)  # the rename itself survives a crash
+        except OSError:
+            pass
 
     def delete(self, key: str) -> None:
         with self._lock:
+            descriptor = self._open_directory(create=False)
+            if descriptor is None:
+                return
             try:
-                self._path(key).unlink()
+                os.unlink(self._name(key), dir_fd=descriptor)  # unlink never follows a link
             except FileNotFoundError:
                 pass
+            finally:
+                os.close(descriptor)
+
+    @contextmanager
+    def lock(self, key: str, timeout: float) -> Iterator[None]:
+        """Hold the lock of ``key`` for a block, against every process using this directory: an
+        ``flock`` on ``.lock-<entry>`` inside the checked directory (never through a link). The wait
+        is bounded by ``timeout`` seconds; a process that dies lets go of its lock with it.
+
+        Raises:
+            StoreLockTimeout: another process held it for ``timeout`` seconds.
+            TokenStoreError: the directory is refused.
+        """
+        try:
+            import fcntl
+        except ImportError:  # no flock (Windows): turns within this process only
+            with _process_lock(f"{self.directory} {key}", timeout):
+                yield
+            return
+        end = time.monotonic() + max(0.0, timeout)
+        descriptor = self._open_directory(create=True)
+        assert descriptor is not None
+        try:
+            name = ".lock-" + self._name(key)[: -len(".json")]
+            flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+            try:
+                file = os.open(name, flags, 0o600, dir_fd=descriptor)
+            except OSError as exc:
+                why = "it is a symbolic link (never followed)" if exc.errno == errno.ELOOP else exc.strerror
+                raise self._refuse(f"the lock file cannot be opened: {why}", self.directory / name) from None
+        finally:
+            os.close(descriptor)
+        try:
+            pause = _LOCK_POLL
+            while True:
+                try:
+                    fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    left = end - time.monotonic()
+                    if left <= 0:
+                        raise StoreLockTimeout(key) from None
+                    # flock has no timed wait: a short poll, bounded by the caller's time.
+                    time.sleep(min(pause, left))
+                    pause = min(pause * 2, _LOCK_POLL_MAX)
+            try:
+                yield
+            finally:
+                fcntl.flock(file, fcntl.LOCK_UN)
+        finally:
+            os.close(file)
 
     def keys(self) -> list[str]:
+        descriptor = self._open_directory(create=False)
+        if descriptor is None:
+            return []
         found = []
         try:
-            paths = sorted(self.directory.glob("*.json"))
-        except OSError:
-            return []
-        for path in paths:
-            if path.name.startswith(".tmp-"):
-                continue
-            try:
-                entry = json.loads(path.read_text("utf-8"))
-            except (OSError, ValueError, RecursionError):
-                continue
-            if isinstance(entry, dict) and isinstance(entry.get("key"), str):
-                found.append(entry["key"])
+            for name in sorted(os.listdir(descriptor)):
+                if not name.endswith(".json") or name.startswith(".tmp-"):
+                    continue
+                try:
+                    entry = self._read(descriptor, name)
+                except TokenStoreError as exc:
+                    logger.warning("%s", exc)
+                    continue
+                if isinstance(entry, dict) and isinstance(entry.get("key"), str):
+                    found.append(entry["key"])
+        finally:
+            os.close(descriptor)
         return sorted(found)

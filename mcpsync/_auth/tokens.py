@@ -92,7 +92,7 @@ def load_private_key(pem: str, algorithm: Optional[str]) -> tuple[Any, str]:
     raise AuthorizationError("the private key is not an EC or RSA key in PEM form")
 
 
-def _client_auth(client: ClientInfo, token_endpoint: str, private_key: Any, algorithm: Optional[str]) -> Any:
+def _client_auth(client: ClientInfo, issuer: Optional[str], private_key: Any, algorithm: Optional[str]) -> Any:
     from authlib.oauth2.auth import ClientAuth
 
     method = client.auth_method
@@ -101,10 +101,15 @@ def _client_auth(client: ClientInfo, token_endpoint: str, private_key: Any, algo
 
         if private_key is None:
             raise AuthorizationError("private_key_jwt needs a private key (private_key=...)")
+        if issuer is None:
+            raise AuthorizationError("private_key_jwt needs the authorization server's issuer (its assertion's aud)")
         key, alg = (
             load_private_key(private_key, algorithm) if isinstance(private_key, str) else (private_key, algorithm)
         )
-        return ClientAuth(client.client_id, key, PrivateKeyJWT(token_endpoint, alg=alg or "RS256"))
+        # The assertion is addressed to the authorization server's issuer identifier, not to the token
+        # endpoint's URL (RFC 7523bis; MCP's client credentials extension): one it could be replayed at
+        # (a token endpoint an attacker's metadata names) would take it. Authlib's default is the URL.
+        return ClientAuth(client.client_id, key, PrivateKeyJWT(claims={"aud": issuer}, alg=alg or "RS256"))
     if method not in _KNOWN_METHODS:
         raise AuthorizationError(f"unknown token endpoint auth method {method!r}")
     return ClientAuth(client.client_id, client.client_secret or "", method)
@@ -116,12 +121,16 @@ def request_token(
     client: Optional[ClientInfo],
     form: dict[str, str],
     *,
+    issuer: Optional[str],
     private_key: Any = None,
     algorithm: Optional[str] = None,
     headers: Optional[dict[str, str]] = None,
     dpop: Optional[DPoPKey] = None,
 ) -> dict[str, Any]:
     """POST a grant to ``token_endpoint`` and return the token response (a dict with ``access_token``).
+
+    ``issuer``: the authorization server's issuer identifier, the audience of a ``private_key_jwt``
+    client assertion (``None`` where it is unknown: such a client cannot use ``private_key_jwt``).
 
     With ``dpop``, the request carries a proof; a ``400 use_dpop_nonce`` with a
     ``DPoP-Nonce`` is answered by sending it again once, with the nonce.
@@ -146,7 +155,7 @@ def request_token(
         if dpop is not None:
             sent_headers["DPoP"] = dpop.proof("POST", token_endpoint)
         if client is not None:  # a client assertion is made anew for each request: its jti must be unique
-            _, sent_headers, body = _client_auth(client, token_endpoint, private_key, algorithm).prepare(
+            _, sent_headers, body = _client_auth(client, issuer, private_key, algorithm).prepare(
                 "POST", token_endpoint, sent_headers, body
             )
         answer = http.post_encoded(token_endpoint, body.encode(), sent_headers)

@@ -55,6 +55,8 @@ TWO_WAY_METHODS = frozenset({"ping", "tasks/get", "tasks/result", "tasks/list", 
 
 # Where a JSON-RPC response may start after junk on the same line.
 _MESSAGE_START = re.compile(rb'\{\s*"(?:jsonrpc|id|result|error)"\s*:')
+#: The same for a message handed over as text (a long line the transport decoded as it let its bytes go).
+_MESSAGE_START_TEXT = re.compile(r'\{\s*"(?:jsonrpc|id|result|error)"\s*:')
 
 
 @dataclass
@@ -221,9 +223,11 @@ class Endpoint:
         try:
             decoded = jsonrpc.decode(data)
         except ValueError as exc:
-            if not (isinstance(data, bytes) and self._salvage(data, events)):
+            if not self._salvage(data, events):
                 self.stats.malformed += 1
-                shown = shorten(data)
+                # Text decoded from the wire (a long stdio line, an SSE event) says its bytes too, when
+                # they are as many as its characters (ASCII: a check that costs nothing).
+                shown = shorten(data, size=len(data) if isinstance(data, bytes) or data.isascii() else None)
                 if self.first_malformed is None:
                     self.first_malformed = shorten(data, 80)
                 events.append(Problem(InvalidMessage(f"not JSON ({exc})", shown)))
@@ -236,7 +240,7 @@ class Endpoint:
             self._take(decoded, events)
         return events
 
-    def _salvage(self, line: bytes, events: list[Event]) -> bool:
+    def _salvage(self, line: Union[bytes, str], events: list[Event]) -> bool:
         """Read a response that follows junk on the same line; ``False`` if there is none.
 
         Half a line the peer never finished (it crashed or stalled mid-write in
@@ -244,14 +248,15 @@ class Endpoint:
         message on the line: that message is still read, lest its caller wait
         for nothing. Only responses are taken so, nothing that would make us act.
         """
-        match = _MESSAGE_START.search(line, 1)
+        pattern: Any = _MESSAGE_START if isinstance(line, bytes) else _MESSAGE_START_TEXT
+        match = pattern.search(line, 1)
         for _ in range(SALVAGE_ATTEMPTS):
             if match is None:
                 return False
             try:
                 message = jsonrpc.decode(line[match.start() :])
             except ValueError:
-                match = _MESSAGE_START.search(line, match.start() + 1)
+                match = pattern.search(line, match.start() + 1)
                 continue
             if type(message) is not dict or "method" in message:
                 return False

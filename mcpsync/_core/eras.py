@@ -21,12 +21,15 @@ import re
 from collections.abc import Mapping
 from typing import Any, Optional
 
+from .errors import TransportError
+
 __all__ = [
     "CLIENT_CAPABILITIES",
     "CLIENT_INFO",
     "HEADER_MISMATCH",
     "LEGACY_VERSIONS",
     "LOG_LEVEL",
+    "MAX_NAME_HEADER",
     "MISSING_CAPABILITY",
     "MODERN_ERRORS",
     "MODERN_VERSIONS",
@@ -37,6 +40,7 @@ __all__ = [
     "header_value",
     "http_headers",
     "is_modern_error",
+    "name_header_problem",
     "param_headers",
     "request_meta",
     "result_type",
@@ -61,11 +65,15 @@ MISSING_CAPABILITY = -32021
 UNSUPPORTED_VERSION = -32022
 MODERN_ERRORS = frozenset((HEADER_MISMATCH, MISSING_CAPABILITY, UNSUPPORTED_VERSION))
 
-_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+# Every check below is a fullmatch: ``$`` would also match before a final newline ("Q\n").
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 #: The types whose values a tool may mirror into a header (``x-mcp-header``).
 _HEADER_TYPES = ("string", "integer", "boolean")
-_SENTINEL = re.compile(r"^=\?base64\?.*\?=$", re.DOTALL)
-_PLAIN = re.compile(r"^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$")
+_SENTINEL = re.compile(r"=\?base64\?.*\?=", re.DOTALL)
+_PLAIN = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
+#: The longest ``Mcp-Name`` a tool's name may make (encoded): past it, common proxies and servers
+#: (nginx's 8 KiB header line) refuse the request, so the tool could not be called.
+MAX_NAME_HEADER = 8192
 
 
 def request_meta(version: str, capabilities: Mapping[str, Any], client_info: Mapping[str, Any]) -> dict[str, Any]:
@@ -86,15 +94,47 @@ def with_meta(params: Optional[Mapping[str, Any]], meta: Mapping[str, Any]) -> d
 def header_value(value: Any) -> str:
     """A value as an HTTP header carries it: plain ASCII as it is; ``true`` / ``false`` and integers
     as written; anything else (non-ASCII, control characters, tabs, surrounding white space, or text
-    that looks like the sentinel) as ``=?base64?<UTF-8 in base64>?=``."""
+    that looks like the sentinel) as ``=?base64?<UTF-8 in base64>?=``.
+
+    The text is the one the request's JSON body holds (a number as ``json`` writes it, whatever
+    an ``int`` subclass's ``__str__`` says; a ``str`` subclass's own characters), and the check is
+    made on that final text whatever the value's type: nothing is sent as it is that is not plain
+    visible ASCII (the HTTP client skips ``requests``' own header check: this one is the only one).
+
+    Raises:
+        TransportError: the text cannot be put in UTF-8 (a lone surrogate, which JSON can carry).
+    """
     if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    text = value if isinstance(value, str) else str(value)
-    if _PLAIN.match(text) and not _SENTINEL.match(text):
+        text = "true" if value else "false"
+    elif isinstance(value, int):
+        text = int.__repr__(value)
+    elif isinstance(value, float):
+        text = float.__repr__(value)
+    elif isinstance(value, str):
+        text = str.__str__(value)
+    else:
+        text = str.__str__(str(value))
+    if _PLAIN.fullmatch(text) and not _SENTINEL.fullmatch(text):
         return text
-    return "=?base64?" + base64.b64encode(text.encode("utf-8")).decode("ascii") + "?="
+    try:
+        encoded = text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise TransportError(
+            f"the value {text[:40]!r}{'...' if len(text) > 40 else ''} cannot travel in an HTTP header "
+            "(it is not valid Unicode: a lone surrogate); not sent"
+        ) from None
+    return "=?base64?" + base64.b64encode(encoded).decode("ascii") + "?="
+
+
+def name_header_problem(name: str) -> Optional[str]:
+    """Why ``name`` (a tool's) cannot travel as an ``Mcp-Name`` header, or ``None`` when it can."""
+    try:
+        value = header_value(name)
+    except TransportError:
+        return "its name is not valid Unicode (a lone surrogate), so it cannot travel as an Mcp-Name header"
+    if len(value) > MAX_NAME_HEADER:
+        return f"its name makes an Mcp-Name header of {len(value)} bytes, over the {MAX_NAME_HEADER} one may have"
+    return None
 
 
 def http_headers(version: str, method: str, params: Optional[Mapping[str, Any]]) -> dict[str, str]:
@@ -139,7 +179,7 @@ def header_problems(input_schema: Any) -> list[str]:
         if not isinstance(header, str) or not header:
             problems.append(f"the x-mcp-header of {name!r} is empty or not a string")
             continue
-        if not _TOKEN.match(header):
+        if not _TOKEN.fullmatch(header):
             problems.append(f"the x-mcp-header {header!r} of {name!r} has characters a header name cannot have")
         kind = schema.get("type")
         if kind not in _HEADER_TYPES:

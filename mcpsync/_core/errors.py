@@ -8,6 +8,7 @@ Every exception is an ``MCPError``; catch that to catch them all::
     │   ├── MissingClientCapability  -32021: the request needs a capability we did not declare
     │   ├── CapabilityNotServed      -32601 to a method whose capability the server did not declare
     │   │                            (also a CapabilityNotDeclared)
+    │   ├── TaskNotFound             -32602 to a task's id: no such task on the server (also a LookupError)
     │   └── URLElicitationRequired   -32042: the user must open a URL first (2025-11-25)
     ├── TransportError               the connection could not carry the message
     │   ├── TransportClosed          the connection is gone ("Transport closed")
@@ -27,6 +28,7 @@ Every exception is an ``MCPError``; catch that to catch them all::
     │   ├── PageLimitExceeded        a listing needed more pages than allowed (``max_pages``)
     │   └── UnsupportedProtocolVersion
     ├── AuthorizationError           OAuth could not authorize: a refusal, a failed grant
+    │   └── TokenStoreError          the token store's directory or a file in it is not safe to use
     ├── ConfigurationError           bad configuration (also a ValueError)
     ├── NotSupportedError            a feature mcpsync does not offer yet (also a NotImplementedError)
     ├── ExtensionNotDeclared         the server does not declare the extension a method belongs to
@@ -68,6 +70,8 @@ __all__ = [
     "SessionExpired",
     "SkillVerificationError",
     "TaskCancelled",
+    "TaskNotFound",
+    "TokenStoreError",
     "ToolError",
     "TransportClosed",
     "TransportError",
@@ -134,6 +138,27 @@ class MissingClientCapability(ServerError):
         give = [hints[n] for n in sorted(self.required) if n in hints]
         how = f"; pass {' and '.join(give)} to Client" if give else ""
         return f"{super().__str__()} (the server needs the client capability {names}{how})"
+
+
+class TaskNotFound(ServerError, LookupError):
+    """-32602 to ``tasks/get`` for a task id: the server knows no such task (never made, made by
+    another server or user, or expired and purged); also a ``LookupError``.
+
+    Attributes:
+        task_id: the id asked for.
+        server: the server's name as configured.
+    """
+
+    def __init__(self, code: int, message: str, data: Any = None, *, task_id: str = "", server: str = "") -> None:
+        super().__init__(code, message, data)
+        self.task_id = task_id
+        self.server = server
+
+    def __str__(self) -> str:
+        return (
+            f"{self.server}: no task {self.task_id!r} on this server ({super().__str__()}); a task id is "
+            "valid on the server that made it, for the same user, until its ttl runs out"
+        )
 
 
 class URLElicitation(NamedTuple):
@@ -352,6 +377,19 @@ class AuthorizationRequired(AuthorizationError, HTTPStatusError):
         return error
 
 
+class TokenStoreError(AuthorizationError):
+    """The token store refused its directory or a file in it (others can write or read it, another
+    user owns it, it is a symbolic link): nothing was read from it or written to it.
+
+    Attributes:
+        path: the directory or file refused.
+    """
+
+    def __init__(self, message: str, *, path: str = "") -> None:
+        super().__init__(message)
+        self.path = path
+
+
 class SessionExpired(TransportError):
     """The server answered 404 to a request that carried a session id."""
 
@@ -470,12 +508,37 @@ class PageLimitExceeded(ProtocolError):
 
 
 class UnsupportedProtocolVersion(ProtocolError):
-    """The server chose a protocol version this client does not speak."""
+    """The server and this client share no protocol version.
 
-    def __init__(self, version: Any, supported: tuple[str, ...]) -> None:
-        super().__init__(f"server answered with protocol version {version!r}; mcpsync supports {', '.join(supported)}")
+    Two cases: a legacy server's ``initialize`` answer chose a version this client does not speak
+    (``version``: that one; ``supported``: the client's), or (2026-07-28) the server refused the
+    version sent, with -32022 or a ``server/discover`` answer without it (``sent``: that one, also
+    ``version``; ``supported``: what the server listed; ``retried``: the versions sent again before
+    giving up, in order).
+    """
+
+    def __init__(
+        self,
+        version: Any,
+        supported: tuple[str, ...],
+        *,
+        sent: Optional[str] = None,
+        retried: tuple[str, ...] = (),
+    ) -> None:
+        if sent is None:
+            message = f"server answered with protocol version {version!r}; mcpsync supports {', '.join(supported)}"
+        else:
+            listed = ", ".join(supported) if supported else "nothing"
+            message = f"the server does not take protocol version {sent!r}; it lists {listed} as supported"
+            if retried:
+                message += f"; retried {', '.join(repr(v) for v in retried)} under a new request id, refused again"
+            else:
+                message += "; mcpsync speaks none of them"
+        super().__init__(message)
         self.version = version
         self.supported = supported
+        self.sent = sent
+        self.retried = retried
 
 
 class ConfigurationError(MCPError, ValueError):
@@ -606,7 +669,8 @@ class TaskCancelled(MCPError):
 
     def __init__(self, tool: str, task_id: str, status_message: Optional[str] = None) -> None:
         why = f": {status_message}" if status_message else ""
-        super().__init__(f"tools/call {tool}: task {task_id} was cancelled{why}")
+        call = f"tools/call {tool}: " if tool else ""
+        super().__init__(f"{call}task {task_id} was cancelled{why}")
         self.tool = tool
         self.task_id = task_id
         self.status_message = status_message

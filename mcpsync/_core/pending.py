@@ -35,6 +35,8 @@ class RequestFuture(Future):  # type: ignore[type-arg]
 
     #: Extra HTTP headers of the request (a modern request's ``Mcp-Method`` and the like), or ``None``.
     headers: Optional[dict[str, str]] = None
+    #: The request's tracing (``_session.tracing.RequestSpan``), or ``None``.
+    span: Any = None
 
     def __init__(self, request_id: int, method: str, on_cancel: Optional[Callable[[RequestFuture], None]]) -> None:
         super().__init__()

@@ -27,6 +27,8 @@ __all__ = ["OversizedEvent", "ServerSentEvent", "events", "parse_sse_text"]
 
 #: Bytes of an oversized event's data kept at its start and at its end.
 EDGE_BYTES = 4096
+#: A line this long is cut out of the read buffer before it is handed on (the buffer shrinks at once).
+RELEASE_BYTES = 64 * 1024
 _CR, _LF = 13, 10
 _FIELD_LINES = (b"id:", b"event:", b"retry:", b":")
 
@@ -96,13 +98,21 @@ def _lines(chunks: Iterable[bytes], max_line: Optional[int]) -> Iterator[tuple[b
                     width = 2 if buffer[end + 1] == _LF else 1
                 else:
                     skip_lf = True
-            yield _copy(buffer, start, end), end + width - start + carried, True
+            line = _copy(buffer, start, end)
+            consumed = end + width - start + carried
             carried = 0
             start = end + width
-            if next_cr >= 0 and next_cr < start:
-                next_cr = buffer.find(b"\r", start)
-            if next_lf >= 0 and next_lf < start:
-                next_lf = buffer.find(b"\n", start)
+            if len(line) >= RELEASE_BYTES:
+                # A long line: the buffer lets its bytes go before the line is used, lest both be held.
+                del buffer[:start]
+                start = 0
+                next_cr, next_lf = buffer.find(b"\r"), buffer.find(b"\n")
+            else:
+                if next_cr >= 0 and next_cr < start:
+                    next_cr = buffer.find(b"\r", start)
+                if next_lf >= 0 and next_lf < start:
+                    next_lf = buffer.find(b"\n", start)
+            yield line, consumed, True
         del buffer[:start]
         if max_line is not None and len(buffer) > max_line:
             yield bytes(buffer), len(buffer) + carried, False
@@ -132,6 +142,12 @@ class _Event:
 
     def take(self, line: bytes) -> None:
         """One whole line of the event (not a comment, not blank)."""
+        if len(line) >= RELEASE_BYTES and line.startswith(b"data:"):
+            # Decoded from a view: a slice would copy a long line once more before its text is made.
+            start = 6 if line[5:6] == b" " else 5
+            with memoryview(line) as view:
+                self.data.append(str(view[start:], "utf-8", "replace"))
+            return
         name, colon, value = line.partition(b":")
         if colon and value[:1] == b" ":
             value = value[1:]

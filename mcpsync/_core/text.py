@@ -45,10 +45,11 @@ def first_line(text: Optional[str], limit: int = 80) -> str:
     return cut(lines[0].strip() if lines else "", limit)
 
 
-def shorten(text: Union[str, bytes], limit: int = SHORTEN_LIMIT) -> str:
-    """A message's text quoted (``repr``) and cut to ``limit`` characters, saying how long it was."""
-    total = len(text)
-    unit = "bytes" if isinstance(text, bytes) else "characters"
+def shorten(text: Union[str, bytes], limit: int = SHORTEN_LIMIT, *, size: Optional[int] = None) -> str:
+    """A message's text quoted (``repr``) and cut to ``limit`` characters, saying how long it was
+    (``size``: the bytes it came as, for text decoded from the wire)."""
+    total = len(text) if size is None else size
+    unit = "bytes" if isinstance(text, bytes) or size is not None else "characters"
     if isinstance(text, bytes):
         text = text[: limit * 4].decode("utf-8", "replace")
     if total <= limit:

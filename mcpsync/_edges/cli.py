@@ -12,6 +12,10 @@ Commands::
     mcpsync complete [SERVER] prompt PROMPT | resource TEMPLATE key=value ...
                                          completions of the last key=value (the others are context)
     mcpsync ping [SERVER]                round-trip time to each server
+    mcpsync call --no-wait [SERVER] TOOL [ARG ...]   a call the server runs as a task: print its id
+    mcpsync task [SERVER] status|wait|cancel ID
+                                         a tool call's task by its id: its status, its result
+                                         (printed as call prints one), or cancel it
     mcpsync login [SERVER] / logout      log in to an HTTP server (OAuth), or forget its token
     mcpsync auth                         the stored logins (server, issuer, scopes, expiry)
     mcpsync demo                         the demo against the bundled test server
@@ -92,8 +96,9 @@ from .._manager.manager import Manager, ServerState, ServerStatus
 from .._manager.naming import server_prefix
 from .._manager.trust import TrustStore
 from .._session.client import Client
-from .._session.models import parameters_signature
+from .._session.models import CallToolResult, parameters_signature
 from .._session.server_capabilities import items_served
+from .._session.tasks import status_as_progress
 from .cli_args import (
     UsageError,
     build_parser,
@@ -333,16 +338,53 @@ def _run_call(run: _Run) -> int:
     client = run.manager.client(server, timeout=run.timeout)
     arguments = tool_arguments(run.args.arguments, tool.input_schema)
     check_argument_names(list(arguments), tool.input_schema, f"tool {tool.name!r}")
+    if run.args.no_wait:
+        task = client.start_tool(tool.name, arguments, timeout=run.timeout)
+        if task.id is None:  # answered at once: the result is there
+            return _tool_result_written(run, task.result())
+        if run.args.json:
+            write_json(task.snapshot, run.out)
+        else:
+            run.out.write(f"{task.id}\n")
+        return EXIT_OK
     progress = ProgressLine(run.err)
     try:
         result = client.call_tool(tool.name, arguments, timeout=run.timeout, on_progress=progress)
     finally:
         progress.finish()
+    return _tool_result_written(run, result)
+
+
+def _tool_result_written(run: _Run, result: CallToolResult) -> int:
+    """Write a tool's result (``--json``: as the server sent it); ``ToolError`` for ``isError``."""
     if run.args.json:
         write_json(dict(result.raw), run.out)
     elif not result.is_error:
         write_tool_result(result, run.out)
     result.raise_for_error()
+    return EXIT_OK
+
+
+def _run_task(run: _Run) -> int:
+    """``task [SERVER] status|wait|cancel ID``: a task re-attached by its id (``Client.task``)."""
+    client = run.client()
+    if run.args.action == "wait":
+        progress = ProgressLine(run.err)
+        try:
+            task = client.task(run.args.task_id, timeout=run.timeout, on_status=status_as_progress(progress))
+            result = task.result(timeout=run.timeout)
+        finally:
+            progress.finish()
+        return _tool_result_written(run, result)
+    task = client.task(run.args.task_id, timeout=run.timeout)
+    if run.args.action == "cancel":
+        task.cancel(timeout=run.timeout)
+        task.refresh(timeout=run.timeout)  # the extension's cancel is an acknowledgement: ask where it is now
+    if run.args.json:
+        write_json(task.snapshot, run.out)
+    else:
+        message = f": {task.status_message}" if task.status_message else ""
+        run.out.write(f"{task.status}{message}\n")
     return EXIT_OK
 
 
@@ -496,6 +538,7 @@ COMMANDS: dict[str, Callable[[_Run], int]] = {
     "prompt": _run_prompt,
     "complete": _run_complete,
     "ping": _run_ping,
+    "task": _run_task,
 }
 
 

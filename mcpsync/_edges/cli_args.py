@@ -75,6 +75,7 @@ examples:
   mcpsync complete prompt greet name=Al
   mcpsync complete resource 'echo://{{text}}' text=he
   mcpsync --stdio "python -m mcpsync.testing" call add a=2 b=40
+  mcpsync task github wait 786512e2-9e0d-44bd-8f29-789f320fe840 --timeout 600
   mcpsync --url https://example.com/mcp --header "Authorization: Bearer $TOKEN" tools
   mcpsync login --url https://example.com/mcp    (once; later runs use the kept token)
 """
@@ -200,6 +201,11 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("server", metavar="SERVER")
     call.add_argument("tool", nargs="?", metavar="TOOL")
     call.add_argument("arguments", nargs="*", metavar="ARG", help="one JSON object, or key=value pairs")
+    call.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="when the server runs the call as a task, print the task's id and return (mcpsync task picks it up)",
+    )
     read = command("read", "read a resource", usage="mcpsync read [options] [SERVER] URI")
     read.add_argument("server", metavar="SERVER")
     read.add_argument("uri", nargs="?", metavar="URI")
@@ -212,6 +218,13 @@ def build_parser() -> argparse.ArgumentParser:
     prompt.add_argument("server", metavar="SERVER")
     prompt.add_argument("tool", nargs="?", metavar="PROMPT")
     prompt.add_argument("arguments", nargs="*", metavar="ARG", help="key=value pairs, or one JSON object")
+    task = command(
+        "task",
+        "a tool call's task by its id: its status, wait for its result, or cancel it",
+        usage="mcpsync task [options] [SERVER] {status,wait,cancel} ID",
+    )
+    task.add_argument("server", metavar="SERVER")
+    task.add_argument("words", nargs="+", metavar="WORD", help="status, wait or cancel, then the task's id")
     complete = command(
         "complete",
         "completions of an argument of a prompt or a resource template (the last key=value; the others are context)",
@@ -290,6 +303,8 @@ def _looks_like_argument(word: str) -> bool:
 
 #: What each command that names one thing calls it, after SERVER.
 _WHAT = {"call": "TOOL", "prompt": "PROMPT", "read": "URI", "complete": "prompt or resource"}
+#: What ``task`` does with a task.
+TASK_ACTIONS = ("status", "wait", "cancel")
 #: What ``complete`` completes an argument of.
 COMPLETE_KINDS = ("prompt", "resource")
 
@@ -321,6 +336,9 @@ def place_positionals(args: argparse.Namespace, config: LoadedConfig, inline: Op
     ``complete`` also ``args.kind``; for ``read`` ``args.uri``.
     """
     command = args.command
+    if command == "task":
+        _place_task(args, config, inline)
+        return
     if command not in _WHAT:
         # ``servers`` and ``auth`` have no SERVER: they report them all.
         named = getattr(args, "server", None)
@@ -364,6 +382,22 @@ def place_positionals(args: argparse.Namespace, config: LoadedConfig, inline: Op
     args.name, args.arguments = rest[0], split_tool_arguments(rest[1:])
     if command == "complete" and not isinstance(args.arguments, list):
         raise UsageError("complete takes key=value pairs, not a JSON object")
+
+
+def _place_task(args: argparse.Namespace, config: LoadedConfig, inline: Optional[str]) -> None:
+    """``task [SERVER] ACTION ID``: sets ``args.server``, ``args.action`` and ``args.task_id``."""
+    words = [args.server, *args.words]
+    if len(words) == 2:
+        enabled = list(config.enabled())
+        if inline is None and len(enabled) != 1:
+            configured = ", ".join(config.servers) or "none"
+            raise UsageError(f"task needs SERVER: more than one server is configured ({configured})")
+        words.insert(0, inline or enabled[0])
+    if len(words) != 3:
+        raise UsageError(f"task takes [SERVER] {{{','.join(TASK_ACTIONS)}}} ID; got {' '.join(map(_show, words))}")
+    args.server, args.action, args.task_id = words
+    if args.action not in TASK_ACTIONS:
+        raise UsageError(f"task {_show(args.action)}: expected one of {', '.join(TASK_ACTIONS)}")
 
 
 def only_server(config: LoadedConfig, server: str, inline: Optional[str]) -> LoadedConfig:

@@ -7,7 +7,10 @@
   with the default store.
 - ``logout [SERVER]``: forget the server's tokens.
 - ``auth``: the stored logins: server, issuer, scopes, expiry, whether there
-  is a refresh token. Never a token itself.
+  is a refresh token. Never a token itself. A token store that is refused
+  (others can write in its directory, another user owns it, it is a
+  symbolic link: docs/authorization.md) is said so, with why and how to put
+  it right, and the command fails.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import time
 from typing import Any, Optional, TextIO
 
 from .._auth import FileTokenStore, OAuth, TokenStore
-from .._core.errors import AuthorizationRequired
+from .._core.errors import AuthorizationRequired, TokenStoreError
 from .._session.connect import connect
 from .._wire.config import HTTPServerConfig
 from .cli_args import UsageError, load_servers, only_server, place_positionals
@@ -89,6 +92,9 @@ def _described(login: dict[str, Any]) -> str:
 
 
 def _status(args: argparse.Namespace, out: TextIO, store: TokenStore) -> int:
+    check = getattr(store, "check", None)
+    if check is not None:
+        check()  # a refused store is said so, rather than shown as empty
     logins = _logins(store)
     if args.json:
         write_json(logins, out)
@@ -114,6 +120,6 @@ def run_auth_command(args: argparse.Namespace, out: TextIO, err: TextIO, store: 
         if args.command == "logout":
             return _logout(args, out, store)
         return _status(args, out, store)
-    except AuthorizationRequired as exc:
+    except (AuthorizationRequired, TokenStoreError) as exc:
         err.write(f"mcpsync: error: {exc}\n")
         return 1

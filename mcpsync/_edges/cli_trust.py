@@ -7,7 +7,11 @@ named with ``--config`` or ``$MCPSYNC_CONFIG``, nor the user's own file) must
 be trusted first, as coding agents do: on a terminal the user is asked once
 (shown what would start); the answer is remembered for the file's path and
 content (``mcpsync._manager.trust``); with nobody to ask, the command stops
-with the flag to use, ``--trust``. The ``Manager`` itself runs what it is
+with the flag to use, ``--trust``. A project file is known by the name it was
+found under, however it is reached: a symbolic link (into a subfolder, the
+parent folder, anywhere: git stores them) needs consent as a file does; the
+question names the link and its target, and trust is kept for the target's
+real path and content. The ``Manager`` itself runs what it is
 given: a program chooses its own configuration.
 """
 
@@ -35,9 +39,15 @@ def project_files(config: LoadedConfig, cwd: Optional[Path] = None) -> list[Path
     found = []
     for source in config.sources:
         path = Path(source)
-        if path.name in PROJECT_FILES and path.resolve().parent == base and path.resolve() != chosen:
+        # The name and folder it was found under, not where a link leads: a link is the repository's too.
+        if path.name in PROJECT_FILES and path.parent.resolve() == base and path.resolve() != chosen:
             found.append(path)
     return found
+
+
+def _named(file: Path) -> str:
+    """The file as the question shows it: a link with the file it leads to."""
+    return f"{file} (a link to {file.resolve()})" if file.is_symlink() else str(file)
 
 
 def _what_starts(entries: Sequence[ServerEntry]) -> list[str]:
@@ -78,18 +88,19 @@ def check_project_trust(
         if store.is_trusted(file, content):
             continue
         starts = "\n".join(_what_starts(entries))
+        named = _named(file)
         if trust_given:
             store.trust(file, content)
             continue
         if ask is None:
             raise UsageError(
-                f"{file} is a project configuration (found in the working directory) that you have not trusted; "
+                f"{named} is a project configuration (found in the working directory) that you have not trusted; "
                 f"it would start:\n{starts}\n"
                 "Run again with --trust to trust it (remembered until the file changes), or on a terminal to be asked."
             )
-        err.write(f"mcpsync: {file} is a project configuration found in the working directory. It would start:\n")
+        err.write(f"mcpsync: {named} is a project configuration found in the working directory. It would start:\n")
         err.write(starts + "\n")
         err.flush()
         if ask("Trust this file and start its servers? [y/N] ").strip().lower() not in ("y", "yes"):
-            raise UsageError(f"{file} is not trusted: nothing was started")
+            raise UsageError(f"{named} is not trusted: nothing was started")
         store.trust(file, content)

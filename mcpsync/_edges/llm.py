@@ -35,8 +35,9 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any, Callable, Optional
 
-from .._core.errors import AuthorizationError, MCPError, TransportError
+from .._core.errors import AuthorizationError, ConfigurationError, MCPError, TransportError
 from .._core.timeouts import USE_DEFAULT, Timeout
+from .._manager.naming import qualify_all
 from .._session.client import Client
 from .._session.models import CallToolResult, EmbeddedResource, ImageContent, ResourceLink, TextContent, Tool
 from .llm_schemas import FORMATS, adapt_schema, safe_names
@@ -86,7 +87,12 @@ class ToolBox:
 
     The tool lists are read when the box is made (a client's ``list_tools``, a
     manager's qualified tools); ``refresh()`` reads them again. Each tool gets
-    a function name every format accepts (``names`` maps them back).
+    a function name every format accepts (``names`` maps them back). The tools of
+    several clients are named as a ``Manager`` names them: ``<client>__<tool>``, and
+    where two would get the same name (server ``a``'s ``b__c``, server ``a__b``'s
+    ``c``), the later one ends in a short hash of its own: every tool is there,
+    and every call goes to its own server. Two different clients with the same
+    ``name`` are refused (``ConfigurationError``).
 
     A tool that the MCP Apps extension marks as not for the model (its
     ``_meta.ui.visibility`` lacks ``"model"``: an app's own button, say) is never
@@ -121,22 +127,41 @@ class ToolBox:
     def _tools(self) -> Iterable[tuple[str, _Entry]]:
         source = self._source
         if isinstance(source, Client):
-            yield from self._client_tools(source, prefix="")
+            yield from self._client_tools(source)
         elif hasattr(source, "list_tools") and hasattr(source, "clients"):  # a Manager
             for tool in source.list_tools():
                 yield tool.name, _Entry(tool.name, tool.tool, _caller(source, tool.name))
         elif isinstance(source, Iterable):
-            for client in source:
-                if not isinstance(client, Client):
-                    raise TypeError(f"ToolBox takes clients, not {type(client).__name__}")
-                yield from self._client_tools(client, prefix=f"{client.name}__")
+            yield from self._clients_tools(list(source))
         else:
             raise TypeError(f"ToolBox takes a Client, a Manager or clients, not {type(source).__name__}")
 
-    def _client_tools(self, client: Client, prefix: str) -> Iterable[tuple[str, _Entry]]:
+    def _clients_tools(self, clients: list[Any]) -> Iterable[tuple[str, _Entry]]:
+        """The tools of several clients, with the Manager's unique qualified names (``qualify_all``)."""
+        by_name: dict[str, Client] = {}
+        for client in clients:
+            if not isinstance(client, Client):
+                raise TypeError(f"ToolBox takes clients, not {type(client).__name__}")
+            if by_name.setdefault(client.name, client) is not client:
+                raise ConfigurationError(
+                    f"ToolBox: two clients are named {client.name!r}; their tools could not be told apart "
+                    "(give each client its own name)"
+                )
+        listed = {name: client.list_tools(timeout=self._timeout) for name, client in by_name.items()}
+        names, collisions = qualify_all(
+            (name, tool) for name, tools in listed.items() for tool in sorted(t.name for t in tools)
+        )
+        for collision in collisions:
+            logger.warning("ToolBox: tool names collide: %s", collision)
+        qualified = {pair: name for name, pair in names.items()}
+        for name, tools in listed.items():
+            for tool in tools:
+                given = qualified[(name, tool.name)]
+                yield given, _Entry(given, tool, _caller(by_name[name], tool.name))
+
+    def _client_tools(self, client: Client) -> Iterable[tuple[str, _Entry]]:
         for tool in client.list_tools(timeout=self._timeout):
-            qualified = prefix + tool.name
-            yield qualified, _Entry(qualified, tool, _caller(client, tool.name))
+            yield tool.name, _Entry(tool.name, tool, _caller(client, tool.name))
 
     # -- definitions ----------------------------------------------------------
 

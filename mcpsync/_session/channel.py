@@ -26,6 +26,7 @@ from .._core.pending import RequestFuture
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .._wire.base import Transport
 from .._wire.interrupts import deferred_interrupts
+from .tracing import Tracing
 
 __all__ = ["Channel"]
 
@@ -52,6 +53,8 @@ class Channel:
         self.person_time = 0.0
         #: ``fn(method, params) -> headers`` a modern request adds over HTTP (a tool's ``Mcp-Param-*``).
         self.header_hook: Optional[Callable[[str, Optional[dict[str, Any]]], dict[str, str]]] = None
+        #: The OpenTelemetry of every request (a client span, its context in ``_meta``); ``None``: off.
+        self.tracing: Optional[Tracing] = Tracing(transport)
 
     def speak(self, version: Optional[str], capabilities: Any = None, client_info: Any = None) -> None:
         """Carry the modern ``_meta`` of ``version`` on every request from now on (``None``: the
@@ -186,17 +189,32 @@ class Channel:
         meta, version = self.meta, self.version
         if meta is not None and version is not None:
             params = with_meta(params, meta)
-        future, data = self.endpoint.request(method, params, on_cancel=self._cancelled)
-        if meta is not None and version is not None:
-            future.headers = http_headers(version, method, params)
-            if self.header_hook is not None:
-                future.headers.update(self.header_hook(method, params))
+        # Every request's _meta is complete here, and its span starts here: one place for both.
+        traced = self.tracing.start(method, params, version) if self.tracing is not None else None
+        if traced is not None:
+            params = traced.params
+            try:
+                future, data = self.endpoint.request(method, params, on_cancel=self._cancelled)
+            except BaseException as exc:
+                traced.failed(exc)
+                raise
+            traced.follow(future)
+            future.span = traced
+        else:
+            future, data = self.endpoint.request(method, params, on_cancel=self._cancelled)
         try:
+            if meta is not None and version is not None:
+                # A value that cannot travel as a header (a lone surrogate) raises here, before anything is sent.
+                future.headers = http_headers(version, method, params)
+                if self.header_hook is not None:
+                    future.headers.update(self.header_hook(method, params))
             self.transport.send_request(future, data, deadline=deadline, wait=wait)
         except WriteTimeout:
             if timeout is not None and time.monotonic() >= deadline - CLOCK_SLACK:
                 # The request's own time ran out while it went out (a server that takes an HTTP POST
                 # but does not acknowledge it): a timeout like any other, and the server may have it.
+                if future.span is not None:
+                    future.span.error_type = "timeout"
                 self.abandon(future, f"timed out after {timeout:g}s")
                 raise RequestTimeout(method, timeout) from None
             self.endpoint.fail(future, WriteTimeout("not sent"))  # nothing went out: forget it
@@ -256,6 +274,8 @@ class Channel:
 
     def _timed_out(self, future: RequestFuture, limit: float) -> dict[str, Any]:
         """Give a request up after ``limit`` seconds: raise ``RequestTimeout``, unless its answer won the race."""
+        if future.span is not None:
+            future.span.error_type = "timeout"  # before the future settles with the abandonment
         if not self.abandon(future, f"timed out after {limit:g}s") and future.wait_settled(RACE_GRACE):
             # The answer won the race: the reader took it from the table and was settling the future.
             result: dict[str, Any] = future.settled_result()

@@ -30,6 +30,7 @@ from .._core.eras import (
     SERVER_INFO,
     UNSUPPORTED_VERSION,
     header_problems,
+    name_header_problem,
     param_headers,
     result_type,
 )
@@ -38,11 +39,13 @@ from .._core.errors import (
     ProtocolError,
     RequestTimeout,
     ServerError,
+    TaskNotFound,
     UnsupportedProtocolVersion,
     WriteTimeout,
 )
-from .._core.jsonrpc import LOG_LEVELS
+from .._core.jsonrpc import LOG_LEVELS, ErrorCode
 from .._core.pending import RequestFuture
+from .._core.text import shorten
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
 from .._version import __version__
 from .._wire.base import Transport, TransportStats
@@ -50,7 +53,7 @@ from .._wire.interrupts import deferred_interrupts
 from . import exit_cleanup, paging, server_capabilities
 from .channel import Channel
 from .dispatch import Dispatcher
-from .era import AUTO, LEGACY, MODERN, check_protocol, probe, rounds
+from .era import AUTO, LEGACY, MODERN, check_protocol, listed_versions, probe, rounds
 from .inbox import Inbox, ListCache, LogHandler, NotificationHandler, cache_scope
 from .interrupts import shorten_interrupts
 from .models import (
@@ -72,7 +75,8 @@ from .server_requests import ELICITATION_MODES, RequestHandler, Roots, ServerReq
 from .skills import LoadedSkill, Skill, Skills
 from .structured_output import OutputSchemas
 from .subscriptions import Subscriptions
-from .tasks import TASKS_EXTENSION, OnStatus, ToolTask, created_task
+from .tasks import TASKS_EXTENSION, OnStatus, ToolTask, created_task, status_as_progress
+from .tracing import Tracing
 
 __all__ = [
     "LATEST_PROTOCOL_VERSION",
@@ -167,6 +171,12 @@ class Client:
         strict_capabilities: refuse, before sending, a typed method whose capability the server did
             not declare (``CapabilityNotDeclared``). Default ``False``: send it anyway, as servers
             that under-declare are common; a -32601 answer then raises ``CapabilityNotServed``.
+        tracing: OpenTelemetry for every request, where the program uses it (``opentelemetry-api``
+            is no dependency of mcpsync): ``True`` (the default) sends the caller's trace context
+            in each request's ``_meta`` (``traceparent``, ``tracestate``, ``baggage``) and records
+            a client span per request with the global tracer provider (semantic conventions for
+            MCP, version 1.41.0); a ``TracerProvider`` records with that one instead; ``False``
+            does neither. See "Tracing" in docs/api.md.
         A handler's answer to a request the server has meanwhile cancelled is not sent.
 
     The typed methods need a server capability each (``tools``, ``resources``,
@@ -202,6 +212,7 @@ class Client:
         on_error: Optional[Callable[[BaseException], None]] = None,
         protocol: str = AUTO,
         strict_capabilities: bool = False,
+        tracing: Any = True,
     ) -> None:
         self.transport = transport
         #: Whether typed methods refuse, before sending, a request whose capability the server did not declare.
@@ -227,6 +238,10 @@ class Client:
         self.protocol_version: Optional[str] = None
         self.instructions: Optional[str] = None
         self._channel = Channel(transport)
+        if tracing is False:
+            self._channel.tracing = None
+        elif tracing is not True:
+            self._channel.tracing = Tracing(transport, tracing)
         self._progress = ProgressTokens()
         self._output_schemas = OutputSchemas()
         self._lists = ListCache(self._list_changed, lambda: self.transport.authorization_context())
@@ -424,7 +439,7 @@ class Client:
         if chosen not in versions:
             shared = [v for v in MODERN_VERSIONS if v in versions]
             if not shared:
-                raise UnsupportedProtocolVersion(chosen, versions)
+                raise UnsupportedProtocolVersion(chosen, versions, sent=chosen)
             chosen = shared[0]
             self._channel.speak(chosen, self._modern_capabilities(), self.client_info)
         capabilities = result.get("capabilities", {})
@@ -489,22 +504,28 @@ class Client:
         capabilities["extensions"] = {**capabilities.get("extensions", {}), **extensions}
         return capabilities
 
-    def _renegotiate(self, error: ServerError) -> None:
-        """Switch to another modern version the server supports, after its -32022 to a request.
+    def _renegotiate(self, error: ServerError) -> str:
+        """The modern version to send a request again with, after the server's -32022 to it: the same
+        when the server still lists it (an instance behind a load balancer, a deploy under way),
+        else another we share, which the client switches to.
 
         Raises:
-            UnsupportedProtocolVersion: we share no other version with it.
+            UnsupportedProtocolVersion: we share no version with it.
         """
-        data = error.data if isinstance(error.data, dict) else {}
-        supported = tuple(v for v in data.get("supported") or () if isinstance(v, str))
-        shared = [v for v in MODERN_VERSIONS if v in supported and v != self.protocol_version]
+        supported = listed_versions(error)
+        sent = self.protocol_version
+        if sent in supported:
+            logger.info("server %r refused protocol version %s, which it lists: sending it once more", self.name, sent)
+            return sent
+        shared = [v for v in MODERN_VERSIONS if v in supported and v != sent]
         if not shared:
-            raise UnsupportedProtocolVersion(self.protocol_version, supported) from error
+            raise UnsupportedProtocolVersion(sent, supported, sent=sent) from error
         version = shared[0]
         self._channel.speak(version, self._modern_capabilities(), self.client_info)
         self.protocol_version = version
         self.transport.negotiated(version)
         self._ask_for_logs()
+        return version
 
     def _ask_for_logs(self) -> None:
         """On 2026-07-28, the log level each request asks for: ``set_logging_level``'s, else ``info`` for a
@@ -515,10 +536,14 @@ class Client:
             self._channel.meta = {**meta, LOG_LEVEL: level}
 
     def _headers_valid(self, tool: Tool) -> bool:
-        """Whether a tool's ``x-mcp-header`` annotations keep the rules; one that breaks them is left out."""
+        """Whether a tool's name can travel as ``Mcp-Name`` and its ``x-mcp-header`` annotations keep
+        the rules; one that breaks them is left out."""
         problems = header_problems(tool.input_schema)
+        name_problem = name_header_problem(tool.name)
+        if name_problem is not None:
+            problems.insert(0, name_problem)
         for problem in problems:
-            logger.warning("server %r: tool %r left out: %s", self.name, tool.name, problem)
+            logger.warning("server %r: tool %s left out: %s", self.name, shorten(tool.name, 80), problem)
         return not problems
 
     @property
@@ -647,8 +672,17 @@ class Client:
             except ServerError as exc:
                 if exc.code != UNSUPPORTED_VERSION or self.era != MODERN:
                     raise
-                self._renegotiate(exc)  # the server stopped taking our version: another we share, once
-                result = send(params, seconds)
+                # The server stopped taking our version: the same once more if it still lists it, else
+                # another we share; once, within the caller's timeout.
+                sent, version = self.protocol_version, self._renegotiate(exc)
+                left = None if seconds is None else max(0.0, started + seconds - time.monotonic())
+                try:
+                    result = send(params, left)
+                except ServerError as again:
+                    if again.code != UNSUPPORTED_VERSION or version != sent:
+                        raise
+                    listed = listed_versions(again)
+                    raise UnsupportedProtocolVersion(sent, listed, sent=sent, retried=(sent,)) from again
         except ServerError as exc:
             undeclared = server_capabilities.not_served(self.name, self.server_capabilities, method, exc)
             if undeclared is None:
@@ -946,7 +980,7 @@ class Client:
                 on_progress=progress,
                 max_total_timeout=max_total_timeout,
                 progress_resets_timeout=progress_resets_timeout,
-                on_status=_status_as_progress(progress) if progress else None,
+                on_status=status_as_progress(progress) if progress else None,
             )
             if isinstance(task, CallToolResult):
                 return task  # answered at once: the usual case
@@ -1052,22 +1086,69 @@ class Client:
             return self._tool_result(result, name, seconds)
         return self._tool_task(name, snapshot, on_status)
 
+    def task(
+        self,
+        task_id: str,
+        *,
+        tool: Optional[str] = None,
+        timeout: Timeout = USE_DEFAULT,
+        on_status: Optional[OnStatus] = None,
+    ) -> ToolTask:
+        """Re-attach to a task by its id: the ``ToolTask`` that ``start_tool`` gave, from any client of the
+        same server (another connection, another process, after a crash), as the tasks extension means
+        task ids to be kept.
+
+        The task is asked for at once (``tasks/get``), so ``task.status`` is the server's word of now;
+        ``task.refresh()``, ``task.result(timeout=)`` and ``task.cancel()`` work as on a task just
+        started. Works with the tasks extension (2026-07-28) and the 2025-11-25 tasks (``tasks/get``,
+        ``tasks/result``), where the server keeps tasks beyond the session that made them.
+
+        Args:
+            task_id: the server's task id (``ToolTask.id``).
+            tool: the tool's name, if known: its result is then checked against the tool's
+                ``outputSchema``, as ``call_tool`` does (the server does not say which tool a task runs).
+            timeout: seconds for the ``tasks/get``; default: the transport's.
+            on_status: ``fn(task)`` on each change of status, as for ``start_tool``.
+
+        Raises:
+            TaskNotFound: the server knows no task of that id (-32602: never made, another
+                server's or user's, or expired).
+            ServerError: the server refused otherwise (-32601: it runs no tasks).
+        """
+        if not isinstance(task_id, str) or not task_id:
+            raise TypeError(f"task_id must be a non-empty string, not {task_id!r}")
+        seconds = resolve_timeout(timeout, self.transport.default_timeout)
+        try:
+            snapshot = self.request("tasks/get", {"taskId": task_id}, timeout=seconds)
+        except ServerError as exc:
+            if exc.code != ErrorCode.INVALID_PARAMS:
+                raise
+            raise TaskNotFound(exc.code, exc.message, exc.data, task_id=task_id, server=self.name) from None
+        return self._tool_task(tool, snapshot, on_status)
+
     def _tool_task(
         self,
-        name: str,
+        name: Optional[str],
         snapshot: Optional[dict[str, Any]],
         on_status: Optional[OnStatus],
         done: Optional[CallToolResult] = None,
     ) -> ToolTask:
-        """The ``ToolTask`` of a call: the server's task, or (``done``) a call it answered at once."""
+        """The ``ToolTask`` of a call: the server's task, or (``done``) a call it answered at once;
+        ``name`` ``None``: a task re-attached by id, its tool unknown (no ``outputSchema`` check)."""
         seconds = self.transport.default_timeout
+
+        def finish(final: dict[str, Any]) -> CallToolResult:
+            if name is None:
+                return CallToolResult.from_dict(final, "")
+            return self._tool_result(final, name, seconds)
+
         return ToolTask(
-            name,
+            name or "",
             snapshot or {},
             modern=self.era == MODERN,
             request=lambda method, params, left: self.request(method, params, timeout=left),
             fulfil=self._server_requests.fulfil,
-            finish=lambda final: self._tool_result(final, name, seconds),
+            finish=finish,
             default_timeout=seconds,
             server=self.name,
             on_status=on_status,
@@ -1456,18 +1537,6 @@ _DISCOVER = ("server/discover",)
 def _left(seconds: Optional[float], started: float) -> Optional[float]:
     """What is left of ``seconds`` counted from ``started`` (``None``: no limit); at least a millisecond."""
     return None if seconds is None else max(0.001, seconds - (time.monotonic() - started))
-
-
-def _status_as_progress(progress: ProgressCallback) -> OnStatus:
-    """A task's status messages as progress steps: ``progress(step, None, message)``."""
-    steps = [0]
-
-    def on_status(task: ToolTask) -> None:
-        if task.status_message:
-            steps[0] += 1
-            progress(steps[0], None, task.status_message)
-
-    return on_status
 
 
 def _ttl(result: Mapping[str, Any]) -> Optional[float]:

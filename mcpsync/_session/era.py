@@ -4,7 +4,9 @@ multi-round-trip requests.
 ``probe`` sends ``server/discover`` with the modern ``_meta`` (over HTTP with
 the modern headers too). A ``DiscoverResult`` means a modern server; an
 ``UnsupportedProtocolVersionError`` (-32022) a modern one that wants another
-version (one we share is chosen, once); any other error, a result that is no
+version (one we share is chosen, once; the version just sent is sent once more
+when the server lists it as supported all the same, as a server in the middle of
+a deploy may); any other error, a result that is no
 ``DiscoverResult`` (no ``supportedVersions``: a server that answers whatever it
 is asked), a ``4xx`` without a modern error in its body, or (on stdio) no answer
 within ``PROBE_TIMEOUT`` means a legacy server, and the caller falls back to ``initialize``. With the
@@ -36,7 +38,17 @@ from .._core.eras import (
 from .._core.errors import HTTPStatusError, ProtocolError, RequestTimeout, ServerError, UnsupportedProtocolVersion
 from .channel import Channel
 
-__all__ = ["AUTO", "LEGACY", "MAX_INPUT_ROUNDS", "MODERN", "PROBE_TIMEOUT", "check_protocol", "probe", "rounds"]
+__all__ = [
+    "AUTO",
+    "LEGACY",
+    "MAX_INPUT_ROUNDS",
+    "MODERN",
+    "PROBE_TIMEOUT",
+    "check_protocol",
+    "listed_versions",
+    "probe",
+    "rounds",
+]
 
 logger = logging.getLogger("mcpsync.client")
 
@@ -92,12 +104,15 @@ def probe(
     if stdio and not forced:
         wait = PROBE_TIMEOUT if timeout is None else min(timeout, PROBE_TIMEOUT)
     tried: set[str] = set()
+    retried: list[str] = []
     version = versions[0]
+    deadline = None if wait is None else time.monotonic() + wait
     while True:
         tried.add(version)
         channel.speak(version, capabilities, client_info)
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
         try:
-            result = channel.request("server/discover", None, timeout=wait)
+            result = channel.request("server/discover", None, timeout=left)
         except ServerError as exc:
             error: Optional[ServerError] = exc
         except HTTPStatusError as exc:
@@ -120,8 +135,16 @@ def probe(
             return None
         if error is not None and is_modern_error(error.code):
             if error.code == UNSUPPORTED_VERSION:
-                data = error.data if isinstance(error.data, dict) else {}
-                supported = tuple(v for v in data.get("supported") or () if isinstance(v, str))
+                supported = listed_versions(error)
+                if version in supported and version not in retried:
+                    # Refused, yet listed: an old instance behind a load balancer, a deploy under way.
+                    logger.info(
+                        "server %r refused protocol version %s, which it lists: asking once more",
+                        channel.transport.name,
+                        version,
+                    )
+                    retried.append(version)
+                    continue
                 shared = [v for v in versions if v in supported and v not in tried]
                 if shared:
                     version = shared[0]
@@ -129,12 +152,18 @@ def probe(
                 channel.speak(None)
                 if not forced and any(v in LEGACY_VERSIONS for v in supported):
                     return None  # a dual-era server that offers a legacy version we speak: initialize
-                raise UnsupportedProtocolVersion(version, supported) from None
+                raise UnsupportedProtocolVersion(version, supported, sent=version, retried=tuple(retried)) from None
             channel.speak(None)
             raise error
         channel.speak(None)
         _legacy(channel, str(error) if error is not None else "no answer", forced)
         return None
+
+
+def listed_versions(error: ServerError) -> tuple[str, ...]:
+    """The versions a -32022 (``UnsupportedProtocolVersionError``) lists in ``data.supported``."""
+    data = error.data if isinstance(error.data, dict) else {}
+    return tuple(v for v in data.get("supported") or () if isinstance(v, str))
 
 
 def _legacy(channel: Channel, why: str, forced: bool) -> None:

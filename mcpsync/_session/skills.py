@@ -88,8 +88,9 @@ SKILL_FILE = "SKILL.md"
 #: The MIME type of a directory resource (``resources/directory/read``).
 DIRECTORY = "inode/directory"
 _SCHEME = "skill://"
-_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
-_DELIMITER = re.compile(r"^---[ \t]*\r?$")
+# Checked with fullmatch: ``$`` would also match before a final newline.
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+_DELIMITER = re.compile(r"---[ \t]*\r?")
 
 
 @dataclass(frozen=True)
@@ -230,7 +231,7 @@ def _problem(uri: str, frontmatter: Any, listed: Any, resources: Optional[tuple[
         return "its resources are neither 'dynamic' nor a list of {uri, digest, size}"
     seen: set[str] = set()
     for item in resources:
-        if not _DIGEST.match(item.digest):
+        if not _DIGEST.fullmatch(item.digest):
             return f"the digest of {item.uri!r} is not sha256:<64 lowercase hex digits>: {cut(item.digest, 80)!r}"
         if item.size < 0:
             return f"the size of {item.uri!r} is negative"
@@ -263,9 +264,9 @@ def parse_frontmatter(text: str, skill_uri: str = "", file_uri: str = "") -> tup
         return SkillVerificationError(reason, skill_uri=skill_uri, file_uri=file_uri)
 
     lines = text.lstrip("\ufeff").split("\n")
-    if not lines or not _DELIMITER.match(lines[0]):
+    if not lines or not _DELIMITER.fullmatch(lines[0]):
         raise refuse("it has no YAML frontmatter (the first line is not '---')")
-    end = next((n for n, line in enumerate(lines[1:], 1) if _DELIMITER.match(line)), None)
+    end = next((n for n, line in enumerate(lines[1:], 1) if _DELIMITER.fullmatch(line)), None)
     if end is None:
         raise refuse("its YAML frontmatter does not end (no closing '---' line)")
     block = "\n".join(lines[1:end])

@@ -40,6 +40,7 @@ from typing import Any, Callable, Optional
 from .._core.errors import MCPError, ProtocolError, RequestTimeout, ServerError, TaskCancelled
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
 from .interrupts import shorten_interrupts
+from .progress import ProgressCallback
 
 __all__ = [
     "CANCEL_WAIT",
@@ -50,6 +51,7 @@ __all__ = [
     "TERMINAL",
     "ToolTask",
     "created_task",
+    "status_as_progress",
 ]
 
 logger = logging.getLogger("mcpsync.client")
@@ -85,12 +87,25 @@ def created_task(result: Mapping[str, Any], *, modern: bool) -> Optional[dict[st
     return None
 
 
+def status_as_progress(progress: ProgressCallback) -> OnStatus:
+    """A task's status messages as progress steps: ``progress(step, None, message)``."""
+    steps = [0]
+
+    def on_status(task: ToolTask) -> None:
+        if task.status_message:
+            steps[0] += 1
+            progress(steps[0], None, task.status_message)
+
+    return on_status
+
+
 class ToolTask:
-    """A tool call the server runs as a task (from ``Client.start_tool``, or inside ``call_tool``).
+    """A tool call the server runs as a task (from ``Client.start_tool``, inside ``call_tool``, or
+    re-attached by its id with ``Client.task``).
 
     Attributes:
         id: the server's task id (``None`` when the server answered at once: then it is done already).
-        tool: the tool's name.
+        tool: the tool's name (``""`` for a task re-attached by id without it: ``Client.task``).
         status: ``"working"``, ``"input_required"``, ``"completed"``, ``"failed"`` or ``"cancelled"``.
         status_message: the server's words on the state, if any.
         snapshot: the task as the server last described it (a dict).
@@ -144,6 +159,10 @@ class ToolTask:
         """Seconds the server keeps the task from its creation (``None``: no limit, or not said)."""
         ms = self.snapshot.get("ttlMs" if self.modern else "ttl")
         return ms / 1000 if isinstance(ms, (int, float)) and not isinstance(ms, bool) else None
+
+    @property
+    def _call(self) -> str:
+        return f"tools/call {self.tool}" if self.tool else "tools/call"
 
     def done(self) -> bool:
         """Whether the task has ended (completed, failed or cancelled), as last seen."""
@@ -201,7 +220,7 @@ class ToolTask:
             time.sleep(max(0.0, min(pause, deadline - time.monotonic())))
             left = deadline - time.monotonic()
             if left <= 0:
-                raise RequestTimeout(f"tools/call {self.tool}: task {self.id} still {self.status}", seconds or 0.0)
+                raise RequestTimeout(f"{self._call}: task {self.id} still {self.status}", seconds or 0.0)
             self.refresh(timeout=None if left == math.inf else left)
         self._result = self._final(deadline)
         return self._result
@@ -216,13 +235,13 @@ class ToolTask:
     # -- reading what the server says ----------------------------------------
 
     def _final(self, deadline: float) -> Any:
-        where = f"{self._server}: tools/call {self.tool}: task {self.id}"
+        where = f"{self._server}: {self._call}: task {self.id}"
         if self.status == "cancelled":
             raise TaskCancelled(self.tool, self.id or "", self.status_message)
         if not self.modern:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise RequestTimeout(f"tools/call {self.tool}: task {self.id}", 0.0)
+                raise RequestTimeout(f"{self._call}: task {self.id}", 0.0)
             result = self._request("tasks/result", {"taskId": self.id}, None if left == math.inf else left)
             self.status = "completed"
             return self._finish(result)
@@ -238,7 +257,7 @@ class ToolTask:
 
     def _take(self, snapshot: Mapping[str, Any]) -> None:
         """Take the server's description of the task: check it, note what changed, answer its input."""
-        where = f"{self._server}: task {self.id} of {self.tool!r}"
+        where = f"{self._server}: task {self.id}" + (f" of {self.tool!r}" if self.tool else "")
         if not isinstance(snapshot, Mapping):
             raise ProtocolError(f"{where}: the task is not an object")
         if snapshot.get("taskId") != self.id:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any, Callable, Optional, TypeVar
+from typing import Any, Callable, Optional, TypeVar, Union
 from urllib.parse import urlsplit
 
 import requests
@@ -154,29 +154,36 @@ class HTTPTransportBase(Transport):
 
     def _json_body(
         self, exchange: Exchange, response: requests.Response, request: Optional[RequestFuture]
-    ) -> Optional[bytes]:
+    ) -> Optional[Union[bytes, str]]:
         """The body of a JSON answer; ``None`` if it is over ``max_message_size`` (it is not read whole then).
 
         ``request``, the request it answers, fails at once in that case. The
         size is counted decompressed, so a compressed body is bounded too.
+        The body comes in one buffer (of its declared size, when it has one)
+        and is returned as text, its bytes let go: the message is held twice
+        at most (bytes and text, then text and its JSON), never three times.
+        Bytes that are not UTF-8 come back as bytes, for the endpoint to say so.
         """
         limit = self.max_message_size
         declared = response.headers.get("Content-Length", "")
         if limit is not None and declared.isdigit() and int(declared) > limit:
             self._oversized(b"", size=int(declared), answer_to=request)
             return None
-        parts: list[bytes] = []
-        size = 0
         whole = int(declared) if declared.isdigit() and "Content-Encoding" not in response.headers else None
+        body = bytearray()
         for chunk in exchange.chunks(response):
-            size += len(chunk)
-            if limit is not None and size > limit:
-                self._oversized((b"".join(parts) + chunk)[:ID_SCAN_BYTES], answer_to=request)
+            if limit is not None and len(body) + len(chunk) > limit:
+                self._oversized((bytes(body[:ID_SCAN_BYTES]) + chunk)[:ID_SCAN_BYTES], answer_to=request)
                 return None
-            parts.append(chunk)
-            if size == whole:
+            if not body and len(chunk) == whole:  # all of it at once (a small answer): no buffer
+                try:
+                    return chunk.decode("utf-8")
+                except UnicodeDecodeError:
+                    return chunk
+            body += chunk
+            if len(body) == whole:
                 break  # all of it (urllib3 has let the connection go): no read for the end
-        return b"".join(parts)
+        return _text(body)
 
     def _read_events(
         self,
@@ -221,3 +228,13 @@ class HTTPTransportBase(Transport):
 
     def _log_broken(self, what: str, exc: BaseException) -> None:
         logger.info("server %r: %s broke: %s", self.name, what, reason(exc))
+
+
+def _text(body: bytearray) -> Union[bytes, str]:
+    """A body's text, the buffer emptied (its memory let go) once the text is made; bytes if not UTF-8."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return bytes(body)
+    body.clear()
+    return text

@@ -29,7 +29,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from typing import IO, Any, Optional
+from typing import IO, Any, Optional, Union
 
 from .._core.endpoint import ID_SCAN_BYTES
 from .._core.errors import ConnectError, MCPError, TransportClosed, WriteTimeout
@@ -355,11 +355,12 @@ class StdioTransport(Transport):
         The request an oversized line answers fails as soon as its start
         shows which (else once its end does); later lines are read as usual.
         A chunk is split in one go (C speed); only a line that spans chunks
-        is put together from its parts.
+        is put together, in one buffer that grows in place (no list of parts
+        and a joined copy held at once), and it is read as text whose bytes
+        are let go before its JSON is (``_take_spanning``).
         """
         limit = self.max_message_size
-        parts: list[bytes] = []  # the line so far, when it spans chunks
-        held = 0  # its bytes
+        pending = bytearray()  # the line so far, when it spans chunks
         discarding: Optional[list[Any]] = None  # [head, size, tail, failed] while an oversized line goes by
         for chunk in chunks:
             lines = chunk.split(b"\n")
@@ -373,10 +374,17 @@ class StdioTransport(Transport):
                     self._oversized(head, tail=tail, size=size, complete=True, failed=failed)
                     discarding = None
                     lines[0] = b""
-                elif parts:
-                    parts.append(first)
-                    lines[0] = b"".join(parts)
-                    parts, held = [], 0
+                elif pending:
+                    pending += first
+                    lines[0] = b""
+                    if limit is not None and len(pending) > limit:
+                        head = bytes(pending[:ID_SCAN_BYTES])
+                        failed = self._oversized(head)
+                        tail = bytes(pending[-ID_SCAN_BYTES:])
+                        self._oversized(head, tail=tail, size=len(pending), complete=True, failed=failed)
+                    else:
+                        self._take_spanning(pending)
+                    pending = bytearray()
                 for line in lines:
                     if limit is not None and len(line) > limit:
                         head = line[:ID_SCAN_BYTES]
@@ -390,16 +398,27 @@ class StdioTransport(Transport):
                 discarding[1] += len(rest)
                 discarding[2] = (discarding[2] + rest)[-ID_SCAN_BYTES:]
                 continue
-            parts.append(rest)
-            held += len(rest)
-            if limit is not None and held > limit:  # no line end in sight: drop it as it comes
-                whole = b"".join(parts)
-                head = whole[:ID_SCAN_BYTES]
-                discarding = [head, held, whole[-ID_SCAN_BYTES:], self._oversized(head)]
-                parts, held = [], 0
+            pending += rest
+            if limit is not None and len(pending) > limit:  # no line end in sight: drop it as it comes
+                head = bytes(pending[:ID_SCAN_BYTES])
+                discarding = [head, len(pending), bytes(pending[-ID_SCAN_BYTES:]), self._oversized(head)]
+                pending = bytearray()
 
-    def _take_line(self, line: bytes) -> None:
-        if line.strip():  # blank lines are no messages
+    def _take_spanning(self, buffer: bytearray) -> None:
+        """A line that came in several chunks: its text is made, then its bytes are let go (the buffer
+        emptied) before the JSON is read, so that a message is held twice at most, never three times."""
+        if buffer.endswith(b"\r"):
+            del buffer[-1:]
+        line: Union[bytes, str]
+        try:
+            line = buffer.decode("utf-8")
+        except UnicodeDecodeError:
+            line = bytes(buffer)  # not UTF-8: the endpoint says so, as of any other line
+        buffer.clear()
+        self._take_line(line)
+
+    def _take_line(self, line: Union[bytes, str]) -> None:
+        if line and not line.isspace():  # blank lines are no messages (a test that copies nothing)
             try:
                 self._feed(line)
             except Exception:  # never let one message end the reader

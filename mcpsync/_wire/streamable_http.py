@@ -293,14 +293,18 @@ class StreamableHTTPTransport(HTTPTransportBase):
         return self._exchange(exchange, future, data, retried=True)
 
     def _modern_error_answer(self, error: HTTPStatusError, future: RequestFuture) -> bool:
-        """Whether a modern request's 4xx carries the revision's own JSON-RPC error for it (-32020,
-        -32021, -32022, as the revision says it must); if so, that error answers the request."""
+        """Whether a modern request's 4xx carries a JSON-RPC error for it; if so, that error answers
+        the request. The revision's own errors (-32020, -32021, -32022) always; after the era probe,
+        any code (a modern server answers -32602 with 400, as for an unknown task id). The probe
+        itself keeps reading other errors' 4xx as the sign of a legacy server."""
         try:
             body = json.loads(error.body)
         except ValueError:
             return False
         failure = body.get("error") if isinstance(body, dict) else None
-        if not isinstance(failure, dict) or not is_modern_error(failure.get("code")):
+        if not isinstance(failure, dict) or not isinstance(failure.get("code"), int):
+            return False
+        if not is_modern_error(failure.get("code")) and future.method == "server/discover":
             return False
         if body.get("id") != future.request_id:
             return False
@@ -316,7 +320,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
         kind = content_type(response)
         if kind == JSON:
             body = self._json_body(exchange, response, future)
-            if body is not None and body.strip():
+            if body and not body.isspace():  # (a test that copies nothing, unlike strip)
                 self._feed(body)
         elif kind == EVENT_STREAM:
             self._read_answer_stream(exchange, response, future)

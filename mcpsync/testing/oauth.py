@@ -86,6 +86,10 @@ class Options:
     rotate_refresh_tokens: bool = True
     #: Seconds an access token lives.
     token_lifetime: float = 3600.0
+    #: The token endpoint holds refresh requests until this many have come in (or
+    #: ``refresh_gate_timeout`` seconds pass): clients racing to refresh one token, made certain.
+    refresh_gate: int = 0
+    refresh_gate_timeout: float = 3.0
     #: Pre-registered clients: client_id -> {"secret": ..., "public_key": PEM} (either, or neither).
     clients: dict[str, dict[str, str]] = field(default_factory=dict)
     #: Public keys (PEM) whose JWT-bearer assertions are accepted, by expected ``iss``.
@@ -144,6 +148,8 @@ class OAuthTestServer:
         self.codes: dict[str, dict[str, Any]] = {}
         self.access_tokens: dict[str, dict[str, Any]] = {}
         self.refresh_tokens: dict[str, dict[str, Any]] = {}
+        self._refreshes_come = 0
+        self._refresh_gate = threading.Event()
         self.idp_key = _ec_key()
         #: Every DPoP proof that came in: {"where": "token" | "resource", "header": ..., "claims": ...}.
         self.dpop_proofs: list[dict[str, Any]] = []
@@ -183,6 +189,16 @@ class OAuthTestServer:
     def migrate(self) -> None:
         """The resource moves to a second authorization server (issuer ``<origin>/second``)."""
         self.issuer = self.second_issuer
+
+    def wait_at_refresh_gate(self) -> None:
+        """Hold a refresh request at the gate (``Options.refresh_gate``), if there is one."""
+        if not self.options.refresh_gate:
+            return
+        with self.lock:
+            self._refreshes_come += 1
+            if self._refreshes_come >= self.options.refresh_gate:
+                self._refresh_gate.set()
+        self._refresh_gate.wait(self.options.refresh_gate_timeout)
 
     def revoke_access_tokens(self) -> None:
         """Every access token becomes invalid (refresh tokens stay good)."""
@@ -560,7 +576,7 @@ class _AuthHandler(_Handler):
                 _error(self, "invalid_client", "bad client assertion", 401)
                 return None
             client_id = str(claims.get("sub"))
-            if claims.get("aud") not in (token_endpoint, issuer):
+            if claims.get("aud") != issuer:  # RFC 7523bis: the issuer identifier, nothing else
                 _error(self, "invalid_client", "assertion audience", 401)
                 return None
         elif (known.get("secret") or known.get("client_secret") or "") != secret:
@@ -604,6 +620,7 @@ class _AuthHandler(_Handler):
                 return
             _json(self, 200, oauth.issue(client_id, code["scopes"], code["resource"], issuer, True, jkt))
         elif grant == "refresh_token":
+            oauth.wait_at_refresh_gate()
             with oauth.lock:
                 old = oauth.refresh_tokens.get(form.get("refresh_token", ""))
                 if old is not None and oauth.options.rotate_refresh_tokens:

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 import requests
+from joserfc import jwt
+from joserfc.jwk import ECKey
 
 import mcpsync
 from mcpsync import AuthorizationError, ClientCredentials, EnterpriseAuth, WorkloadIdentity
@@ -19,8 +21,6 @@ T = 20
 
 
 def _keys() -> tuple[str, str]:
-    from joserfc.jwk import ECKey
-
     key = ECKey.generate_key("P-256")
     return key.as_pem(private=True).decode(), key.as_pem(private=False).decode()
 
@@ -47,6 +47,20 @@ def test_client_credentials_with_private_key_jwt():
             client.list_tools(timeout=T)
         (form,) = grants(server)
         assert "client_assertion" in form and "client_secret" not in form
+
+
+@pytest.mark.parametrize("issuer_path", ["", "/tenant/a"])
+def test_a_private_key_jwt_assertion_is_addressed_to_the_issuer_not_the_token_endpoint(issuer_path):
+    """An authorization server that takes only its issuer identifier as the client assertion's
+    audience (RFC 7523bis, as the conformance suite's does) gets it: the token endpoint's URL would
+    let an assertion be replayed at whatever endpoint a server's metadata names."""
+    private, public = _keys()
+    with OAuthTestServer(clients={"svc": {"public_key": public}}, issuer_path=issuer_path) as server:
+        with mcpsync.connect(server.url, auth=ClientCredentials("svc", private_key=private), timeout=T) as client:
+            client.list_tools(timeout=T)
+        (form,) = grants(server)
+        claims = jwt.decode(form["client_assertion"], ECKey.import_key(public)).claims
+        assert claims["aud"] == server.issuer and claims["iss"] == claims["sub"] == "svc"
 
 
 def test_client_credentials_steps_up_by_asking_for_the_union_of_the_scopes():

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from mcpsync._core.eras import header_value, http_headers, is_modern_error, request_meta, result_type, with_meta
+from mcpsync import TransportError
+from mcpsync._core.eras import (
+    header_problems,
+    header_value,
+    http_headers,
+    is_modern_error,
+    name_header_problem,
+    request_meta,
+    result_type,
+    with_meta,
+)
 
 
 @pytest.mark.parametrize(
@@ -57,3 +67,56 @@ def test_the_eras_own_meta_keys_win_over_the_callers():
     params = with_meta({"_meta": {"io.modelcontextprotocol/protocolVersion": "1999-01-01", "trace": "t"}}, meta)
     assert params["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
     assert params["_meta"]["trace"] == "t"
+
+
+class _FoldingInt(int):
+    def __str__(self) -> str:
+        return "1\r\n X-Injected: x"
+
+
+class _FoldingText(str):
+    def __str__(self) -> str:
+        return "a\r\n X-Injected: x"
+
+
+class _FoldingFloat(float):
+    def __str__(self) -> str:
+        return "1.5\r\n X-Injected: x"
+
+
+class _Other:
+    def __str__(self) -> str:
+        return "o\r\n X-Injected: x"
+
+
+@pytest.mark.parametrize(
+    ("value", "header"),
+    [
+        (_FoldingInt(1), "1"),
+        (_FoldingText("a"), "a"),
+        (_FoldingFloat(1.5), "1.5"),
+        (_Other(), "=?base64?bw0KIFgtSW5qZWN0ZWQ6IHg=?="),
+        ("e\n", "=?base64?ZQo=?="),
+        ("=?base64?x?=\n", "=?base64?PT9iYXNlNjQ/eD89Cg==?="),
+    ],
+)
+def test_a_header_value_is_its_final_text_checked_whatever_its_type(value, header):
+    """An ``int``, ``float`` or ``str`` subclass whose ``__str__`` folds a header line is sent as the
+    body's JSON holds it; any other object's text is checked like a string's; a final newline is no
+    plain text (``$`` would have let it through)."""
+    assert header_value(value) == header
+
+
+def test_a_lone_surrogate_cannot_travel_as_a_header_and_says_so():
+    """JSON can carry a lone surrogate; UTF-8, and so the base64 form, cannot: a typed error."""
+    with pytest.raises(TransportError, match="cannot travel in an HTTP header"):
+        header_value("lone\ud800")
+    assert "lone surrogate" in (name_header_problem("lone\ud800") or "")
+    assert "over the 8192" in (name_header_problem("n" * 9000) or "")
+    assert name_header_problem("e\n") is None
+
+
+def test_an_x_mcp_header_name_with_a_final_newline_breaks_the_rules():
+    """``Q\\n`` is no RFC 9110 token: ``$`` matched before the newline, ``fullmatch`` does not."""
+    schema = {"properties": {"q": {"type": "string", "x-mcp-header": "Q\n"}}}
+    assert any("characters a header name cannot have" in p for p in header_problems(schema))

@@ -90,3 +90,17 @@ def test_a_long_line_made_of_many_crs_and_lfs_costs_linear_time():
     body = b"data: x\r\n" * 100_000 + b"\r\n"
     (event,) = events([body])
     assert event.data.count("x") == 100_000
+
+
+@pytest.mark.parametrize("end", [b"\n", b"\r", b"\r\n"], ids=["LF", "CR", "CRLF"])
+def test_a_long_line_cut_out_of_the_buffer_leaves_the_lines_after_it_whole(end):
+    """A line past ``RELEASE_BYTES`` is cut out of the read buffer before it is handed on: the
+    lines after it in the same read, its line end split between reads, and multi-byte characters
+    come out the same for every chunking."""
+    from mcpsync._core.sse import RELEASE_BYTES
+
+    long = "é😀" * RELEASE_BYTES
+    body = end.join([b"id: 1", b"data: " + long.encode(), b"data: b", b"", b"data: second", b"", b""])
+    for size in (4096, RELEASE_BYTES + 1, len(body) - 3, len(body)):
+        got = [(e.data, e.id) for e in events(pieces(body, size))]
+        assert got == [(long + "\nb", "1"), ("second", None)], (end, size)

@@ -537,3 +537,29 @@ def test_on_a_terminal_the_user_is_asked_once(home: Path) -> None:
     assert process.returncode == 0 and marker.exists()
     marker.unlink()
     assert run(home, "tools", trust=False).returncode == 0, "the answer was remembered"
+
+
+@pytest.mark.parametrize(
+    ("link", "target"),
+    [
+        (".mcp.json", "sub/servers.json"),  # into a subfolder
+        (".mcp.json", "../{home}-servers.json"),  # into the parent folder
+        ("mcp.json", "servers.json"),  # beside it, under another name
+        ("mcp.json", "sub/deeper/.mcp.json"),  # into a subfolder, under a project file's name
+    ],
+)
+def test_a_project_file_that_is_a_symbolic_link_needs_consent(home: Path, link: str, target: str) -> None:
+    """A cloned repository's project file is a symbolic link (git stores them): without --trust and
+    with nobody to ask, nothing starts, and the refusal names the link and its target."""
+    marker = home / "it-ran"
+    real = (home / target.format(home=home.name)).resolve()
+    real.parent.mkdir(parents=True, exist_ok=True)
+    write_project(home, marker).rename(real)
+    (home / link).symlink_to(os.path.relpath(real, home))
+    done = run(home, "tools", trust=False)
+    assert done.returncode == 2, done.stderr
+    assert f"{home / link} (a link to {real}) is a project configuration" in done.stderr
+    assert not marker.exists(), "the project's command ran"
+    assert run(home, "tools", trust=True).returncode == 0 and marker.exists()
+    stored = json.loads((home / "data" / "mcpsync" / "trusted-projects.json").read_text())
+    assert list(stored["files"]) == [str(real)], "trust is kept for the real path"

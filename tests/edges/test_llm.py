@@ -314,3 +314,35 @@ def test_each_example_runs_without_an_api_key_against_its_fake_model(example: st
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "model: The sum is 42.", done.stdout
+
+
+def _named_server(name: str, tool: str) -> mcpsync.Client:
+    """A scripted server with one tool, ``tool``, whose every call answers with the server's name."""
+    from tests.helpers import scripted_server
+
+    listing = {"tools": [{"name": tool, "inputSchema": {"type": "object"}}]}
+    answer = {"content": [{"type": "text", "text": f"server {name}"}]}
+    return mcpsync.connect(scripted_server({"tools/list": [listing], "tools/call": [answer]}), name=name, timeout=T)
+
+
+def test_tools_of_two_clients_that_would_share_a_name_are_both_there_and_routed_right() -> None:
+    """Server ``a`` has a tool ``b__c`` and server ``a__b`` a tool ``c``: both would be ``a__b__c``.
+    Both are handed to the model under names of their own, and each call goes to its own server."""
+    with _named_server("a", "b__c") as first, _named_server("a__b", "c") as second:
+        box = ToolBox([first, second], timeout=T)
+        assert len(box.names) == 2 and len(box.anthropic()) == 2
+        assert sorted(box.names.values()) == sorted(box.names) and "a__b__c" in box.names
+        answered = {}
+        for name in box.names:
+            result = box.run({"type": "tool_use", "id": "t", "name": name, "input": {}})
+            answered[name] = result["content"][0]["text"]
+        assert answered["a__b__c"] == "server a"
+        (other,) = set(answered) - {"a__b__c"}
+        assert other.startswith("a__b__c_") and answered[other] == "server a__b"
+
+
+def test_two_clients_with_one_name_are_refused() -> None:
+    """Two different clients named alike: their tools could not be told apart, so the box is refused."""
+    with _named_server("same", "x") as first, _named_server("same", "y") as second:
+        with pytest.raises(mcpsync.ConfigurationError, match="two clients are named 'same'"):
+            ToolBox([first, second], timeout=T)

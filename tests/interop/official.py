@@ -53,6 +53,7 @@ TOOLS = {
     "tools_changed",
     "ask_sampling",
     "client_roots",
+    "trace_context",
 }
 
 

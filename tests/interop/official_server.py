@@ -36,6 +36,15 @@ app = MCPServer(
     instructions="A server for mcpsync's interoperability tests.",
     log_level="WARNING",
 )
+# The SDK's server spans record (a TracerProvider of the OpenTelemetry SDK, a test dependency, without an
+# exporter): ``trace_context`` shows which trace and parent a call's span has.
+try:
+    from opentelemetry import trace as _trace
+    from opentelemetry.sdk.trace import TracerProvider as _TracerProvider
+except ImportError:  # without the SDK the server's spans do not record, but still carry the client's trace
+    pass
+else:
+    _trace.set_tracer_provider(_TracerProvider())
 # Plain tracebacks on stderr, as without rich (fastmcp, another test peer, installs it; MCPServer then boxes them).
 logging.basicConfig(level=logging.WARNING, format="%(message)s", handlers=[logging.StreamHandler()], force=True)
 
@@ -211,6 +220,24 @@ async def client_roots(ctx: Context) -> str:
         warnings.simplefilter("ignore")
         result = await ctx.session.list_roots()
     return " ".join(str(root.uri) for root in result.roots)
+
+
+@app.tool()
+def trace_context() -> dict[str, object]:
+    """The OpenTelemetry span this call runs in (the SDK's own server span, made from the ``traceparent``
+    in the request's ``_meta``): its trace id, span id and parent span id, in hex."""
+    from opentelemetry import trace
+
+    span = trace.get_current_span()
+    ctx = span.get_span_context()
+    parent = getattr(span, "parent", None)
+    return {
+        "trace_id": f"{ctx.trace_id:032x}",
+        "span_id": f"{ctx.span_id:016x}",
+        "parent_span_id": f"{parent.span_id:016x}" if parent is not None else None,
+        "recording": span.is_recording(),
+        "name": getattr(span, "name", None),
+    }
 
 
 @app.resource("data://pixel", mime_type="image/png")

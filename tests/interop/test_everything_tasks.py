@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 import mcpsync
-from mcpsync import RequestTimeout, TaskCancelled
+from mcpsync import RequestTimeout, TaskCancelled, TaskNotFound
 from tests.interop.official import free_port, stop
 
 NODE_DIR = Path(__file__).with_name("node")
@@ -132,3 +132,18 @@ def test_a_timeout_cancels_the_task_on_the_server(target: Any, caplog) -> None:
                 client.call_tool(TOOL, {"topic": "otters"}, timeout=1.5)
             assert client.call_tool("echo", {"message": "still fine"}, timeout=T).text == "Echo: still fine"
     assert "tasks/cancel" in methods_sent(caplog)
+
+
+def test_a_task_is_re_attached_by_its_id_with_tasks_get_and_tasks_result(target: Any) -> None:
+    """2025-11-25: ``Client.task(id)`` makes a second handle on a running task from its id alone
+    (``tasks/get``), whose ``result`` comes by ``tasks/result``; an id the server never gave is
+    ``TaskNotFound`` (its -32602). server-everything keeps a task to the session that made it."""
+    with mcpsync.connect(target, protocol="legacy", timeout=T) as client:
+        client.list_tools(timeout=T)
+        started = client.start_tool(TOOL, {"topic": "otters"}, timeout=T)
+        again = client.task(started.id or "", tool=TOOL)
+        assert again.id == started.id and again.status == "working" and again.tool == TOOL
+        assert "# Research Report: otters" in again.result(timeout=T).text
+        with pytest.raises(TaskNotFound) as caught:
+            client.task("no-such-task")
+    assert caught.value.code == -32602 and caught.value.task_id == "no-such-task"

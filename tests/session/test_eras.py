@@ -449,3 +449,86 @@ def test_discover_on_a_handshake_server_says_which_revision_it_belongs_to():
             mcpsync.NotSupportedError, match=r"server/discover is of the 2026-07-28 revision.*2025-11-25"
         ):
             client.discover(timeout=T)
+
+
+REFUSED_YET_LISTED = ("error", {"code": -32022, "message": "Unsupported", "data": {"supported": ["2026-07-28"]}})
+
+
+def in_turn(seen: list[tuple[dict[str, str], dict[str, Any]]], answers: dict[str, list[Any]]):
+    """A modern server answering each method with the next of ``answers[method]`` (the last repeats):
+    a result, or ("error", object) with HTTP 400; methods not listed get an empty complete result."""
+
+    def answer(request):
+        message = json.loads(request.body)
+        seen.append((dict(request.headers), message))
+        if "id" not in message:
+            return (202, {}, "")
+        queue = answers.get(message["method"]) or [{"resultType": "complete"}]
+        reply = queue.pop(0) if len(queue) > 1 else queue[0]
+        status, body = (400, {"error": reply[1]}) if isinstance(reply, tuple) else (200, {"result": reply})
+        return (
+            status,
+            {"Content-Type": "application/json"},
+            json.dumps({"jsonrpc": "2.0", "id": message["id"], **body}),
+        )
+
+    return answer
+
+
+@responses.activate
+def test_a_discover_answer_without_server_info_connects_with_an_empty_server_info():
+    """schema/2026-07-28 leaves ``_meta["io.modelcontextprotocol/serverInfo"]`` optional (the
+    conformance suite's servers leave it out): the client connects, and its server_info is empty."""
+    bare = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}}
+    responses.add_callback(responses.POST, URL, callback=in_turn([], {"server/discover": [bare]}))
+    with mcpsync.connect(URL, protocol="modern", auth=False, timeout=T) as client:
+        assert client.server_info is not None
+        assert (client.server_info.name, client.server_info.version) == ("", "")
+        assert client.protocol_version == "2026-07-28"
+
+
+@responses.activate
+def test_a_32022_that_lists_the_version_sent_is_answered_by_sending_it_once_more():
+    """A server in the middle of a deploy (or an old instance behind a load balancer) refuses
+    2026-07-28 while listing it: the probe asks again once, under a new id, and connects."""
+    seen: list[tuple[dict[str, str], dict[str, Any]]] = []
+    answers = {"server/discover": [REFUSED_YET_LISTED, DISCOVER]}
+    responses.add_callback(responses.POST, URL, callback=in_turn(seen, answers))
+    with mcpsync.connect(URL, protocol="auto", auth=False, timeout=T) as client:
+        assert client.era == "modern" and client.protocol_version == "2026-07-28"
+    probes = [(headers, m) for headers, m in seen if m.get("method") == "server/discover"]
+    assert len(probes) == 2 and probes[0][1]["id"] != probes[1][1]["id"]
+    assert {headers["MCP-Protocol-Version"] for headers, _ in probes} == {"2026-07-28"}
+
+
+@responses.activate
+def test_a_version_refused_again_after_its_retry_says_what_was_sent_listed_and_retried():
+    """Refused twice while listed: an UnsupportedProtocolVersion naming the version sent, the server's
+    list and the retry, after exactly one retry (no loop)."""
+    seen: list[tuple[dict[str, str], dict[str, Any]]] = []
+    responses.add_callback(responses.POST, URL, callback=in_turn(seen, {"server/discover": [REFUSED_YET_LISTED]}))
+    with pytest.raises(UnsupportedProtocolVersion) as info:
+        mcpsync.connect(URL, protocol="modern", auth=False, timeout=T)
+    error = info.value
+    assert (error.sent, error.supported, error.retried) == ("2026-07-28", ("2026-07-28",), ("2026-07-28",))
+    assert "does not take protocol version '2026-07-28'; it lists 2026-07-28" in str(error)
+    assert "retried '2026-07-28' under a new request id, refused again" in str(error)
+    assert [m.get("method") for _, m in seen] == ["server/discover", "server/discover"]
+
+
+@responses.activate
+def test_a_request_refused_with_32022_listing_its_version_is_sent_once_more_under_a_new_id():
+    """After connecting, a tools/call answered -32022 with the version it carried listed goes again
+    once, under a new id; refused again, the error says so rather than looping."""
+    seen: list[tuple[dict[str, str], dict[str, Any]]] = []
+    ok = {"resultType": "complete", "content": [{"type": "text", "text": "ok"}]}
+    answers = {"server/discover": [DISCOVER], "tools/call": [REFUSED_YET_LISTED, ok, REFUSED_YET_LISTED]}
+    responses.add_callback(responses.POST, URL, callback=in_turn(seen, answers))
+    with mcpsync.connect(URL, protocol="modern", auth=False, timeout=T) as client:
+        assert client.call_tool("t", {}, timeout=T).text == "ok"
+        calls = [m for _, m in seen if m.get("method") == "tools/call"]
+        assert len(calls) == 2 and calls[0]["id"] != calls[1]["id"]
+        with pytest.raises(UnsupportedProtocolVersion) as info:
+            client.call_tool("t", {}, timeout=T)
+        assert info.value.retried == ("2026-07-28",)
+        assert len([m for _, m in seen if m.get("method") == "tools/call"]) == 4

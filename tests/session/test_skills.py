@@ -338,6 +338,17 @@ def test_a_read_of_several_contents_or_another_uri_is_refused() -> None:
     assert loaded.text == "body\n" and json.dumps(loaded.frontmatter) == '{"name": "x", "description": "d"}'
 
 
+def test_a_digest_with_a_final_newline_is_no_sha256_digest():
+    """``$`` matched before a final newline: ``sha256:<hex>\\n`` passed the check; ``fullmatch`` refuses it."""
+    from mcpsync._session.skills import SkillResource, _problem
+
+    uri = "skill://a/SKILL.md"
+    digest = "sha256:" + "0" * 64
+    front = {"name": "a", "description": "d"}
+    assert _problem(uri, front, [], (SkillResource(uri, digest, 1),)) is None
+    assert "digest" in (_problem(uri, front, [], (SkillResource(uri, digest + "\n", 1),)) or "")
+
+
 # -- directories (resources/directory/read, where the server declares directoryRead) -------------------
 
 

@@ -297,3 +297,62 @@ def test_a_2025_tool_refused_without_a_task_is_listed_again_and_called_as_one():
         "tasks/get",
         "tasks/result",
     ]
+
+
+@responses.activate
+def test_a_task_re_attached_by_id_is_asked_for_at_once_and_ends_as_a_started_one_would():
+    """``client.task(id)``: one ``tasks/get`` before it returns (its status is the server's), no
+    ``tools/call``; its cancellation is ``TaskCancelled`` naming the task, not a tool it cannot know."""
+    server = TaskServer([snapshot("working"), snapshot("cancelled", statusMessage="stopped")])
+    serve(server)
+    with connect() as client:
+        task = client.task(TASK_ID)
+        assert (task.id, task.status, task.tool) == (TASK_ID, "working", "")
+        assert server.methods() == ["server/discover", "tasks/get"]
+        with pytest.raises(TaskCancelled) as info:
+            task.result(timeout=T)
+    assert str(info.value) == "task task-7 was cancelled: stopped"
+
+
+@responses.activate
+def test_a_task_re_attached_with_its_tool_has_its_result_checked_against_the_output_schema(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``client.task(id, tool=...)``: the result is checked against that tool's ``outputSchema``, as
+    ``call_tool`` checks it; without ``tool=`` nothing says which schema applies, and it is not checked."""
+    wrong = {"content": [], "structuredContent": {"total": "many"}}
+    schema = {"type": "object", "properties": {"total": {"type": "integer"}}}
+    monkeypatch.setitem(globals(), "TOOL", {**TOOL, "outputSchema": schema})  # what tools/list says
+    serve(TaskServer([snapshot("completed", result=wrong)]))
+    with connect() as client:
+        with pytest.raises(mcpsync.OutputSchemaError):
+            client.task(TASK_ID, tool="job").result(timeout=T)
+        assert client.task(TASK_ID).result(timeout=T).structured_content == {"total": "many"}
+
+
+@responses.activate
+def test_an_id_the_server_does_not_know_is_task_not_found_and_other_refusals_stay_server_errors():
+    """-32602 to ``tasks/get`` is ``TaskNotFound`` (the id, the server, the server's words); -32601
+    (a server that runs no tasks) stays the plain ``ServerError``."""
+    answers = iter([-32602, -32601])
+
+    def refuse(request: Any) -> tuple[int, dict[str, str], str]:
+        message = json.loads(request.body)
+        if message["method"] == "server/discover":
+            return TaskServer([])(request)
+        error = {"code": next(answers), "message": "Task not found"}
+        return (
+            200,
+            {"Content-Type": "application/json"},
+            json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error}),
+        )
+
+    responses.add_callback(responses.POST, URL, callback=refuse)
+    with connect() as client:
+        with pytest.raises(mcpsync.TaskNotFound) as info:
+            client.task("gone")
+        with pytest.raises(ServerError) as other:
+            client.task("gone")
+    assert (info.value.task_id, info.value.server, info.value.code) == ("gone", client.name, -32602)
+    assert "no task 'gone'" in str(info.value) and "Task not found" in str(info.value)
+    assert type(other.value) is ServerError and other.value.code == -32601

@@ -445,3 +445,35 @@ def test_a_server_that_exits_at_once_is_reported_with_its_exit_code_and_stderr_e
             mcpsync.connect([sys.executable, "-c", code], timeout=CALL_TIMEOUT)
         assert info.value.exit_code == 3, str(info.value)
         assert "config missing" in info.value.stderr_tail
+
+
+def _framed(transport: StdioTransport, body: bytes, size: int) -> list:  # type: ignore[type-arg]
+    """What ``_read_lines`` hands on for ``body`` read ``size`` bytes at a time."""
+    got: list = []  # type: ignore[type-arg]
+    transport._feed = got.append  # type: ignore[method-assign]
+    transport._read_lines(iter([body[i : i + size] for i in range(0, len(body), size)]))
+    return got
+
+
+def test_lines_are_framed_alike_whatever_the_reads_cut_with_crlf_and_characters_split_across_reads():
+    """A line that spans reads is put together in one buffer and handed on as its text: the same
+    messages for every chunking, a CRLF line end and a multi-byte character cut between two reads
+    included; a blank line is no message."""
+    transport = StdioTransport("unused")
+    big = json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"t": "é€😀x" * 50_000}}, ensure_ascii=False)
+    body = (big + "\r\n" + '{"jsonrpc":"2.0","id":2,"result":{}}\n \r\n' + big + "\n").encode()
+    small = {"jsonrpc": "2.0", "id": 2, "result": {}}
+    for size in (3, 4096, 65536, len(body)):
+        got = _framed(transport, body, size)
+        assert [json.loads(line) for line in got] == [json.loads(big), small, json.loads(big)], size
+
+
+def test_a_long_line_that_is_not_utf8_is_handed_on_as_bytes_and_one_over_the_limit_not_at_all():
+    """Not UTF-8: the endpoint gets the bytes, to say what is wrong as of any line; a line over
+    ``max_message_size`` that spans reads is dropped as it goes by, and the next line is read."""
+    transport = StdioTransport("unused", max_message_size=100_000)
+    bad = b'{"x":"' + b"\xff" * 70_000 + b'"}'
+    over = b'{"x":"' + b"y" * 200_000 + b'"}'
+    got = _framed(transport, bad + b"\n" + over + b"\n" + b'{"ok":1}\n', 65536)
+    assert got == [bad, b'{"ok":1}']
+    assert transport.stats.oversized == 1
