@@ -1,7 +1,6 @@
 """Attacks on the authorization flows that already hold (issue 22's "not yet tried" list): kept holding.
+(The token endpoint's redirect to another origin: ``test_hostile_token_endpoint.py``.)
 
-- the token endpoint answers 307 to another origin (the code and the verifier
-  would follow in the body);
 - a 403 ``insufficient_scope`` asks for one more scope on every attempt;
 - the MCP server answers 401 to every request, however fresh the token.
 
@@ -10,7 +9,6 @@ Each must end in a bounded number of requests with an error that says why.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,16 +18,8 @@ from mcpsync import AuthorizationError, AuthorizationRequired, ClientCredentials
 from mcpsync._auth.oauth import MAX_STEP_UPS
 from mcpsync._session.channel import MAX_LOGINS
 from mcpsync.testing.oauth import OAuthTestServer
-from tests.helpers import LocalService, served
 
 T = 20
-
-
-@pytest.fixture
-def thief() -> Iterator[LocalService]:
-    """Another origin on 127.0.0.1: records what reaches it."""
-    with served(LocalService()) as service:
-        yield service
 
 
 def _login(server: OAuthTestServer, asked: list[str]) -> mcpsync.OAuth:
@@ -38,19 +28,6 @@ def _login(server: OAuthTestServer, asked: list[str]) -> mcpsync.OAuth:
         return server.approve(url)
 
     return mcpsync.OAuth(on_authorize=person, store=MemoryTokenStore())
-
-
-def test_a_token_endpoint_that_redirects_to_another_origin_is_not_followed(thief):
-    """Attack: the token endpoint answers the code's redemption with a 307 (which keeps the POST and
-    its body) to another origin. Promise: not followed: the code and the verifier never reach it,
-    and the error names both URLs."""
-    steal = f"http://127.0.0.1:{thief.port}/steal"
-    with OAuthTestServer(token_redirect=steal) as server:
-        with pytest.raises(AuthorizationError, match="another origin; not followed") as raised:
-            mcpsync.connect(server.url, auth=_login(server, []), timeout=T).close()
-        assert steal in str(raised.value)
-        assert thief.seen == []
-        assert len(server.requests_to("/token")) == 1
 
 
 @pytest.mark.parametrize("who", ["person", "client_credentials"])

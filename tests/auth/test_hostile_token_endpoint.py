@@ -12,9 +12,12 @@ from typing import Any
 
 import pytest
 
-from mcpsync import MCPError
+import mcpsync
+from mcpsync import AuthorizationError, MCPError, MemoryTokenStore
 from mcpsync._auth.http import AuthHTTP
 from mcpsync._auth.tokens import ClientInfo, request_token
+from mcpsync.testing.oauth import OAuthTestServer
+from tests.helpers import LocalService, served
 
 T = 10
 
@@ -73,3 +76,27 @@ def test_a_token_endpoint_redirecting_to_another_origin_gets_the_grant_once_and_
                     issuer=url.rsplit("/", 1)[0],
                 )
         assert len(asked) == 1 and stolen == []
+
+
+@pytest.fixture
+def thief() -> Iterator[LocalService]:
+    """Another origin on 127.0.0.1: records what reaches it."""
+    with served(LocalService()) as service:
+        yield service
+
+
+def _login(server: OAuthTestServer) -> mcpsync.OAuth:
+    return mcpsync.OAuth(on_authorize=server.approve, store=MemoryTokenStore())
+
+
+def test_a_token_endpoint_that_redirects_to_another_origin_is_not_followed(thief):
+    """Attack: the token endpoint answers the code's redemption with a 307 (which keeps the POST and
+    its body) to another origin. Promise: not followed: the code and the verifier never reach it,
+    and the error names both URLs."""
+    steal = f"http://127.0.0.1:{thief.port}/steal"
+    with OAuthTestServer(token_redirect=steal) as server:
+        with pytest.raises(AuthorizationError, match="another origin; not followed") as raised:
+            mcpsync.connect(server.url, auth=_login(server), timeout=T).close()
+        assert steal in str(raised.value)
+        assert thief.seen == []
+        assert len(server.requests_to("/token")) == 1
