@@ -123,14 +123,9 @@ class Channel:
                 if authorizer is None or not authorizer.can_login():
                     raise
                 if logins >= MAX_LOGINS:
-                    raise AuthorizationRequired(
+                    raise exc.retold(
                         f"{self.transport.name}: refused again after {logins} logins for this request; "
-                        f"not asked again. The last answer: {exc}",
-                        server=exc.server,
-                        status_code=exc.status_code,
-                        www_authenticate=exc.www_authenticate,
-                        login_command=exc.login_command,
-                        scopes=exc.scopes,
+                        f"not asked again. The last answer: {exc}"
                     ) from None
                 logins += 1
                 deadline = math.inf if given is None else started + given

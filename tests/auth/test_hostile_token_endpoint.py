@@ -17,7 +17,6 @@ from mcpsync import AuthorizationError, MCPError, MemoryTokenStore
 from mcpsync._auth.http import AuthHTTP
 from mcpsync._auth.tokens import ClientInfo, request_token
 from mcpsync.testing.oauth import OAuthTestServer
-from tests.helpers import LocalService, served
 
 T = 10
 
@@ -78,25 +77,18 @@ def test_a_token_endpoint_redirecting_to_another_origin_gets_the_grant_once_and_
         assert len(asked) == 1 and stolen == []
 
 
-@pytest.fixture
-def thief() -> Iterator[LocalService]:
-    """Another origin on 127.0.0.1: records what reaches it."""
-    with served(LocalService()) as service:
-        yield service
-
-
 def _login(server: OAuthTestServer) -> mcpsync.OAuth:
     return mcpsync.OAuth(on_authorize=server.approve, store=MemoryTokenStore())
 
 
-def test_a_token_endpoint_that_redirects_to_another_origin_is_not_followed(thief):
+def test_a_token_endpoint_that_redirects_to_another_origin_is_not_followed(local_service):
     """Attack: the token endpoint answers the code's redemption with a 307 (which keeps the POST and
     its body) to another origin. Promise: not followed: the code and the verifier never reach it,
     and the error names both URLs."""
-    steal = f"http://127.0.0.1:{thief.port}/steal"
+    steal = f"http://127.0.0.1:{local_service.port}/steal"
     with OAuthTestServer(token_redirect=steal) as server:
         with pytest.raises(AuthorizationError, match="another origin; not followed") as raised:
             mcpsync.connect(server.url, auth=_login(server), timeout=T).close()
         assert steal in str(raised.value)
-        assert thief.seen == []
+        assert local_service.seen == []
         assert len(server.requests_to("/token")) == 1

@@ -12,7 +12,6 @@ request it gets, and must get none.
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,7 +20,6 @@ import mcpsync
 from mcpsync import AuthorizationError, ClientCredentials, MemoryTokenStore
 from mcpsync._auth.addresses import check_url, is_local, is_loopback
 from mcpsync.testing.oauth import OAuthTestServer
-from tests.helpers import LocalService, served
 
 T = 20
 REMOTE = "mcp.example.test"
@@ -40,13 +38,6 @@ def remote_names(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket, "getaddrinfo", resolve)
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
         monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def local_service() -> Iterator[LocalService]:
-    """A service of the user's on 127.0.0.1: it answers anything, and records it."""
-    with served(LocalService()) as service:
-        yield service
 
 
 def _login(server: OAuthTestServer) -> mcpsync.OAuth:
