@@ -49,7 +49,11 @@ def test_all_lists_exactly_the_public_names():
 
 def test_exception_tree():
     for name in errors.__all__:
-        assert issubclass(getattr(errors, name), mcpsync.MCPError)
+        kind = getattr(errors, name)
+        assert issubclass(kind, mcpsync.MCPWarning if issubclass(kind, Warning) else mcpsync.MCPError)
+    assert issubclass(mcpsync.ProtocolWarning, mcpsync.MCPWarning)
+    assert issubclass(mcpsync.ConfigurationWarning, mcpsync.MCPWarning)
+    assert issubclass(mcpsync.MCPWarning, UserWarning)
     assert issubclass(mcpsync.RequestTimeout, TimeoutError)
     assert issubclass(mcpsync.ConfigurationError, ValueError)
     assert issubclass(mcpsync.NotSupportedError, NotImplementedError)

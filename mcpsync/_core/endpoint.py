@@ -110,10 +110,13 @@ class Problem:
 
     ``request_id`` is set when the problem failed that request at once (it
     was the request's answer, invalid or too large), rather than letting it time out.
+    ``kind`` says which count of ``stats`` it is in: ``"malformed"``, ``"invalid"``,
+    ``"unmatched_responses"`` or ``"oversized"``.
     """
 
     error: ProtocolError
     request_id: Optional[RequestId] = None
+    kind: str = ""
 
 
 @dataclass(frozen=True)
@@ -230,7 +233,7 @@ class Endpoint:
                 shown = shorten(data, size=len(data) if isinstance(data, bytes) or data.isascii() else None)
                 if self.first_malformed is None:
                     self.first_malformed = shorten(data, 80)
-                events.append(Problem(InvalidMessage(f"not JSON ({exc})", shown)))
+                events.append(Problem(InvalidMessage(f"not JSON ({exc})", shown), kind="malformed"))
             return events
         if type(decoded) is list and decoded:
             # JSON-RPC batches existed only in 2025-03-26; accepting one is cheap.
@@ -262,7 +265,9 @@ class Endpoint:
                 return False
             self.stats.malformed += 1
             junk = shorten(line[: match.start()])
-            events.append(Problem(InvalidMessage("not JSON (junk before a response, which was read)", junk)))
+            events.append(
+                Problem(InvalidMessage("not JSON (junk before a response, which was read)", junk), kind="malformed")
+            )
             self._take(message, events)
             return True
         return False
@@ -322,9 +327,9 @@ class Endpoint:
             key = jsonrpc.response_key(raw_id)
             if self.pending.reject(key, error):
                 # The request it answers fails now instead of timing out.
-                events.append(Problem(error, request_id=key))
+                events.append(Problem(error, request_id=key, kind="invalid"))
                 return
-        events.append(Problem(error))
+        events.append(Problem(error, kind="invalid"))
 
     def _unmatched(self, key: Any, message: Message, events: list[Event]) -> None:
         if key is not None and self.pending.was_abandoned(key):
@@ -337,7 +342,7 @@ class Endpoint:
             if key is not None
             else "error response without id"
         )
-        events.append(Problem(InvalidMessage(reason, text)))
+        events.append(Problem(InvalidMessage(reason, text), kind="unmatched_responses"))
 
     # -- messages over max_message_size ------------------------------------------------
 
@@ -380,7 +385,7 @@ class Endpoint:
             if self.pending.reject(owner, error):
                 return [Problem(error, request_id=owner)]
         if complete:
-            return [Problem(MessageTooLarge(f"{self.name}: a message", size, limit))]
+            return [Problem(MessageTooLarge(f"{self.name}: a message", size, limit), kind="oversized")]
         return []
 
     @staticmethod

@@ -37,6 +37,13 @@ Every exception is an ``MCPError``; catch that to catch them all::
     ├── TaskCancelled                a tool call's task was cancelled on the server
     └── ToolError                    a tool call returned ``isError: true``
 
+Warnings (Python's ``warnings``, shown without any logging set up; filter them by category)::
+
+    MCPWarning (a UserWarning)
+    ├── ProtocolWarning              a server sent junk, an invalid message or a stray response (the
+    │                                first of each kind per connection; the rest are counted in ``stats``)
+    └── ConfigurationWarning         a configuration that works but likely says what was not meant
+
 A local timeout is always a ``RequestTimeout``, never dressed up as a server
 error: the server did not say anything, so nothing pretends it did.
 """
@@ -51,12 +58,14 @@ __all__ = [
     "CapabilityNotDeclared",
     "CapabilityNotServed",
     "ConfigurationError",
+    "ConfigurationWarning",
     "ConnectError",
     "ExtensionNotDeclared",
     "HTTPStatusError",
     "HeaderMismatch",
     "InvalidMessage",
     "MCPError",
+    "MCPWarning",
     "MessageTooLarge",
     "MissingClientCapability",
     "NoResponseError",
@@ -64,6 +73,7 @@ __all__ = [
     "OutputSchemaError",
     "PageLimitExceeded",
     "ProtocolError",
+    "ProtocolWarning",
     "RequestTimeout",
     "ServerError",
     "ServerUnavailable",
@@ -96,7 +106,9 @@ class ServerError(MCPError):
     """
 
     def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(f"MCP error {code}: {message}")
+        prefix = f"MCP error {code}:"
+        # Servers built on the official SDKs often write the prefix into the message themselves.
+        super().__init__(message if str(message).startswith(prefix) else f"{prefix} {message}")
         self.code = code
         self.message = message
         self.data = data
@@ -692,3 +704,16 @@ class ToolError(MCPError):
     def __init__(self, message: str, result: Any = None) -> None:
         super().__init__(message)
         self.result = result
+
+
+class MCPWarning(UserWarning):
+    """The base of mcpsync's warnings: ``warnings.simplefilter("ignore", mcpsync.MCPWarning)`` hides them all."""
+
+
+class ProtocolWarning(MCPWarning):
+    """A server sent something that was skipped: a line that is not JSON, a message that fails the
+    schema, a response to no request. The first of each kind per connection; ``stats`` counts them all."""
+
+
+class ConfigurationWarning(MCPWarning):
+    """A configuration that works but likely says what was not meant (a timeout in the wrong unit)."""

@@ -586,7 +586,9 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     manager = Manager(
         config,
         startup_timeout=0,  # each command waits for the servers it needs, and no others
-        connect_timeout=args.timeout if args.timeout is not None else USE_DEFAULT,
+        connect_timeout=_connect_timeout(args),
+        # -v shows the servers' stderr through the log, with everything else it shows.
+        stderr=args.stderr if args.stderr is not None else ("log" if args.verbose else None),
         tool_cache=inline is None,  # an inline server is a one-off: keep it out of the user's cache
         reconnect=False,  # a command is short: a server that fails is reported, not retried
         client_options=client_options,
@@ -595,6 +597,13 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return COMMANDS[args.command](_Run(args, manager, out, err))
     finally:
         manager.close()
+
+
+def _connect_timeout(args: argparse.Namespace) -> Timeout:
+    """How long a server may take to connect: ``--connect-timeout``, else ``--timeout``, else the entry's."""
+    if args.connect_timeout is not None:
+        return float(args.connect_timeout)
+    return float(args.timeout) if args.timeout is not None else USE_DEFAULT
 
 
 def _exit_code(exc: BaseException) -> int:

@@ -138,6 +138,20 @@ def _add_common_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
         help="per request, and for servers to start (default: the server's, else 30)",
     )
     output.add_argument(
+        "--connect-timeout",
+        metavar="SECONDS",
+        type=_seconds,
+        default=default(None),
+        help="for servers to start, when it should differ from --timeout (default: the server's connectTimeout)",
+    )
+    output.add_argument(
+        "--stderr",
+        choices=("inherit", "log", "quiet"),
+        default=default(None),
+        help="the servers' stderr: on ours, a line at a time with the server's name in front (inherit, the "
+        "default), to the log (log: shown with -v), or nowhere (quiet); the last lines are shown when one fails",
+    )
+    output.add_argument(
         "-v",
         "--verbose",
         action="store_true",

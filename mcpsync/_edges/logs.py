@@ -1,7 +1,8 @@
 """Showing mcpsync's logs to a person: ``mcpsync.show_logs("INFO")``.
 
-It sends mcpsync's log records (the servers' stderr lines and log messages
-included) to the current ``sys.stderr``. The package itself installs only a
+It sends mcpsync's log records (the servers' log messages included, and their
+stderr lines when they are logged: ``stderr="log"``; by default those are
+written to ``sys.stderr`` directly) to the current ``sys.stderr``. The package itself installs only a
 ``NullHandler``; this is for people who ask.
 
 In a Jupyter kernel, a record that comes while a cell runs is written under

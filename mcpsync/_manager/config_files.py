@@ -9,7 +9,7 @@ Shapes read (one JSON object a file; other top-level members are ignored):
 
 An entry is what ``mcpsync.config.server_config_from_dict`` reads (``type``,
 ``command``, ``args``, ``env``, ``cwd``, ``url``, ``headers``, ``timeout`` in
-milliseconds), plus:
+milliseconds; mcpsync's own ``connectTimeout``, in milliseconds, and ``stderr``), plus:
 
 - ``enabled: false`` or ``disabled: true`` switches the server off; it is then
   neither checked beyond being an object nor expanded, and has no config.
@@ -109,6 +109,8 @@ _EXPECTED = {
     "httpUrl": "a string",
     "headers": "an object of strings",
     "timeout": "a positive number of milliseconds",
+    "connectTimeout": "a positive number of milliseconds",
+    "stderr": "'inherit', 'log' or 'quiet'",
     "inheritEnv": "true or false",
     "maxMessageSize": "a positive whole number of bytes",
     "oauth": "an object of OAuth settings (clientId, clientSecret, scopes, callbackPort, ...)",

@@ -30,13 +30,14 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Optional, TypeVar, Union
 
-from .._core.errors import MCPError, ServerUnavailable, TransportClosed, UnknownNameError
+from .._core.errors import ConfigurationError, MCPError, ServerUnavailable, TransportClosed, UnknownNameError
 from .._core.text import did_you_mean
 from .._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout, resolve_timeout
 from .._session import exit_cleanup, server_capabilities
 from .._session.client import Client
 from .._session.interrupts import shorten_interrupts
 from .._session.models import CallToolResult, GetPromptResult, ReadResourceResult, Tool
+from .._wire.config import STDERR_MODES
 from .._wire.interrupts import Changes, deferred_interrupts
 from .config_files import LoadedConfig, load_config, parse_config
 from .naming import DEFAULT_SEPARATOR, Collision, qualify_all, server_prefix
@@ -66,8 +67,11 @@ class Manager(Supervision):
             / VS Code style dict (or a bare ``{name: entry}`` dict), or the path
             of a configuration file.
         startup_timeout: seconds the constructor waits for servers to connect.
-        connect_timeout: seconds one connection attempt may take (``USE_DEFAULT``:
-            the server's configured timeout, else 30 s; ``None``: no limit).
+        connect_timeout: seconds one connection attempt may take (``USE_DEFAULT``: the server's
+            configured ``connectTimeout``, else its ``timeout``, else 30 s; ``None``: no limit).
+        stderr: what every stdio server's stderr does, in place of each entry's own ``stderr``:
+            ``"inherit"`` (each line on ``sys.stderr`` with the server's name in front, the
+            default of an entry), ``"log"`` (the logger ``mcpsync.server.<name>``) or ``"quiet"``.
         separator: between server and tool in qualified names.
         tool_cache: ``True`` (the default file in the user cache directory), a
             path, a ``ToolCache``, or ``False`` for none.
@@ -93,6 +97,7 @@ class Manager(Supervision):
         *,
         startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
         connect_timeout: Timeout = USE_DEFAULT,
+        stderr: Optional[str] = None,
         separator: str = DEFAULT_SEPARATOR,
         tool_cache: Union[bool, str, os.PathLike[str], ToolCache] = True,
         reconnect: bool = True,
@@ -115,6 +120,9 @@ class Manager(Supervision):
         self.separator = separator
         server_prefix("", separator)  # a bad separator fails here, not at the first list
         self.connect_timeout = connect_timeout
+        if stderr is not None and stderr not in STDERR_MODES:
+            raise ConfigurationError(f"Manager: stderr must be one of {STDERR_MODES}, not {stderr!r}")
+        self.stderr = stderr
         self.policy = ReconnectPolicy(
             enabled=reconnect,
             max_attempts=max_reconnect_attempts,

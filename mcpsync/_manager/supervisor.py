@@ -10,19 +10,20 @@ and every change wakes the callers waiting for one (``Changes``).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
 from typing import Any, Optional
 
 from .._core.errors import MCPError, TransportClosed
-from .._core.timeouts import Timeout
+from .._core.timeouts import USE_DEFAULT, Timeout
 from .._session.client import Client
 from .._session.connect import handshake, transport_auth
 from .._session.models import Tool
 from .._session.server_capabilities import items_served
 from .._wire import create_transport
-from .._wire.config import HTTPServerConfig, ServerConfig
+from .._wire.config import HTTPServerConfig, ServerConfig, StdioServerConfig
 from .._wire.interrupts import Changes
 from .config_files import ServerEntry
 from .reconnect import ReconnectPolicy
@@ -90,6 +91,7 @@ class Supervision:
     _connect_slots: threading.BoundedSemaphore
     _client_options: dict[str, Any]
     connect_timeout: Timeout
+    stderr: Optional[str]
     policy: ReconnectPolicy
 
     def _rename_tools(self) -> None:
@@ -160,6 +162,8 @@ class Supervision:
         server.wake.clear()
 
         def make(config: ServerConfig) -> Client:
+            if self.stderr is not None and isinstance(config, StdioServerConfig):
+                config = dataclasses.replace(config, stderr=self.stderr)
             client = Client(
                 create_transport(config, **_transport_options(server.entry)),
                 on_list_changed=on_list_changed,
@@ -176,7 +180,8 @@ class Supervision:
                 raise TransportClosed("the manager is closing")
             return client
 
-        timeout = self.connect_timeout
+        # The manager's bound for connecting, else the entry's ("connectTimeout"), else its timeout.
+        timeout = self.connect_timeout if self.connect_timeout is not USE_DEFAULT else server.config.connect_timeout
         try:
             # A server of an entry without "type" may be an HTTP+SSE one, as with mcpsync.connect.
             client = handshake(make(server.config), server.config, timeout, make)

@@ -35,6 +35,7 @@ from .._core.eras import (
     result_type,
 )
 from .._core.errors import (
+    ConfigurationError,
     NotSupportedError,
     ProtocolError,
     RequestTimeout,
@@ -46,7 +47,7 @@ from .._core.errors import (
 from .._core.jsonrpc import LOG_LEVELS, ErrorCode
 from .._core.pending import RequestFuture
 from .._core.text import shorten
-from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
+from .._core.timeouts import USE_DEFAULT, Timeout, check_timeout, resolve_timeout
 from .._version import __version__
 from .._wire.base import Transport, TransportStats
 from .._wire.interrupts import deferred_interrupts
@@ -168,6 +169,11 @@ class Client:
             headers over HTTP), a server's ``input_required`` results are answered with the
             handlers above and the request sent again, ``ping`` asks ``server/discover``, and
             ``set_logging_level`` sets the level each request asks for.
+        connect_timeout: seconds ``initialize`` may take when it is given no ``timeout`` (default:
+            the transport's timeout, which every request has by default).
+        stderr: for a stdio server, what its stderr does: ``"inherit"`` (the transport's default:
+            each line on ``sys.stderr`` with the server's name in front), ``"log"`` (the logger
+            ``mcpsync.server.<name>`` at INFO) or ``"quiet"``.
         strict_capabilities: refuse, before sending, a typed method whose capability the server did
             not declare (``CapabilityNotDeclared``). Default ``False``: send it anyway, as servers
             that under-declare are common; a -32601 answer then raises ``CapabilityNotServed``.
@@ -213,8 +219,18 @@ class Client:
         protocol: str = AUTO,
         strict_capabilities: bool = False,
         tracing: Any = True,
+        connect_timeout: Timeout = USE_DEFAULT,
+        stderr: Optional[str] = None,
     ) -> None:
+        if stderr is not None:
+            if not hasattr(transport, "stderr_mode"):
+                raise ConfigurationError(
+                    f"{transport.name}: stderr= is for a stdio server; this one is {transport.kind}"
+                )
+            transport.stderr_mode = stderr
         self.transport = transport
+        #: ``initialize``'s default timeout (``USE_DEFAULT``: the transport's, every request's default).
+        self.connect_timeout = check_timeout(connect_timeout, f"server {transport.name!r}")
         #: Whether typed methods refuse, before sending, a request whose capability the server did not declare.
         self.strict_capabilities = strict_capabilities
         #: ``"auto"`` (the default: probe with ``server/discover``, fall back to the ``initialize``
@@ -351,7 +367,7 @@ class Client:
                 raise ProtocolError(f"{self.name}: initialize() may run once; the client is {self._state.value}")
             self._initializing = True
         # The lock is not held while we wait, so close() from another thread can cut the handshake short.
-        seconds = resolve_timeout(timeout, self.transport.default_timeout)
+        seconds = resolve_timeout(timeout, resolve_timeout(self.connect_timeout, self.transport.default_timeout))
         deadline = math.inf if seconds is None else time.monotonic() + seconds  # opening counts too
         paused = self._channel.person_time
         try:

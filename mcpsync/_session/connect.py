@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
+from collections.abc import Mapping
 from typing import Any, Callable, Optional
 from urllib.parse import urlsplit
 
@@ -12,7 +13,14 @@ from .._core.errors import ConfigurationError, HTTPStatusError, MCPError
 from .._core.text import EXCERPT_LIMIT, cut, first_line
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
 from .._wire import create_transport
-from .._wire.config import HTTPServerConfig, ServerConfig, server_config_from
+from .._wire.config import (
+    HTTP_OPTIONS,
+    STDIO_OPTIONS,
+    HTTPServerConfig,
+    ServerConfig,
+    StdioServerConfig,
+    server_config_from,
+)
 from .client import Client
 
 __all__ = ["SSE_FALLBACK_STATUSES", "connect", "handshake", "transport_auth"]
@@ -41,7 +49,14 @@ def connect(
     *,
     name: Optional[str] = None,
     timeout: Timeout = USE_DEFAULT,
+    connect_timeout: Timeout = USE_DEFAULT,
     auth: Any = None,
+    env: Optional[Mapping[str, str]] = None,
+    cwd: Optional[str] = None,
+    inherit_env: Optional[bool] = None,
+    stderr: Optional[str] = None,
+    headers: Optional[Mapping[str, str]] = None,
+    oauth: Optional[Mapping[str, Any]] = None,
     **client_kwargs: Any,
 ) -> Client:
     """Start or reach one server, run the handshake, and return the ready ``Client``.
@@ -53,20 +68,36 @@ def connect(
             ``type``) is tried as Streamable HTTP first, then as HTTP+SSE if the POST gets 400, 404
             or 405 (see ``handshake``).
         name: the server's name in logs and thread names.
-        timeout: seconds for the handshake (default: the config's timeout, else 30 s; ``None``: no limit).
+        timeout: the client's default timeout for every request, the handshake included, in seconds
+            (default: the config's timeout, else 30 s; ``None``: no limit); a call's own ``timeout=``
+            overrides it.
+        connect_timeout: seconds for connecting (starting the server, the handshake), when that
+            bound should differ from ``timeout`` (default: the config's ``connect_timeout``, else ``timeout``).
+        env, cwd, inherit_env, stderr: for a command (a stdio server), as ``StdioServerConfig`` has them;
+            they replace the target's own. ``stderr``: ``"inherit"`` (the default: each line on
+            ``sys.stderr`` with the server's name in front), ``"log"`` (the logger
+            ``mcpsync.server.<name>``) or ``"quiet"``.
+        headers, oauth: for a URL (an HTTP server), as ``HTTPServerConfig`` has them.
         auth: for an HTTP server, an ``mcpsync.OAuth`` (or another grant), or any ``requests`` auth
             object. Default: ``OAuth()`` unless the headers carry ``Authorization``: a server that
             answers 401 gets a login when someone is there, else ``AuthorizationRequired``.
         **client_kwargs: passed to ``Client``.
 
     Raises:
-        ConfigurationError: ``target`` is not a valid server description.
+        ConfigurationError: ``target`` is not a valid server description, or a keyword does not fit it
+            (``env=`` for a URL, ``headers=`` for a command).
         HTTPStatusError: an HTTP server refused (the text carries the auth hints).
         AuthorizationRequired: the server wants a login, and nobody is here to give one.
         AuthorizationError: authorizing failed (a refusal: the text says what did not match).
         ConnectError, TransportClosed, RequestTimeout, ProtocolError: as ``Client.initialize``.
     """
     config = server_config_from(target, name)
+    given = {"env": env, "cwd": cwd, "inherit_env": inherit_env, "stderr": stderr, "headers": headers, "oauth": oauth}
+    config = with_options(config, {k: v for k, v in given.items() if v is not None})
+    if timeout is not USE_DEFAULT:
+        config = dataclasses.replace(config, timeout=timeout)
+    if connect_timeout is not USE_DEFAULT:
+        config = dataclasses.replace(config, connect_timeout=connect_timeout)
     transport_options: dict[str, Any] = {}
     if auth is not None and not isinstance(config, HTTPServerConfig):
         raise ConfigurationError(f"{config.display_name}: auth= is for HTTP servers; a stdio server takes env=")
@@ -76,9 +107,35 @@ def connect(
             transport_options["auth"] = chosen
 
     def make(chosen: ServerConfig) -> Client:
-        return Client(create_transport(chosen, **transport_options), **client_kwargs)
+        return Client(
+            create_transport(chosen, **transport_options), connect_timeout=chosen.connect_timeout, **client_kwargs
+        )
 
-    return handshake(make(config), config, timeout, make)
+    return handshake(make(config), config, config.connect_timeout, make)
+
+
+def with_options(config: ServerConfig, options: Mapping[str, Any]) -> ServerConfig:
+    """``config`` with the transport's ``options`` (``env``, ``cwd``... for a command; ``headers``,
+    ``oauth`` for a URL) in place of its own.
+
+    Raises:
+        ConfigurationError: an option that does not fit the kind of server, named.
+    """
+    if not options:
+        return config
+    fits, kind = (
+        (STDIO_OPTIONS, "a command (a stdio server)")
+        if isinstance(config, StdioServerConfig)
+        else (HTTP_OPTIONS, "a URL (an HTTP server)")
+    )
+    wrong = [key for key in options if key not in fits]
+    if wrong:
+        takes = ", ".join(f"{k}=" for k in fits)
+        raise ConfigurationError(
+            f"{config.display_name}: {', '.join(f'{k}=' for k in wrong)} "
+            f"{'does' if len(wrong) == 1 else 'do'} not fit {kind}, which takes {takes}"
+        )
+    return dataclasses.replace(config, **options)
 
 
 def handshake(

@@ -22,10 +22,11 @@ import logging
 import math
 import threading
 import time
+import warnings
 from typing import Any, ClassVar, Optional, Protocol, Union
 
 from .._core.endpoint import DEFAULT_MAX_MESSAGE_SIZE, Endpoint, Event, Incoming, Problem, Reply, TransportStats
-from .._core.errors import MCPError, ProtocolError, RequestTimeout, TransportClosed
+from .._core.errors import MCPError, ProtocolError, ProtocolWarning, RequestTimeout, TransportClosed
 from .._core.jsonrpc import Kind, Message
 from .._core.pending import RequestFuture
 from .._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout, check_timeout, resolve_timeout
@@ -35,6 +36,14 @@ from .interrupts import Latch
 __all__ = ["Receiver", "Transport", "TransportState", "TransportStats"]
 
 logger = logging.getLogger("mcpsync.transport")
+
+#: What each kind of skipped message is, in a ``ProtocolWarning``'s words.
+_SKIPPED = {
+    "malformed": "output that is not JSON-RPC",
+    "invalid": "a message that fails the JSON-RPC schema",
+    "unmatched_responses": "a response to no request",
+    "oversized": "a message over max_message_size",
+}
 #: Every message sent (``-->``) and received (``<--``), at DEBUG; ``mcpsync -v`` shows it.
 traffic_logger = logging.getLogger("mcpsync.traffic")
 
@@ -131,6 +140,7 @@ class Transport:
         #: The negotiated protocol version (``negotiated`` sets it; HTTP sends it as a header).
         self.protocol_version: Optional[str] = None
         self._receiver: Receiver = _NoReceiver()
+        self._warned: set[str] = set()  # the kinds of skipped messages a ProtocolWarning told of
         self._state = TransportState.UNOPENED
         self._state_lock = threading.Lock()
         self._start_lock = threading.Lock()
@@ -418,6 +428,9 @@ class Transport:
                     logger.warning("server %r: request %r failed: %s", self.name, event.request_id, event.error)
                     continue
                 logger.warning("server %r: skipped %s", self.name, event.error)
+                if event.kind and event.kind not in self._warned:
+                    self._warned.add(event.kind)
+                    self._warn(event)
                 try:
                     self._receiver.problem(event.error)
                 except Exception:
@@ -427,6 +440,25 @@ class Transport:
                     self.send_message(event.data, READER_WRITE_TIMEOUT)
                 except MCPError as exc:
                     logger.debug("server %r: could not answer: %s", self.name, exc)
+
+    def _warn(self, problem: Problem) -> None:
+        """The first skipped message of its kind on this connection, as a ``ProtocolWarning``.
+
+        "Never silent" must hold with no logging set up, and a library may not configure logging:
+        Python's warnings are shown by default, once here per kind and connection (the rest are
+        counted in ``stats`` and logged), and can be filtered by category or turned into errors.
+        They come from a reader thread: an error there would reach nobody but end the reader, so a
+        warning the filters turned into an exception is dropped (it was logged above).
+        """
+        text = (
+            f"server {self.name!r} sent {_SKIPPED.get(problem.kind, problem.kind)}, which was skipped: "
+            f"{problem.error} (the first on this connection; the next are counted in stats.{problem.kind})"
+        )
+        try:
+            # No source line to show: the cause is the server, not a line of anybody's code.
+            warnings.warn_explicit(text, ProtocolWarning, "mcpsync", 0, module="mcpsync")
+        except Warning:
+            pass
 
     def _log_traffic(self, direction: str, data: Union[bytes, str]) -> None:
         """Log one message of the traffic, cut to ``TRAFFIC_LIMIT`` characters (a huge one is not decoded whole)."""

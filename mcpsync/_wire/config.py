@@ -3,22 +3,29 @@
 Units: seconds (floats) in the Python API; ``timeout=None`` means no limit and
 ``USE_DEFAULT`` (the default) means ``DEFAULT_TIMEOUT``, 30 s. In JSON
 configuration (the ``mcpServers`` entries other MCP clients write)
-``timeout`` is milliseconds, and ``server_config_from_dict`` converts it.
+``timeout`` and ``connectTimeout`` are milliseconds, and ``server_config_from_dict``
+converts them (a ``timeout`` under 1000 gets a ``ConfigurationWarning``: seconds
+written where milliseconds belong).
+
+One meaning of ``timeout``: the default bound of every request to the server,
+the handshake included; ``connect_timeout`` (when given) bounds connecting instead.
 """
 
 from __future__ import annotations
 
 import os
 import shlex
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional, Union
 
-from .._core.errors import ConfigurationError
+from .._core.errors import ConfigurationError, ConfigurationWarning
 from .._core.text import did_you_mean
 from .._core.timeouts import USE_DEFAULT, Timeout, UseDefault, check_timeout
 
 __all__ = [
+    "STDERR_MODES",
     "HTTPServerConfig",
     "MessageSize",
     "ServerConfig",
@@ -44,6 +51,16 @@ OAUTH_SETTINGS = {
 OAUTH_IGNORED = ("enabled", "authorizationUrl", "tokenUrl", "audiences", "tokenParamName", "registrationUrl")
 #: Programs that start the real server named by their first argument.
 _LAUNCHERS = frozenset({"node", "npx", "uvx", "uv", "bunx", "deno", "pipx", "docker"})
+
+#: What a stdio server's stderr may do: ``"inherit"`` (the default: each line on our ``sys.stderr``,
+#: the server's name in front), ``"log"`` (the logger ``mcpsync.server.<name>`` at INFO) or ``"quiet"``
+#: (neither). The last lines are kept for the error of a server that dies, whatever the mode.
+STDERR_MODES = ("inherit", "log", "quiet")
+#: A config entry's ``timeout`` below this many milliseconds was likely meant as seconds.
+LIKELY_SECONDS = 1000
+#: The keywords of a command (stdio) target and of a URL (HTTP) target that set its configuration.
+STDIO_OPTIONS = ("env", "cwd", "inherit_env", "stderr")
+HTTP_OPTIONS = ("headers", "oauth")
 
 #: What ``max_message_size`` takes: bytes, ``None`` (no limit) or ``USE_DEFAULT`` (64 MiB).
 MessageSize = Union[int, None, Literal[UseDefault.USE_DEFAULT]]
@@ -72,6 +89,9 @@ class StdioServerConfig:
             safe default set (see ``mcpsync._wire.stdio.DEFAULT_INHERITED_ENV_VARS``).
         max_message_size: bytes one message from the server may have
             (``None``: no limit; ``USE_DEFAULT``: 64 MiB).
+        connect_timeout: seconds for connecting (starting, the handshake); ``USE_DEFAULT``: ``timeout``.
+        stderr: what the server's stderr does: ``"inherit"`` (default), ``"log"`` or ``"quiet"``
+            (see ``STDERR_MODES``).
     """
 
     command: str
@@ -82,9 +102,14 @@ class StdioServerConfig:
     name: Optional[str] = None
     inherit_env: bool = False
     max_message_size: MessageSize = USE_DEFAULT
+    connect_timeout: Timeout = USE_DEFAULT
+    stderr: str = "inherit"
 
     def __post_init__(self) -> None:
         where = f"server {self.name!r}" if self.name else "stdio server"
+        if self.stderr not in STDERR_MODES:
+            raise ConfigurationError(f"{where}: 'stderr' must be one of {STDERR_MODES}, not {self.stderr!r}")
+        object.__setattr__(self, "connect_timeout", check_timeout(self.connect_timeout, where))
         if not isinstance(self.command, str) or not self.command.strip():
             raise ConfigurationError(f"{where}: 'command' must be a non-empty string, not {self.command!r}")
         if isinstance(self.args, str) or not all(isinstance(a, str) for a in self.args):
@@ -137,6 +162,7 @@ class HTTPServerConfig:
         oauth: OAuth settings, as an ``mcpServers`` entry's ``oauth`` object has them
             (``clientId``, ``clientSecret``, ``scopes``, ``redirectUri``, ``callbackPort``,
             ``clientMetadataUrl``, ``issuer``, ``dpop``; ``"enabled": false`` turns OAuth off).
+        connect_timeout: seconds for connecting (the handshake); ``USE_DEFAULT``: ``timeout``.
         type_given: whether ``type`` was chosen (the default); ``False`` for a bare URL and an
             entry without ``type``: ``mcpsync.connect`` and the manager then try HTTP+SSE when the
             Streamable HTTP POST is refused with 400, 404 or 405. Not compared.
@@ -150,9 +176,11 @@ class HTTPServerConfig:
     max_message_size: MessageSize = USE_DEFAULT
     oauth: Optional[Mapping[str, Any]] = None
     type_given: bool = field(default=True, compare=False, repr=False)
+    connect_timeout: Timeout = USE_DEFAULT
 
     def __post_init__(self) -> None:
         where = f"server {self.name!r}" if self.name else "http server"
+        object.__setattr__(self, "connect_timeout", check_timeout(self.connect_timeout, where))
         if not isinstance(self.url, str) or not self.url.startswith(("http://", "https://")):
             raise ConfigurationError(f"{where}: 'url' must be an http:// or https:// URL, not {self.url!r}")
         if self.type not in HTTP_TYPES:
@@ -193,7 +221,10 @@ def server_config_from_dict(entry: Mapping[str, Any], name: Optional[str] = None
 
     ``type`` may be omitted (stdio when ``command`` is set, http when ``url``
     is: then with the HTTP+SSE fallback, ``type_given=False``), ``"stdio"``,
-    ``"http"`` or ``"sse"``. ``maxMessageSize`` (bytes) sets ``max_message_size``.
+    ``"http"`` or ``"sse"``. ``maxMessageSize`` (bytes) sets ``max_message_size``,
+    ``connectTimeout`` (milliseconds) ``connect_timeout``, and a stdio entry's ``stderr``
+    (``"inherit"``, ``"log"``, ``"quiet"``) what its stderr does. A ``timeout`` under 1000
+    (``30``: seconds written as milliseconds?) gets a ``ConfigurationWarning`` naming the unit.
 
     Raises:
         ConfigurationError: the entry is not one of those shapes; the message names the field.
@@ -207,10 +238,8 @@ def server_config_from_dict(entry: Mapping[str, Any], name: Optional[str] = None
         if "command" in entry and "url" in entry:
             raise ConfigurationError(f"{where}: has both 'command' and 'url'; give one, or set 'type'")
         kind = "http" if "url" in entry else "stdio"
-    timeout_ms = entry.get("timeout")
-    if timeout_ms is not None and (isinstance(timeout_ms, bool) or not isinstance(timeout_ms, (int, float))):
-        raise ConfigurationError(f"{where}: 'timeout' must be milliseconds (a number), not {timeout_ms!r}")
-    timeout: Timeout = USE_DEFAULT if timeout_ms is None else timeout_ms / 1000.0
+    timeout = _milliseconds(entry, "timeout", where)
+    connect_timeout = _milliseconds(entry, "connectTimeout", where)
     max_message_size = entry.get("maxMessageSize", USE_DEFAULT)
     if kind == "stdio":
         if "command" not in entry:
@@ -224,10 +253,14 @@ def server_config_from_dict(entry: Mapping[str, Any], name: Optional[str] = None
             name=name,
             inherit_env=bool(entry.get("inheritEnv", False)),
             max_message_size=max_message_size,
+            connect_timeout=connect_timeout,
+            stderr=entry.get("stderr", "inherit"),
         )
     if kind in HTTP_TYPES:
         if "url" not in entry:
             raise ConfigurationError(f"{where}: an {kind} server needs 'url'")
+        if "stderr" in entry:
+            raise ConfigurationError(f"{where}: 'stderr' is for a stdio server; an {kind} server has none")
         return HTTPServerConfig(
             url=entry["url"],
             headers=entry.get("headers"),
@@ -237,8 +270,26 @@ def server_config_from_dict(entry: Mapping[str, Any], name: Optional[str] = None
             max_message_size=max_message_size,
             oauth=entry.get("oauth"),
             type_given=type_given,
+            connect_timeout=connect_timeout,
         )
     raise ConfigurationError(f"{where}: unknown 'type' {kind!r}; expected 'stdio', 'http' or 'sse'")
+
+
+def _milliseconds(entry: Mapping[str, Any], key: str, where: str) -> Timeout:
+    """An entry's ``timeout`` or ``connectTimeout`` (milliseconds) as seconds; ``USE_DEFAULT`` when absent."""
+    value = entry.get(key)
+    if value is None:
+        return USE_DEFAULT
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigurationError(f"{where}: {key!r} must be milliseconds (a number), not {value!r}")
+    if 0 < value < LIKELY_SECONDS:
+        warnings.warn(
+            f"{where}: {key!r} is {value:g} milliseconds ({value / 1000:g} s); MCP configuration gives "
+            f"milliseconds: for {value:g} seconds write {value * 1000:g}",
+            ConfigurationWarning,
+            stacklevel=3,
+        )
+    return value / 1000.0
 
 
 def _check_oauth(value: Any, where: str) -> dict[str, Any]:

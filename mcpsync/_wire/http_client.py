@@ -43,6 +43,7 @@ from __future__ import annotations
 import logging
 import math
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -313,7 +314,7 @@ class Exchange:
             try:
                 response = client.adapter_send(prepared, self.timeouts())
             except Exception as exc:
-                raise self._translate(exc, method, url) from exc
+                raise self._translate(exc, method, url) from short_chain(exc)
             if self.cut_reason is not None:
                 # A socket shut down while the headers came in reads as their end: http.client
                 # then returns what it had as a whole answer. It is not one.
@@ -393,7 +394,7 @@ class Exchange:
                 # Decoded: requests asks for gzip, and a server (or a proxy) may compress a stream too.
                 data = raw.read1(READ_SIZE, decode_content=True)
             except Exception as exc:
-                raise self._translate(exc, "reading", response.url) from exc
+                raise self._translate(exc, "reading", response.url) from short_chain(exc)
             if self.cut_reason is not None:
                 # The end of a body we cut is no end; and where the socket could not be shut
                 # down (a session of yours), the cut takes effect with the next bytes.
@@ -471,9 +472,9 @@ class Exchange:
         ):
             if time.monotonic() >= self.deadline:
                 return self._past_deadline()
-            return ConnectError(f"{client.name}: could not connect to {url} in time")
-        if _never_connected(exc):
-            return ConnectError(f"{client.name}: cannot reach {url}: {reason(exc)}")
+            return ConnectError(f"{_who(client.name, url)}could not connect to {url} in time")
+        if method != "reading" and _never_connected(exc):
+            return ConnectError(f"{_who(client.name, url)}cannot connect to {url}: {reason(exc)}")
         if isinstance(exc, (requests.exceptions.ReadTimeout, urllib3.exceptions.ReadTimeoutError)):
             if time.monotonic() >= self.deadline:
                 return self._past_deadline()
@@ -723,27 +724,65 @@ def _shut_down(sock: Any) -> None:
             pass
 
 
-def _never_connected(exc: BaseException) -> bool:
-    """Whether a connection error happened before any byte could be sent."""
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and every exception it wraps (urllib3's ``reason``, causes, contexts, arguments), once each."""
     seen: list[BaseException] = []
     stack: list[Any] = [exc]
     while stack:
-        item = stack.pop()
+        item = stack.pop(0)
         if not isinstance(item, BaseException) or any(item is s for s in seen):
             continue
         seen.append(item)
-        if isinstance(item, (urllib3.exceptions.NewConnectionError, urllib3.exceptions.NameResolutionError)):
-            return True
-        if isinstance(item, ConnectionRefusedError):
-            return True
+        yield item
         stack.extend([getattr(item, "reason", None), item.__cause__, item.__context__, *item.args])
-    return False
+
+
+def _never_connected(exc: BaseException) -> bool:
+    """Whether a connection error happened before any byte could be sent (a failed TLS handshake too)."""
+    return any(isinstance(item, _NEVER_CONNECTED) for item in _chain(exc))
+
+
+_NEVER_CONNECTED = (
+    urllib3.exceptions.NewConnectionError,
+    urllib3.exceptions.NameResolutionError,
+    ConnectionRefusedError,
+    socket.gaierror,
+    urllib3.exceptions.SSLError,  # a failed TLS handshake: urllib3 wraps it so while connecting
+)
 
 
 def reason(exc: BaseException) -> str:
-    """The innermost useful text of a ``requests``/urllib3 exception chain."""
+    """What went wrong, in a few words: ``connection refused``, ``the host name ... does not resolve``,
+    ``TLS failed: ...``, ``connection reset``; else the innermost useful text of the exception chain
+    (never urllib3's pool and retry wrappers when something shorter says it)."""
+    for item in _chain(exc):
+        if isinstance(item, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(item, urllib3.exceptions.NameResolutionError) or isinstance(item, socket.gaierror):
+            host = getattr(getattr(item, "conn", None), "host", None)
+            return f"the host name {host} does not resolve" if host else "the host name does not resolve"
+        if isinstance(item, ssl.SSLError) and not isinstance(item, urllib3.exceptions.SSLError):
+            detail = getattr(item, "verify_message", None) or getattr(item, "reason", None) or str(item)
+            return f"TLS failed: {str(detail).lower().replace('_', ' ')}"
+        if isinstance(item, ConnectionResetError):
+            return "connection reset by the server"
+        if isinstance(item, (ConnectionAbortedError, BrokenPipeError)):
+            return "connection closed by the server"
     text = str(exc)
     inner = exc.__context__ or exc.__cause__
     while inner is not None and not str(inner):
         inner = inner.__context__ or inner.__cause__
     return text or (str(inner) if inner is not None else type(exc).__name__)
+
+
+def short_chain(exc: BaseException) -> BaseException:
+    """``exc``, kept whole as the ``__cause__`` of our error, but printed without urllib3's chain of
+    wrappers behind it (pool, retries, connection, socket: four exceptions and 90 lines of traceback
+    for a refused connection); ``exc.__context__`` still holds them for whoever wants them."""
+    exc.__suppress_context__ = True
+    return exc
+
+
+def _who(name: str, url: str) -> str:
+    """``"name: "`` before an error's text, unless the URL says it already (a bare URL's host)."""
+    return "" if name in url else f"{name}: "

@@ -2,9 +2,14 @@
 
 Threads (named ``mcpsync-<role>-<server>``): a reader for the child's stdout
 and one for its stderr. The stderr thread reads all the time, so a server that
-floods stderr never blocks on a full pipe; each line goes to the logger
-``mcpsync.server.<name>`` at INFO and into a bounded tail that is attached to
-``TransportClosed`` when the server dies.
+floods stderr never blocks on a full pipe; each line goes into a bounded tail
+that is attached to ``TransportClosed`` when the server dies, and, by the
+``stderr`` mode: to our ``sys.stderr`` with the server's name in front
+(``"inherit"``, the default, as other MCP clients pass it through: a server that
+explains why it fails is heard), to the logger ``mcpsync.server.<name>`` at INFO
+(``"log"``), or nowhere else (``"quiet"``). ``sys.stderr`` is looked up for
+each line, so a notebook shows it under the running cell and pytest captures it
+with the running test.
 
 The child's environment: by default only the variables a program needs to run
 (``DEFAULT_INHERITED_ENV_VARS``) plus the configured ``env``, so secrets in our
@@ -26,17 +31,18 @@ import select
 import shlex
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, Any, Optional, Union
 
 from .._core.endpoint import ID_SCAN_BYTES
-from .._core.errors import ConnectError, MCPError, TransportClosed, WriteTimeout
+from .._core.errors import ConfigurationError, ConnectError, MCPError, TransportClosed, WriteTimeout
 from .._core.text import cut
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .base import CLOSE_NOTICE_BUDGET, NOTICE_TIMEOUT, READER_WRITE_TIMEOUT, Transport
-from .config import StdioServerConfig
+from .config import STDERR_MODES, StdioServerConfig
 from .interrupts import POLL, acquire_deferred, interrupted
 from .workers import Workers
 
@@ -89,6 +95,9 @@ class StdioTransport(Transport):
         env: variables added to the child's environment.
         cwd: the child's working directory.
         inherit_env: give the child our whole environment, not the safe default.
+        stderr: what the child's stderr does: ``"inherit"`` (the default: each line on our
+            ``sys.stderr`` as ``[name] line``), ``"log"`` (the logger ``mcpsync.server.<name>``
+            at INFO) or ``"quiet"``; its last lines are kept for errors whatever the mode.
         name: the server's name (default: the program's base name).
         timeout: default request timeout in seconds (``None``: no limit; ``USE_DEFAULT``: 30 s).
         exit_timeout: seconds to wait for the child to exit after its stdin is closed.
@@ -105,6 +114,7 @@ class StdioTransport(Transport):
         env: Optional[Mapping[str, str]] = None,
         cwd: Optional[str] = None,
         inherit_env: bool = False,
+        stderr: str = "inherit",
         name: Optional[str] = None,
         timeout: Timeout = USE_DEFAULT,
         exit_timeout: float = 2.0,
@@ -119,9 +129,11 @@ class StdioTransport(Transport):
             timeout=timeout,
             name=name,
             inherit_env=inherit_env,
+            stderr=stderr,
         )
         super().__init__(name=config.display_name, timeout=timeout, **options)
         self.config = config
+        self._stderr_mode = config.stderr
         self.exit_timeout = exit_timeout
         self.terminate_timeout = terminate_timeout
         self._process: Optional[subprocess.Popen[bytes]] = None
@@ -146,6 +158,7 @@ class StdioTransport(Transport):
             env=config.env,
             cwd=config.cwd,
             inherit_env=config.inherit_env,
+            stderr=config.stderr,
             name=config.name,
             timeout=config.timeout,
             **kwargs,
@@ -172,6 +185,17 @@ class StdioTransport(Transport):
     def returncode(self) -> Optional[int]:
         """The child's exit code, once it has exited and been reaped."""
         return self._process.returncode if self._process is not None else None
+
+    @property
+    def stderr_mode(self) -> str:
+        """What the server's stderr lines do: ``"inherit"``, ``"log"`` or ``"quiet"`` (may be changed)."""
+        return self._stderr_mode
+
+    @stderr_mode.setter
+    def stderr_mode(self, mode: str) -> None:
+        if mode not in STDERR_MODES:
+            raise ConfigurationError(f"server {self.name!r}: stderr must be one of {STDERR_MODES}, not {mode!r}")
+        self._stderr_mode = mode
 
     @property
     def stderr_tail(self) -> tuple[str, ...]:
@@ -437,14 +461,26 @@ class StdioTransport(Transport):
                     lines.append(partial)
                     partial = b""
                 for piece in lines:
-                    line = piece.decode("utf-8", "replace").rstrip("\r")
-                    self._stderr_tail.append(line)
-                    if server_logger.isEnabledFor(logging.INFO):
-                        server_logger.info("%s", line)
+                    self._stderr_line(piece.decode("utf-8", "replace").rstrip("\r"), server_logger)
             if partial:
-                self._stderr_tail.append(partial.decode("utf-8", "replace").rstrip("\r"))
+                self._stderr_line(partial.decode("utf-8", "replace").rstrip("\r"), server_logger)
         except (OSError, ValueError) as exc:
             logger.debug("server %r: stderr read ended: %s", self.name, exc)
+
+    def _stderr_line(self, line: str, server_logger: logging.Logger) -> None:
+        """One line of the server's stderr: where the mode sends it, then into the tail (last: a line
+        in the tail has been passed on)."""
+        mode = self._stderr_mode
+        stream = sys.stderr  # now: a notebook's cell, a test's capture, a redirect made meanwhile
+        if mode == "inherit" and stream is not None:  # None: pythonw, a daemon: nowhere to write
+            try:
+                stream.write(f"[{self.name}] {line}\n")
+                stream.flush()
+            except (OSError, ValueError):  # closed or broken: the line stays in the tail
+                pass
+        elif mode == "log" and server_logger.isEnabledFor(logging.INFO):
+            server_logger.info("%s", line)
+        self._stderr_tail.append(line)
 
     def _gone(self, detail: str) -> TransportClosed:
         """The error for a server found gone while writing: what its reader learns (the exit code, its

@@ -102,7 +102,7 @@ def test_servers_shows_every_state_and_why_a_server_failed(home: Path) -> None:
     assert rows["dying"][1] == "failed" and "exited with code 3" in " ".join(rows["dying"])
     assert rows["off"][1] == "disabled"
     assert "dying: the last lines of its stderr:\n  boom: bad token\n" in done.stdout
-    assert done.stderr == ""
+    assert done.stderr == "[dying] boom: bad token\n"  # as the server wrote it (--stderr inherit, the default)
     # A configured server's tools go to the cache in the user's (here: temporary) cache directory.
     assert (home / "cache" / "mcpsync" / "tools.json").is_file()
 
@@ -253,11 +253,32 @@ def test_unknown_server_exits_2_before_starting_anything(home: Path) -> None:
 
 
 def test_a_failed_server_exits_1_with_its_stderr(home: Path) -> None:
+    """The server's stderr line as it came (its name in front), then the error with the last lines."""
     write_config(home)
     done = run(home, "call", "dying", "echo", "text=hi")
     assert done.returncode == 1
+    assert done.stderr.startswith(
+        "[dying] boom: bad token\nmcpsync: error: server 'dying' is unavailable (failed): Transport closed: dying: "
+    )
+    assert "  boom: bad token" in done.stderr
+
+
+def test_stderr_quiet_keeps_the_servers_stderr_for_the_error_alone(home: Path) -> None:
+    """``--stderr quiet``: the server's lines are not passed through, and the error still quotes them."""
+    write_config(home)
+    done = run(home, "--stderr", "quiet", "call", "dying", "echo", "text=hi")
+    assert done.returncode == 1
     assert done.stderr.startswith("mcpsync: error: server 'dying' is unavailable (failed): Transport closed: dying: ")
     assert "  boom: bad token" in done.stderr
+
+
+def test_connect_timeout_bounds_starting_and_timeout_every_request(home: Path) -> None:
+    """``--timeout 1 --connect-timeout 20``: the server may take its time to start, and a call of
+    3 s is cut at 1 s: --timeout is every request's bound, --connect-timeout connecting's alone."""
+    write_config(home)
+    done = run(home, "--timeout", "1", "--connect-timeout", "20", "call", "good", "sleep", "seconds=3")
+    assert done.returncode == 1, done.stderr
+    assert "Request timeout after 1s (tools/call)" in done.stderr
 
 
 def test_progress_is_shown_on_stderr_one_line_per_update_when_not_a_terminal(home: Path) -> None:

@@ -89,7 +89,7 @@ def test_default_name_comes_from_the_script(
 ) -> None:
     """Without name=, mcpsync names the server after the script: threads, and a dot-free logger name."""
     caplog.set_level(logging.INFO, logger="mcpsync.server.official_server_py")
-    client = open_client(name=None)
+    client = open_client(name=None, stderr="log")
     assert client.name == "official_server.py"
     thread_names = {t.name for t in threading.enumerate()}
     assert "mcpsync-dispatch-official_server.py" in thread_names
@@ -303,8 +303,21 @@ def test_requests_are_pipelined(client: mcpsync.Client) -> None:
 # -- the server's stderr and stdout ------------------------------------------------
 
 
-def test_server_stderr_reaches_tail_and_logging(client: mcpsync.Client, caplog: pytest.LogCaptureFixture) -> None:
-    """A line the tool writes to stderr lands in transport.stderr_tail and in logger mcpsync.server.<name> at INFO."""
+def test_server_stderr_reaches_our_stderr_by_default(
+    client: mcpsync.Client, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """By default a line the SDK server's tool writes to stderr appears on ours, ``[name] `` in front."""
+    assert client.call_tool("to_stderr", {"line": "a line for people"}, timeout=TIMEOUT).text == "written"
+    assert wait_for(lambda: "a line for people" in stdio_of(client).stderr_tail)
+    assert f"[{LABEL}] a line for people\n" in capsys.readouterr().err
+
+
+def test_server_stderr_reaches_tail_and_logging(
+    open_client: Callable[..., mcpsync.Client], caplog: pytest.LogCaptureFixture
+) -> None:
+    """With stderr="log", a line the tool writes to stderr lands in transport.stderr_tail and in logger
+    mcpsync.server.<name> at INFO."""
+    client = open_client(stderr="log")
     logger_name = f"mcpsync.server.{LABEL}"
     caplog.set_level(logging.INFO, logger=logger_name)
     result = client.call_tool("to_stderr", {"line": "a line on stderr"}, timeout=TIMEOUT)

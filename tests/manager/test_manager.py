@@ -437,3 +437,36 @@ def test_a_server_without_tools_connects_and_has_none(tmp_path, strict):
         assert m.status()["p"].state is ServerState.CONNECTED
     methods = [json.loads(line).get("method") for line in log.read_text().splitlines()]
     assert ("tools/list" in methods) is not strict
+
+
+# -- a server's stderr and the bound for connecting (issue 23) ---------------------------------------
+
+
+def test_the_manager_passes_a_servers_stderr_through_unless_told_otherwise(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """By default a managed server's stderr line appears on ours with its name in front; an entry's
+    ``"stderr": "log"`` sends it to the log instead; ``Manager(stderr="quiet")`` silences every one."""
+    with manager({"loud": ours(), "logged": ours(stderr="log")}, tmp_path) as m, caplog.at_level("INFO"):
+        for name in ("loud", "logged"):
+            m.call_tool(f"{name}__stderr", {"text": f"from {name}"}, timeout=T)
+            transport = m.client(name).transport
+            assert wait_for(lambda t=transport, n=name: f"from {n}" in t.stderr_tail)  # type: ignore[attr-defined,misc]
+    err = capsys.readouterr().err
+    assert "[loud] from loud\n" in err and "from logged" not in err
+    assert [r.getMessage() for r in caplog.records if r.name == "mcpsync.server.logged"] == ["from logged"]
+    with manager({"loud": ours()}, tmp_path, stderr="quiet") as m:
+        m.call_tool("loud__stderr", {"text": "not shown"}, timeout=T)
+        assert wait_for(lambda: "not shown" in m.client("loud").transport.stderr_tail)  # type: ignore[attr-defined]
+    assert "not shown" not in capsys.readouterr().err
+
+
+def test_an_entrys_connect_timeout_bounds_connecting(tmp_path: Path) -> None:
+    """``"connectTimeout": 1000`` (ms) ends the attempt to connect to a server that starts in 10 s at
+    1 s, though its ``timeout`` (every request's) is 60 s."""
+    slow = ours("--start-delay", "10", timeout=60000, connectTimeout=1000)
+    with manager({"slow": slow}, tmp_path, startup_timeout=T, reconnect=False) as m:
+        assert m.wait_until_ready(T)
+        status = m.status()["slow"]
+    assert status.state is ServerState.FAILED
+    assert status.error is not None and "Request timeout after 1s" in status.error

@@ -131,3 +131,67 @@ def test_a_server_that_echoes_our_messages_is_told_apart(protocol):
     our own "method not found" (which cat would echo back as the server's answer)."""
     with pytest.raises(ProtocolError, match=r"the server echoed our messages back .*: is it an MCP server\?"):
         mcpsync.connect("cat", timeout=2, protocol=protocol)
+
+
+# -- one meaning of timeout; the transport's options as keywords (issue 23) --------------------------
+
+
+def test_the_timeout_given_to_connect_bounds_every_request_and_a_call_may_override_it():
+    """``connect(cmd, timeout=1)`` makes 1 s the client's default for every request, not only the
+    handshake (a 3 s tool call times out after 1 s); ``timeout=`` on a call overrides it;
+    ``connect_timeout`` bounds connecting alone (20 s here, so that a slow start does not fail)."""
+    from mcpsync.testing import server_command
+
+    with mcpsync.connect(server_command(), timeout=1.0, connect_timeout=T) as client:
+        assert client.transport.default_timeout == 1.0
+        with pytest.raises(RequestTimeout) as info:
+            client.call_tool("sleep", {"seconds": 3})
+        assert info.value.timeout == 1.0
+        assert client.call_tool("sleep", {"seconds": 1.5}, timeout=T).is_error is False
+
+
+def test_connect_timeout_bounds_the_handshake_alone():
+    """A server that never answers: ``connect_timeout=0.5`` ends the handshake at 0.5 s, whatever the
+    (longer) request timeout; from a config entry, ``connectTimeout`` is milliseconds."""
+    silent = [sys.executable, "-c", "import time; time.sleep(30)"]
+    with pytest.raises(RequestTimeout) as info:
+        mcpsync.connect(silent, timeout=T, connect_timeout=0.5)
+    assert info.value.timeout == 0.5
+    entry = server_config_from_dict({"command": "x", "timeout": 60000, "connectTimeout": 5000})
+    assert (entry.timeout, entry.connect_timeout) == (60.0, 5.0)
+
+
+def test_a_config_timeout_that_looks_like_seconds_gets_a_warning_naming_the_unit():
+    """``"timeout": 30`` in an mcpServers entry is 30 ms, surely meant as 30 s: a ConfigurationWarning
+    says the unit and what to write; 30000 gets none."""
+    with pytest.warns(mcpsync.ConfigurationWarning, match=r"'timeout' is 30 milliseconds .*write 30000"):
+        config = server_config_from_dict({"command": "x", "timeout": 30}, "slow")
+    assert config.timeout == 0.03
+    server_config_from_dict({"command": "x", "timeout": 30000})  # no warning (warnings are errors here)
+
+
+def test_a_command_takes_env_and_cwd_as_keywords(tmp_path):
+    """``connect([cmd], env={...}, cwd=...)`` (a TypeError before): the server runs in ``cwd`` and sees ``env``."""
+    from mcpsync.testing import server_command
+
+    with mcpsync.connect(server_command(), env={"MCPSYNC_GIVEN": "yes"}, cwd=str(tmp_path), timeout=T) as client:
+        found = client.call_tool("environment", {"names": ["MCPSYNC_GIVEN"]}).structured_content
+    assert found == {"cwd": str(tmp_path), "env": {"MCPSYNC_GIVEN": "yes"}}
+
+
+def test_a_url_takes_headers_as_a_keyword(base):
+    """``connect(url, headers={...})``: the transport sends them (as HTTPServerConfig's ``headers``)."""
+    with mcpsync.connect(f"{base}/mcp", headers={"X-Team": "blue"}, timeout=T) as client:
+        assert client.transport.headers == {"X-Team": "blue"}
+        assert client.call_tool("echo", {"text": "hi"}).text == "hi"
+
+
+def test_a_keyword_that_does_not_fit_the_target_is_named():
+    """``env=`` for a URL, ``headers=`` for a command: a ConfigurationError naming the keyword and what
+    the target takes, before anything starts."""
+    with pytest.raises(
+        mcpsync.ConfigurationError, match=r"env= does not fit a URL \(an HTTP server\), which takes headers="
+    ):
+        mcpsync.connect("http://127.0.0.1:1/mcp", env={"A": "1"})
+    with pytest.raises(mcpsync.ConfigurationError, match=r"headers= does not fit a command .* which takes env=, cwd="):
+        mcpsync.connect(["python", "server.py"], headers={"A": "1"})

@@ -300,10 +300,11 @@ def test_strict_capabilities_refuse_what_the_minimal_server_does_not_declare(tar
         assert client.stats.sent == sent
 
 
+@pytest.mark.parametrize(
+    "flavour", ["minimal"], indirect=True, scope="module"
+)  # the numbers tool is the minimal server's
 def test_structured_content_may_be_an_array_in_the_modern_era(target: Any, flavour: str) -> None:
     """The minimal server's numbers tool answers structuredContent [1, 2, 3] (2026-07-28)."""
-    if flavour == "full":
-        pytest.skip("the numbers tool is the minimal server's")
     with mcpsync.connect(target, protocol="modern", timeout=T) as client:
         assert client.call_tool("numbers", {"count": 3}, timeout=T).structured_content == [1, 2, 3]
 

@@ -73,4 +73,4 @@ def test_a_url_nobody_listens_on_is_a_clear_connect_error():
         port = probe.getsockname()[1]
     with pytest.raises(mcpsync.ConnectError) as info:
         mcpsync.connect(f"http://127.0.0.1:{port}/mcp", timeout=5)
-    assert f"cannot reach http://127.0.0.1:{port}/mcp" in str(info.value)
+    assert f"cannot connect to http://127.0.0.1:{port}/mcp" in str(info.value)

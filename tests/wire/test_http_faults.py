@@ -261,7 +261,7 @@ def test_a_server_killed_mid_call_fails_the_call_at_once_and_later_ones_cannot_c
             if server.kind == "legacy-sse":
                 assert isinstance(later.value, TransportClosed)
             else:
-                assert isinstance(later.value, ConnectError) and "cannot reach" in str(later.value)
+                assert isinstance(later.value, ConnectError) and "cannot connect to" in str(later.value)
 
 
 # -- bad answers ---------------------------------------------------------------------------------------

@@ -1,11 +1,14 @@
 """mcpsync._wire.stdio against real child processes: life, faults, shutdown."""
 
+import io
 import json
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
+import warnings
 
 import pytest
 
@@ -119,8 +122,8 @@ def test_children_of_the_server_are_stopped_with_it(tmp_path):
 
 
 def test_stderr_flood_never_blocks_the_server(caplog):
-    """2 MB of stderr in one call: our reader drains it; the tail keeps only the last lines."""
-    transport = started()
+    """2 MB of stderr in one call (stderr="log"): our reader drains it; the tail keeps only the last lines."""
+    transport = started(stderr="log")
     with caplog.at_level("INFO", logger="mcpsync.server.t"):
         result = call(transport, "stderr", text="x" * 100, lines=20000)
         assert result["content"][0]["text"] == "wrote 20000 lines"
@@ -134,10 +137,64 @@ def test_stderr_flood_never_blocks_the_server(caplog):
     transport.close()
 
 
+def wait_for_tail(transport, line: str) -> None:
+    """Wait (bounded) until ``line`` is the last of the server's stderr we read."""
+    deadline = time.monotonic() + 5
+    while transport.stderr_tail[-1:] != (line,) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert transport.stderr_tail[-1:] == (line,)
+
+
+def test_stderr_reaches_our_stderr_by_default_with_the_servers_name(capsys, caplog):
+    """By default (stderr="inherit") each line the server writes to stderr appears on ours, one line at
+    a time, ``[name] `` in front, through the ``sys.stderr`` of the moment (here pytest's capture of
+    this test), and not in the log; the tail for errors keeps it too."""
+    transport = started()
+    with caplog.at_level("INFO", logger="mcpsync.server.t"):
+        call(transport, "stderr", text="why I fail")
+        wait_for_tail(transport, "why I fail")
+    assert "[t] why I fail\n" in capsys.readouterr().err
+    assert not [r for r in caplog.records if r.name == "mcpsync.server.t"]
+
+
+def test_stderr_follows_sys_stderr_as_it_changes(monkeypatch):
+    """A line goes to whatever ``sys.stderr`` is when it arrives (a notebook's cell, a redirect), not to the
+    stream of the moment the server started."""
+    transport = started()
+    elsewhere = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", elsewhere)
+    call(transport, "stderr", text="after the redirect")
+    wait_for_tail(transport, "after the redirect")
+    assert elsewhere.getvalue() == "[t] after the redirect\n"
+
+
+@pytest.mark.parametrize("mode", ["log", "quiet"])
+def test_stderr_log_and_quiet(mode, capsys, caplog):
+    """stderr="log" sends the lines to ``mcpsync.server.<name>`` at INFO and not to our stderr;
+    "quiet" sends them nowhere; both keep the tail."""
+    transport = started(stderr=mode)
+    with caplog.at_level("INFO", logger="mcpsync.server.t"):
+        call(transport, "stderr", text="a line")
+        wait_for_tail(transport, "a line")
+    assert "a line" not in capsys.readouterr().err
+    logged = [r.getMessage() for r in caplog.records if r.name == "mcpsync.server.t"]
+    assert logged == (["a line"] if mode == "log" else [])
+
+
+def test_a_stderr_mode_that_does_not_exist_is_refused():
+    """A mistyped mode is a ConfigurationError that lists the modes, before anything starts."""
+    with pytest.raises(mcpsync.ConfigurationError, match="'inherit', 'log', 'quiet'"):
+        StdioTransport("python", stderr="loud")
+    with pytest.raises(mcpsync.ConfigurationError, match="stderr= is for a stdio server"):
+        mcpsync.Client(mcpsync.create_transport("http://127.0.0.1:1/mcp"), stderr="quiet")
+
+
 def test_garbage_invalid_and_unknown_id_are_counted_logged_and_skipped(caplog):
+    """Each kind is counted, logged, told to ``on_error``, and warned of (a ProtocolWarning); the
+    connection goes on."""
     problems = []
     transport = started(on_error=problems.append)
-    with caplog.at_level("WARNING", logger="mcpsync.transport"):
+    with caplog.at_level("WARNING", logger="mcpsync.transport"), pytest.warns(mcpsync.ProtocolWarning):
         for kind in ("garbage", "invalid", "unknown_id"):
             assert call(transport, "misbehave", kind=kind)["content"][0]["text"] == f"sent {kind}"
     stats = transport.stats
@@ -149,6 +206,46 @@ def test_garbage_invalid_and_unknown_id_are_counted_logged_and_skipped(caplog):
     assert "response to no request we sent" in logged and "987654321" in logged
     assert call(transport, "echo", text="still fine")["content"][0]["text"] == "still fine"
     transport.close()
+
+
+def test_the_first_skipped_message_of_each_kind_is_a_warning_and_the_rest_are_counted():
+    """Never silent without logging set up: the first line of junk, the first invalid message and the
+    first stray response of a connection each give one ``mcpsync.ProtocolWarning`` that says what was
+    skipped; the second of each is counted only."""
+    transport = started()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for kind in ("garbage", "invalid", "unknown_id") * 2:
+            call(transport, "misbehave", kind=kind)
+        call(transport, "echo", text="after")  # its answer follows every line above: all were read
+    ours = [str(w.message) for w in caught if issubclass(w.category, mcpsync.ProtocolWarning)]
+    assert len(ours) == 3, ours
+    assert "server 't' sent output that is not JSON-RPC, which was skipped" in ours[0]
+    assert "this is not json {" in ours[0] and "stats.malformed" in ours[0]
+    assert "fails the JSON-RPC schema" in ours[1] and "stats.invalid" in ours[1]
+    assert "a response to no request" in ours[2] and "stats.unmatched_responses" in ours[2]
+    stats = transport.stats
+    assert (stats.malformed, stats.invalid, stats.unmatched_responses) == (2, 2, 2)
+    transport.close()
+
+
+def test_a_protocol_warning_reaches_a_script_with_nothing_set_up():
+    """A plain script (no logging configured, Python's default warning filters) that meets a server
+    writing junk twice shows one line about it on stderr."""
+    script = (
+        "import mcpsync\n"
+        "from mcpsync.testing import server_command\n"
+        "with mcpsync.connect(server_command(), timeout=20) as client:\n"
+        "    client.call_tool('misbehave', {'kind': 'garbage'})\n"
+        "    client.call_tool('misbehave', {'kind': 'garbage'})\n"
+        "    client.call_tool('echo', {'text': 'done'})\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if "ProtocolWarning" in line]
+    assert len(lines) == 1, done.stderr
+    assert "sent output that is not JSON-RPC" in lines[0] and "'this is not json {'" in lines[0]
 
 
 def test_invalid_response_to_a_pending_request_fails_it_at_once():

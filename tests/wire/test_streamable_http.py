@@ -412,7 +412,7 @@ def test_failures_while_reading_an_answer_become_our_errors():
     finally:
         http.close()
     assert type(broken) is mcpsync.TransportError and "reading the answer failed" in str(broken)
-    assert isinstance(refused, mcpsync.ConnectError) and f"cannot reach {URL}" in str(refused)
+    assert isinstance(refused, mcpsync.ConnectError) and f"cannot connect to {URL}" in str(refused)
 
 
 def test_cookies_the_server_sets_are_sent_back(fake):
