@@ -3,19 +3,65 @@
 from __future__ import annotations
 
 import contextlib
+import http.server
 import os
+import socketserver
 import sys
 import threading
 import time
 from collections.abc import Iterator
-from typing import Callable
+from typing import Callable, TypeVar
 
 import pytest
+
+S = TypeVar("S", bound=socketserver.BaseServer)
 
 #: Seconds a helper polls by default (a test waiting on a server).
 TIMEOUT = 20.0
 #: How long a Ctrl-C helper waits for its timer thread.
 TIMER_JOIN = 5.0
+
+
+@contextlib.contextmanager
+def served(server: S) -> Iterator[S]:
+    """Serve ``server`` (a ``socketserver`` of the test's) on a thread until the block ends, then stop it."""
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(TIMER_JOIN)
+
+
+class LocalService(http.server.ThreadingHTTPServer):
+    """A service of the user's on 127.0.0.1 (an admin API, say): it answers any GET or POST with a
+    small JSON object, and records each as ``"METHOD /path?query"`` in ``seen``."""
+
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        service = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _any(self) -> None:
+                service.seen.append(f"{self.command} {self.path}")
+                body = b"{}"
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = do_POST = _any
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.port = self.server_address[1]
 
 
 def wait_for(predicate: Callable[[], bool], timeout: float = TIMEOUT) -> bool:

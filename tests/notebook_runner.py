@@ -3,6 +3,7 @@
     python notebook_runner.py execute NOTEBOOK OUT     # run every cell; write the executed notebook to OUT
     python notebook_runner.py interrupt OUT            # the interrupt scenario; write its cells to OUT
     python notebook_runner.py logs OUT                 # where log lines go, in a cell and between cells
+    python notebook_runner.py login paste|callback OUT # a login in the kernel: the address pasted, or the redirect
 
 nbclient and jupyter_client leave event loops and sockets for the garbage
 collector; a process of their own keeps that out of the test process, where
@@ -98,6 +99,70 @@ def updates(runner: nbclient.NotebookClient) -> list[dict]:
             found.append(message["content"])
 
 
+LOGIN_SCENARIO = [
+    "import mcpsync\nfrom mcpsync.testing.oauth import OAuthTestServer\nserver = OAuthTestServer()",
+    "auth = mcpsync.OAuth(store=mcpsync.MemoryTokenStore(), interactive=True)\n"
+    "with mcpsync.connect(server.url, auth=auth, timeout=30) as client:\n"
+    "    print('RESULT', client.call_tool('echo', {'text': 'from the kernel'}).text)",
+    "server.close()\nprint('next cell')",
+]
+
+
+def login(how: str, out: Path) -> None:
+    """Run ``LOGIN_SCENARIO`` in a real kernel, playing the person: the browser approves the link the
+    login prints; then its address is pasted in the input box (``paste``, a kernel that runs
+    elsewhere), or the browser follows the redirect to the kernel's receiver (``callback``). Writes
+    each cell's messages (stream texts, errors, input requests) as JSON."""
+    import json
+    import queue
+
+    import requests
+    from jupyter_client.manager import start_new_kernel
+
+    km, kc = start_new_kernel(kernel_name="python3")
+    cells = []
+    try:
+        for code in LOGIN_SCENARIO:
+            msg_id = kc.execute(code, allow_stdin=True)
+            seen: dict = {"streams": "", "errors": [], "input_requests": 0}
+            redirect = None
+            deadline = time.monotonic() + CELL_TIMEOUT
+            while time.monotonic() < deadline:
+                try:
+                    kc.get_stdin_msg(timeout=0.05)
+                    seen["input_requests"] += 1
+                except queue.Empty:
+                    pass
+                if redirect is not None and seen["input_requests"]:
+                    if how == "paste":
+                        kc.input(redirect)
+                    else:
+                        requests.get(redirect, timeout=10)
+                    redirect = None
+                try:
+                    message = kc.get_iopub_msg(timeout=0.05)
+                except queue.Empty:
+                    continue
+                if message["parent_header"].get("msg_id") != msg_id:
+                    continue
+                kind, content = message["msg_type"], message["content"]
+                if kind == "stream":
+                    seen["streams"] += content["text"]
+                    if "with this link" in content["text"] and redirect is None:
+                        link = content["text"].split("): ", 1)[1].split()[0]
+                        answer = requests.get(link, allow_redirects=False, timeout=10)
+                        redirect = answer.headers["Location"]
+                elif kind == "error":
+                    seen["errors"].append(f"{content['ename']}: {content['evalue']}")
+                elif kind == "status" and content["execution_state"] == "idle":
+                    break
+            cells.append(seen)
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    out.write_text(json.dumps(cells))
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["execute"] and len(sys.argv) == 4:
         execute(Path(sys.argv[2]), Path(sys.argv[3]))
@@ -105,5 +170,7 @@ if __name__ == "__main__":
         interrupt(Path(sys.argv[2]))
     elif sys.argv[1:2] == ["logs"] and len(sys.argv) == 3:
         logs(Path(sys.argv[2]))
+    elif sys.argv[1:2] == ["login"] and len(sys.argv) == 4 and sys.argv[2] in ("paste", "callback"):
+        login(sys.argv[2], Path(sys.argv[3]))
     else:
         sys.exit(__doc__)

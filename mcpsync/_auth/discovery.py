@@ -17,18 +17,20 @@ The order is the MCP specification's (2025-11-25 and 2026-07-28):
    server's metadata is at the MCP server's origin, and without any, the
    endpoints are ``/authorize``, ``/token`` and ``/register`` there.
 
-Every endpoint must be HTTPS, but on a loopback host.
+Every URL from the server's answers is checked before it is fetched or
+shown (``addresses``): HTTPS on a public host, unless the MCP server itself is
+on a loopback or private address, or the URL is on the server's own origin.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 from dataclasses import dataclass, field
 from typing import Any, Optional
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from .._core.errors import AuthorizationError
+from .addresses import is_loopback
 from .challenge import Challenge
 from .http import AuthHTTP
 
@@ -84,18 +86,11 @@ class Discovered:
         return tuple(s for s in listed if isinstance(s, str)) if isinstance(listed, list) else ()
 
 
-def is_loopback(host: str) -> bool:
-    host = host.strip("[]").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def check_endpoint(url: str, what: str, server: str) -> str:
-    """``url`` if it may be used for ``what``: HTTPS, or HTTP on a loopback host; else an error."""
+    """``url`` if it may be used for ``what``: HTTPS, or HTTP on a loopback host; else an error.
+
+    For URLs the user configured (an identity provider's); what a server's answers name goes through
+    ``AuthHTTP.check`` (``addresses.check_url``), which also looks at the MCP server's host."""
     try:
         parts = urlsplit(url)
         host = parts.hostname or ""
@@ -178,7 +173,8 @@ def discover(http: AuthHTTP, server_url: str, challenge: Optional[Challenge]) ->
         header_url = urljoin(server_url, header_url)
     metadata = None
     for url in resource_metadata_urls(server_url, header_url):
-        answer = http.get(check_endpoint(url, "resource metadata URL", name))
+        # The header's URL first: refused (not skipped) when it points where the server may not send us.
+        answer = http.get(http.check(url, "resource metadata URL"))
         if answer.ok:
             metadata = answer.data
             logger.debug("server %r: protected resource metadata from %s", name, url)
@@ -217,7 +213,7 @@ def discover_authorization_server(http: AuthHTTP, issuer: str, *, legacy: bool =
     ``legacy``: for a 2025-03-26 server at ``issuer``; without any metadata, its default endpoints.
     """
     name = http.name
-    check_endpoint(issuer, "authorization server", name)
+    http.check(issuer, "authorization server")
     urls = authorization_server_metadata_urls(issuer)
     for url in urls[:1] if legacy else urls:
         answer = http.get(url)
@@ -236,7 +232,7 @@ def discover_authorization_server(http: AuthHTTP, issuer: str, *, legacy: bool =
             if value is not None:
                 if not isinstance(value, str):
                     raise AuthorizationError(f"{name}: the {endpoint} in {url} is not a URL", server=name)
-                check_endpoint(value, endpoint.replace("_", " "), name)
+                http.check(value, endpoint.replace("_", " "))
         return AuthServer(issuer, metadata)
     if legacy:
         base = issuer.rstrip("/")

@@ -203,6 +203,7 @@ class EnterpriseAuth(OAuth):
     def obtain_without_person(self, request: GrantRequest) -> Optional[tuple[dict[str, Any], Optional[ClientInfo]]]:
         name = request.name
         idp = check_endpoint(self.idp_token_endpoint, "identity provider's token endpoint", name)
+        request.http.trust(idp)  # the user's own setting, not a URL from the server's answers
         exchange = request.form(
             TOKEN_EXCHANGE,
             requested_token_type=ID_JAG,

@@ -19,6 +19,7 @@ from requests.structures import CaseInsensitiveDict
 
 from .._core.errors import AuthorizationError, MCPError
 from .._wire.http_client import HTTPClient, finished, origin
+from .addresses import check_url
 
 __all__ = ["AUTH_TIMEOUT", "MAX_BODY", "Answer", "AuthHTTP"]
 
@@ -57,8 +58,10 @@ class AuthHTTP:
     def __init__(self, name: str, url: str, *, deadline: float, session: Any = None) -> None:
         self.name = name
         self.deadline = min(deadline, time.monotonic() + AUTH_TIMEOUT)
+        #: The MCP server's URL: what every URL fetched here is checked against (``addresses``).
+        self.server_url = url
         self._clients: dict[str, HTTPClient] = {}
-        self._url = url
+        self._trusted: set[str] = set()
         self._session = session
 
     def __enter__(self) -> AuthHTTP:
@@ -71,6 +74,16 @@ class AuthHTTP:
         for client in self._clients.values():
             client.close()
         self._clients.clear()
+
+    def check(self, url: str, what: str) -> str:
+        """``url`` if it may be fetched for this server (``addresses.check_url``); else the refusal."""
+        if url in self._trusted:
+            return url
+        return check_url(url, what, self.name, self.server_url)
+
+    def trust(self, url: str) -> None:
+        """Fetch ``url`` whatever its host: one the user configured (an identity provider), not the server."""
+        self._trusted.add(url)
 
     def get(self, url: str, headers: Optional[Mapping[str, str]] = None) -> Answer:
         return self._send("GET", url, {"Accept": "application/json", **(headers or {})}, None)
@@ -102,6 +115,7 @@ class AuthHTTP:
         return client
 
     def _send(self, method: str, url: str, headers: Mapping[str, str], body: Optional[bytes]) -> Answer:
+        self.check(url, "URL")  # discovery checked it already with a better name; this is the last gate
         client = self._client(url)
         try:
             with client.exchange(self.deadline) as exchange:

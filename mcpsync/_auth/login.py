@@ -13,6 +13,7 @@ it and keeps what it returns.
 from __future__ import annotations
 
 import logging
+import math
 import secrets
 import time
 from typing import TYPE_CHECKING, Any, Optional
@@ -21,7 +22,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 from .._core.errors import AuthorizationError, AuthorizationRequired
 from .browser import LoopbackReceiver, present
 from .discovery import Discovered
-from .http import AUTH_TIMEOUT, AuthHTTP
+from .http import AuthHTTP
 from .store import client_key
 from .tokens import record_from_response, request_token
 
@@ -33,8 +34,13 @@ __all__ = ["authorization_code_flow", "code_from"]
 logger = logging.getLogger("mcpsync.auth")
 
 
-def authorization_code_flow(auth: ServerAuth, discovered: Discovered, scopes: tuple[str, ...]) -> dict[str, Any]:
-    """Run the authorization-code flow for ``auth``'s server; the token record it ends with (not kept yet)."""
+def authorization_code_flow(
+    auth: ServerAuth, discovered: Discovered, scopes: tuple[str, ...], deadline: float = math.inf
+) -> tuple[dict[str, Any], float]:
+    """Run the authorization-code flow for ``auth``'s server; the token record it ends with (not kept
+    yet), and the seconds the person took. The registration ends by ``deadline`` (the caller's), the
+    token request by ``deadline`` moved on by the person's time: the person's wait is bounded by
+    ``login_timeout`` alone."""
     from authlib.oauth2.rfc7636 import create_s256_code_challenge
 
     name, server, owner = auth.name, discovered.server, auth.owner
@@ -58,7 +64,7 @@ def authorization_code_flow(auth: ServerAuth, discovered: Discovered, scopes: tu
     verifier = secrets.token_urlsafe(64)
     with _receiver(auth, server.issuer, state) as receiver:
         redirect_uri = owner.redirect_uri or receiver.redirect_uri
-        with AuthHTTP(name, auth.url, deadline=time.monotonic() + AUTH_TIMEOUT, session=auth.session) as http:
+        with AuthHTTP(name, auth.url, deadline=deadline, session=auth.session) as http:
             client = owner.registrar.client(http, server, redirect_uri, ("authorization_code", "refresh_token"))
         params = {
             "response_type": "code",
@@ -73,10 +79,14 @@ def authorization_code_flow(auth: ServerAuth, discovered: Discovered, scopes: tu
             params["scope"] = " ".join(scopes)
         url = _add_query(authorization_endpoint, params)
         logger.info("server %r: authorization needed at %s", name, server.issuer)
-        if owner.on_authorize is not None:
-            redirected = owner.on_authorize(url)
-        else:
-            redirected = present(url, receiver, name, owner.login_timeout)
+        asked = time.monotonic()
+        try:
+            if owner.on_authorize is not None:
+                redirected = owner.on_authorize(url)
+            else:
+                redirected = present(url, receiver, name, owner.login_timeout)
+        finally:
+            person = time.monotonic() - asked
     code = code_from(name, redirected, state, server.issuer, server.metadata)
     form = {
         "grant_type": "authorization_code",
@@ -86,7 +96,7 @@ def authorization_code_flow(auth: ServerAuth, discovered: Discovered, scopes: tu
         "resource": discovered.resource,
     }
     key = auth._new_dpop_key(discovered)
-    with AuthHTTP(name, auth.url, deadline=time.monotonic() + AUTH_TIMEOUT, session=auth.session) as http:
+    with AuthHTTP(name, auth.url, deadline=deadline + person, session=auth.session) as http:
         response = request_token(
             http,
             token_endpoint,
@@ -97,7 +107,7 @@ def authorization_code_flow(auth: ServerAuth, discovered: Discovered, scopes: tu
             algorithm=owner.algorithm,
             dpop=key,
         )
-    return record_from_response(
+    record = record_from_response(
         response,
         dpop=key,
         issuer=server.issuer,
@@ -107,6 +117,7 @@ def authorization_code_flow(auth: ServerAuth, discovered: Discovered, scopes: tu
         scopes=scopes,
         previous=auth._token,
     )
+    return record, person
 
 
 def _receiver(auth: ServerAuth, issuer: str, state: str) -> LoopbackReceiver:

@@ -536,10 +536,16 @@ class ServerAuth:
             return True
         return owner.interactive is None and someone_is_there()
 
-    def login(self, reason: Optional[AuthorizationRequired] = None) -> None:
+    def login(self, reason: Optional[AuthorizationRequired] = None, *, deadline: float = math.inf) -> float:
         """Run the authorization-code flow now, and keep its token (see the module docstring).
 
         ``reason``: the ``AuthorizationRequired`` that asked for it (its challenge and scopes).
+        ``deadline``: the caller's (a ``time.monotonic()`` value): every network step of the login
+        (discovery, registration, the token request) ends by it, moved on by the time the person took
+        (which ``login_timeout`` bounds); each step also within ``AUTH_TIMEOUT``.
+
+        Returns:
+            the seconds the person took (the caller's time did not run meanwhile).
 
         Raises:
             AuthorizationRequired: nobody answered in time, or nobody can (no person, no callable).
@@ -563,16 +569,17 @@ class ServerAuth:
             if reason is not None and now is not None and now is not before:
                 granted = set(str(now.get("scope") or "").split())
                 if reason.status_code != 403 or set(reason.scopes) <= granted:
-                    return  # another thread's login, while this one waited for its turn, is what was needed
-            discovered = self._discover(time.monotonic() + AUTH_TIMEOUT, challenge)
+                    return 0.0  # another thread's login, while this one waited for its turn, is what was needed
+            discovered = self._discover(deadline, challenge)
             extra = reason.scopes if reason is not None else ()
             held = tuple((self._token or {}).get("scope", "").split()) if extra else ()
             scopes = self._scopes_for(challenge, discovered, _union(extra, held))
-            record = authorization_code_flow(self, discovered, scopes)
+            record, person = authorization_code_flow(self, discovered, scopes, deadline)
             with self._lock:
                 self._save(record)
                 self._step_ups = 0
         logger.info("server %r: logged in at %s", self.name, discovered.server.issuer)
+        return person
 
     # -- keeping tokens ----------------------------------------------------------------
 

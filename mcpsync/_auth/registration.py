@@ -19,7 +19,8 @@ from typing import Any, Optional
 from urllib.parse import urlsplit
 
 from .._core.errors import AuthorizationError
-from .discovery import AuthServer, is_loopback
+from .addresses import is_loopback
+from .discovery import AuthServer
 from .http import AuthHTTP
 from .store import TokenStore, client_key
 from .tokens import ClientInfo, choose_auth_method

@@ -379,16 +379,22 @@ class AuthorizationRequired(AuthorizationError, HTTPStatusError):
 
     def after(self, answer: str, body: str, auth_server: Optional[str]) -> AuthorizationRequired:
         """The same error, its text led by the HTTP answer that asked for it (``HTTP 401: ...``)."""
+        error = self.retold(f"{answer}: {self}")
+        error.body = body
+        error.auth_server = auth_server
+        return error
+
+    def retold(self, message: str) -> AuthorizationRequired:
+        """The same error, told with another text."""
         error = AuthorizationRequired(
-            f"{answer}: {self}",
+            message,
             server=self.server,
             status_code=self.status_code,
             www_authenticate=self.www_authenticate,
             login_command=self.login_command,
             scopes=self.scopes,
         )
-        error.body = body
-        error.auth_server = auth_server
+        error.body, error.auth_server = self.body, self.auth_server
         return error
 
 

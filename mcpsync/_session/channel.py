@@ -48,6 +48,9 @@ class Channel:
         #: and the version it names; ``None`` in the legacy era (see ``_core.eras``).
         self.meta: Optional[dict[str, Any]] = None
         self.version: Optional[str] = None
+        #: Seconds spent so far waiting for a person to log in (logins run for requests): a caller's
+        #: deadline set before a request moves on by what the request adds here.
+        self.person_time = 0.0
         #: ``fn(method, params) -> headers`` a modern request adds over HTTP (a tool's ``Mcp-Param-*``).
         self.header_hook: Optional[Callable[[str, Optional[dict[str, Any]]], dict[str, str]]] = None
         #: The OpenTelemetry of every request (a client span, its context in ``_meta``); ``None``: off.
@@ -93,8 +96,9 @@ class Channel:
             TransportClosed: the connection closed first.
             WriteTimeout: the server took nothing of the request in time.
             AuthorizationRequired: the server wants a login, and nobody can give one here
-                (when someone can, the login runs first, and the request is sent again:
-                its timeout counts from then).
+                (when someone can, the login runs first, and the request is sent again; the
+                login's network steps and the request share the timeout, which does not run
+                while the person logs in: ``login_timeout`` bounds that).
             KeyboardInterrupt: as usual; the request is cancelled first.
         """
         logins = 0
@@ -116,10 +120,23 @@ class Channel:
             except AuthorizationRequired as exc:
                 # A login waits for a person: here, on the caller's thread, never inside the exchange.
                 authorizer = getattr(self.transport, "authorizer", None)
-                if authorizer is None or logins >= MAX_LOGINS or not authorizer.can_login():
+                if authorizer is None or not authorizer.can_login():
                     raise
+                if logins >= MAX_LOGINS:
+                    raise exc.retold(
+                        f"{self.transport.name}: refused again after {logins} logins for this request; "
+                        f"not asked again. The last answer: {exc}"
+                    ) from None
                 logins += 1
-                authorizer.login(exc)
+                deadline = math.inf if given is None else started + given
+                # The person's time is not the caller's: the clock stops while they log in.
+                person = authorizer.login(exc, deadline=deadline)
+                self.person_time += person
+                started += person
+                if given is not None:
+                    timeout = given - (time.monotonic() - started)
+                    if timeout <= 0:
+                        raise RequestTimeout(method, given) from None
 
     def _request_once(
         self,

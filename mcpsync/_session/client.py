@@ -370,6 +370,7 @@ class Client:
         # The lock is not held while we wait, so close() from another thread can cut the handshake short.
         seconds = resolve_timeout(timeout, resolve_timeout(self.connect_timeout, self.transport.default_timeout))
         deadline = math.inf if seconds is None else time.monotonic() + seconds  # opening counts too
+        paused = self._channel.person_time
         try:
             with deferred_interrupts():  # starting threads and processes: not to be cut in half
                 self.transport.open(self._inbox, deadline=deadline)
@@ -392,7 +393,8 @@ class Client:
                 self.transport.negotiated(self.protocol_version)
                 self._ask_for_logs()
             else:
-                result = self._initialize(seconds, deadline)
+                # A person who logged in during the probe: their time is not the caller's.
+                result = self._initialize(seconds, deadline + self._channel.person_time - paused)
         except BaseException as exc:
             self.close()  # first: the stderr reader has drained the pipe then
             if isinstance(exc, RequestTimeout):
@@ -423,15 +425,19 @@ class Client:
             "clientInfo": self.client_info,
         }
         left = None if seconds is None else max(0.0, deadline - time.monotonic())
+        paused = self._channel.person_time
         try:
             result = self._channel.request("initialize", params, timeout=left)
         except RequestTimeout:
             raise RequestTimeout("initialize", seconds or 0.0) from None  # the timeout given, not what was left
+        deadline += self._channel.person_time - paused  # a person who logged in meanwhile: not the caller's time
         self._accept_initialize_result(result)
         assert self.protocol_version is not None
         self.transport.negotiated(self.protocol_version)
         # The caller's timeout bounds every step, this POST (or write) too: not only the write timeout.
         left = max(0.0, deadline - time.monotonic())
+        if left <= 0:
+            raise RequestTimeout("notifications/initialized", seconds or 0.0)
         bounded = left < self.transport.write_timeout
         try:
             self._channel.notify("notifications/initialized", timeout=left if bounded else USE_DEFAULT)

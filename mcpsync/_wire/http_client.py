@@ -167,7 +167,17 @@ class Exchange:
     thread (and from the SIGINT handler: it takes only a re-entrant lock).
     """
 
-    __slots__ = ("_client", "_connection", "_inner", "_outer", "_socket", "_token", "cut_reason", "deadline")
+    __slots__ = (
+        "_client",
+        "_connection",
+        "_inner",
+        "_outer",
+        "_socket",
+        "_token",
+        "answers_challenges",
+        "cut_reason",
+        "deadline",
+    )
 
     def __init__(self, client: HTTPClient, deadline: float) -> None:
         self._client = client
@@ -175,6 +185,9 @@ class Exchange:
         self.deadline = deadline
         #: Why the exchange was cut (``None`` while it was not).
         self.cut_reason: Optional[str] = None
+        #: Whether a 401 or 403 goes to the auth object (``False``: a best-effort notice, which must
+        #: never start a token grant, nor hold ``close`` while one runs).
+        self.answers_challenges = True
         self._connection: Any = None
         self._socket: Any = None
         self._token: Optional[int] = None
@@ -340,7 +353,7 @@ class Exchange:
         """
         client = self._client
         answer = getattr(client.auth, "answer_challenge", None)
-        if answer is None:
+        if answer is None or not self.answers_challenges:
             return False
         try:
             retry = bool(

@@ -412,7 +412,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
         deadline = time.monotonic() + timeout
         self._bounded(lambda: self._post_message(data, deadline), deadline)
 
-    def _post_message(self, data: bytes, deadline: float, retried: bool = False) -> None:
+    def _post_message(self, data: bytes, deadline: float, retried: bool = False, *, notice: bool = False) -> None:
         assert self._http is not None
         headers = self._request_headers()
         sent_session = headers.get(MCP_SESSION_ID)
@@ -422,6 +422,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
             raise TransportError(f"{self.name}: no connection was free to send a message in time")
         try:
             with self._http.exchange(deadline) as exchange, deferred_interrupts(lambda: exchange.cut("interrupted")):
+                exchange.answers_challenges = not notice
                 response = exchange.send("POST", self.url, headers, data)
                 with finished(response):
                     expired = response.status_code == 404 and sent_session is not None and not retried
@@ -433,14 +434,16 @@ class StreamableHTTPTransport(HTTPTransportBase):
         finally:
             self._posting.release()
         if expired:
-            self._post_message(data, deadline, retried=True)
+            self._post_message(data, deadline, retried=True, notice=notice)
             return
         self.stats.sent += 1
 
     def _send_notice(self, data: bytes) -> None:
         def post() -> None:
             try:
-                self._post_message(data, time.monotonic() + NOTICE_TIMEOUT)
+                # A cancellation is not worth a token grant: one refused with 401 is dropped (the
+                # request it cancels was refused the same way, or got through with the token in use).
+                self._post_message(data, time.monotonic() + NOTICE_TIMEOUT, notice=True)
             except MCPError as exc:
                 logger.debug("server %r: could not send a notice: %s", self.name, exc)
             else:

@@ -111,6 +111,21 @@ class Options:
     token_delay: float = 0.0
     #: ID tokens the identity provider (``/idp/token``) exchanges for an ID-JAG.
     idp_id_tokens: tuple[str, ...] = ()
+    #: Paths (their ends: "/register", "/token", "/.well-known/oauth-authorization-server") whose
+    #: answer trickles: headers at once, then a byte of body every half second, never the end.
+    trickle: tuple[str, ...] = ()
+    #: Where the token endpoint redirects (307, which keeps the POST and its body: the code and the
+    #: verifier); ``None``: it answers.
+    token_redirect: Optional[str] = None
+    #: Every call of a tool asks for one scope more than the token holds (403 insufficient_scope).
+    endless_step_up: bool = False
+    #: The MCP server refuses every token with 401 ``invalid_token``, however fresh.
+    refuse_every_token: bool = False
+    #: The host name in the servers' URLs (they listen on 127.0.0.1 whatever it is): a test that maps
+    #: another name to 127.0.0.1 plays a remote server with it.
+    host: str = "127.0.0.1"
+    #: The 401's ``resource_metadata`` URL; ``None``: the servers' own (with ``resource_metadata="header"``).
+    resource_metadata_url: Optional[str] = None
 
 
 class OAuthTestServer:
@@ -119,7 +134,7 @@ class OAuthTestServer:
     def __init__(self, options: Optional[Options] = None, **changes: Any) -> None:
         self.options = replace(options or Options(), **changes)
         self._httpd = _AuthHTTPServer(self)
-        self.base = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        self.base = f"http://{self.options.host}:{self._httpd.server_address[1]}"
         self.url = f"{self.base}/mcp"
         #: The issuer the resource metadata names (``migrate`` moves it to a second one).
         self.issuer = self.options.external_issuer or self.base + self.options.issuer_path
@@ -295,7 +310,9 @@ class OAuthTestServer:
     def challenge(self, error: Optional[str] = None, scope: Optional[str] = None) -> str:
         o = self.options
         parts = []
-        if o.resource_metadata == "header":
+        if o.resource_metadata_url is not None:
+            parts.append(f'resource_metadata="{o.resource_metadata_url}"')
+        elif o.resource_metadata == "header":
             parts.append(f'resource_metadata="{self.base}/.well-known/oauth-protected-resource/mcp"')
         scope = scope or o.challenge_scope
         if scope:
@@ -388,6 +405,9 @@ class _AuthHandler(_Handler):
             return
         self._record()
         oauth, o = self.oauth, self.oauth.options
+        if path.endswith(o.trickle or ("\0",)):
+            self._answer_never_ending()
+            return
         wanted = {
             "path": "/.well-known/oauth-protected-resource/mcp",
             "header": "/.well-known/oauth-protected-resource/mcp",
@@ -459,12 +479,19 @@ class _AuthHandler(_Handler):
             super().do_POST()
             return
         body = self._body()
+        if path.endswith(self.oauth.options.trickle or ("\0",)):
+            self._record()
+            self._answer_never_ending()
+            return
         if path.endswith("/register"):
             self._record()
             self._register(path, body)
             return
         form = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace")).items()}
         self._record(form)
+        if path.endswith("/token") and self.oauth.options.token_redirect:
+            self._reply(307, b"", headers={"Location": self.oauth.options.token_redirect})
+            return
         if path.endswith("/token") and self.oauth.options.token_delay:
             self.oauth.closed.wait(self.oauth.options.token_delay)  # ends when the server closes
         if path == "/idp/token":
@@ -479,6 +506,20 @@ class _AuthHandler(_Handler):
         self._reply(404, b"not found")
 
     _peeked: Optional[bytes] = None
+
+    def _answer_never_ending(self) -> None:
+        """A JSON answer that never ends: a byte every half second, until the client or the server goes."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(1 << 20))
+        self.end_headers()
+        self.wfile.write(b"{")
+        while not self.oauth.closed.wait(0.5):
+            try:
+                self.wfile.write(b" ")
+                self.wfile.flush()
+            except OSError:
+                return
 
     def _body(self) -> bytes:
         if self._peeked is not None:
@@ -658,7 +699,12 @@ class _AuthHandler(_Handler):
                     headers["DPoP-Nonce"] = oauth.dpop_nonce
                 self._reply(401, b"DPoP proof refused", headers=headers)
                 return False
-        if record is None or record["expires"] < time.time() or record["issuer"] != oauth.issuer:
+        if (
+            record is None
+            or record["expires"] < time.time()
+            or record["issuer"] != oauth.issuer
+            or o.refuse_every_token
+        ):
             error = "invalid_token" if token else None
             self._reply(401, b"unauthorized", headers={"WWW-Authenticate": oauth.challenge(error)})
             return False
@@ -675,6 +721,8 @@ class _AuthHandler(_Handler):
                 return True
             if isinstance(message, dict) and message.get("method") == "tools/call":
                 needed = o.scoped_tools.get(str((message.get("params") or {}).get("name")))
+                if o.endless_step_up:
+                    needed = f"more{len(record['scopes'])}"  # one the token does not hold, whatever it holds
                 if needed and needed not in record["scopes"]:
                     challenge = oauth.challenge("insufficient_scope", needed)
                     self._reply(403, b"insufficient scope", headers={"WWW-Authenticate": challenge})

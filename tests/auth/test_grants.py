@@ -166,7 +166,7 @@ def test_enterprise_auth_refused_by_the_identity_provider_says_so():
 def test_the_loopback_receiver_listens_on_127_0_0_1_and_takes_only_its_state():
     with LoopbackReceiver("the-state") as receiver:
         assert receiver.redirect_uri.startswith("http://127.0.0.1:")
-        assert receiver._server.server_address[0] == "127.0.0.1"
+        assert receiver.address[0] == "127.0.0.1"
         base = receiver.redirect_uri
         assert requests.get(base + "?code=x&state=other", timeout=5).status_code == 400
         assert requests.get(base.replace("/callback", "/elsewhere"), timeout=5).status_code == 404
@@ -190,12 +190,12 @@ def test_without_a_browser_the_person_pastes_the_address(monkeypatch, capsys):
     with OAuthTestServer() as server:
         pasted: list[str] = []
 
-        def person(timeout: float, name: str) -> str:
+        def person(receiver: LoopbackReceiver, timeout: float, name: str) -> str:
             url = capsys.readouterr().err.split("open this link in a browser:\n  ", 1)[1].split("\n", 1)[0]
             pasted.append(server.approve(url))
             return pasted[-1]
 
-        monkeypatch.setattr(browser, "_read_line", person)
+        monkeypatch.setattr(browser, "_callback_or_line", person)
         auth = mcpsync.OAuth(store=mcpsync.MemoryTokenStore(), interactive=True)
         with mcpsync.connect(server.url, auth=auth, timeout=T) as client:
             assert client.call_tool("echo", {"text": "pasted"}, timeout=T).text == "pasted"
@@ -226,7 +226,9 @@ def test_in_a_notebook_the_link_is_shown_and_the_redirect_comes_to_the_receiver(
 
     shown: list[str] = []
     monkeypatch.setattr(browser, "in_notebook", lambda: True)
-    monkeypatch.setattr(IPython.display, "display", lambda item: shown.append(item.data))
+    monkeypatch.setattr(
+        IPython.display, "display", lambda item: shown.append(item.data) if hasattr(item, "data") else None
+    )
     with OAuthTestServer() as server:
 
         def click_later() -> None:

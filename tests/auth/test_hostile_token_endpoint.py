@@ -12,9 +12,11 @@ from typing import Any
 
 import pytest
 
-from mcpsync import MCPError
+import mcpsync
+from mcpsync import AuthorizationError, MCPError, MemoryTokenStore
 from mcpsync._auth.http import AuthHTTP
 from mcpsync._auth.tokens import ClientInfo, request_token
+from mcpsync.testing.oauth import OAuthTestServer
 
 T = 10
 
@@ -73,3 +75,20 @@ def test_a_token_endpoint_redirecting_to_another_origin_gets_the_grant_once_and_
                     issuer=url.rsplit("/", 1)[0],
                 )
         assert len(asked) == 1 and stolen == []
+
+
+def _login(server: OAuthTestServer) -> mcpsync.OAuth:
+    return mcpsync.OAuth(on_authorize=server.approve, store=MemoryTokenStore())
+
+
+def test_a_token_endpoint_that_redirects_to_another_origin_is_not_followed(local_service):
+    """Attack: the token endpoint answers the code's redemption with a 307 (which keeps the POST and
+    its body) to another origin. Promise: not followed: the code and the verifier never reach it,
+    and the error names both URLs."""
+    steal = f"http://127.0.0.1:{local_service.port}/steal"
+    with OAuthTestServer(token_redirect=steal) as server:
+        with pytest.raises(AuthorizationError, match="another origin; not followed") as raised:
+            mcpsync.connect(server.url, auth=_login(server), timeout=T).close()
+        assert steal in str(raised.value)
+        assert local_service.seen == []
+        assert len(server.requests_to("/token")) == 1

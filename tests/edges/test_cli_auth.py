@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 
 import pytest
+import requests
 
 from mcpsync.testing.oauth import OAuthTestServer
 from tests.edges.test_cli import COMMAND_TIMEOUT, run
@@ -27,8 +28,10 @@ def _env(home: Path) -> dict[str, str]:
     return env
 
 
-def login(home: Path, server: OAuthTestServer) -> subprocess.CompletedProcess[str]:
-    """``mcpsync login --url``, answering its prompt with the address the browser ends on."""
+def login(home: Path, server: OAuthTestServer, *, callback: bool = False) -> subprocess.CompletedProcess[str]:
+    """``mcpsync login --url``, answering its prompt with the address the browser ends on; or
+    (``callback``) with nothing: the browser, on the same machine, follows the redirect to the
+    command's loopback receiver, and stdin stays open and silent."""
     process = subprocess.Popen(
         [sys.executable, "-m", "mcpsync", "login", "--url", server.url],
         stdin=subprocess.PIPE,
@@ -55,9 +58,14 @@ def login(home: Path, server: OAuthTestServer) -> subprocess.CompletedProcess[st
             if line.startswith("  http"):
                 break
         assert process.stdin is not None and process.stdout is not None
-        process.stdin.write(server.approve(line.strip()) + "\n")
-        process.stdin.close()
+        redirect = server.approve(line.strip())
+        if callback:
+            assert requests.get(redirect, timeout=COMMAND_TIMEOUT).status_code == 200
+        else:
+            process.stdin.write(redirect + "\n")
+            process.stdin.flush()
         process.wait(COMMAND_TIMEOUT)
+        process.stdin.close()
         out = process.stdout.read()  # small: the pipe never filled
     finally:
         if process.poll() is None:
@@ -97,6 +105,19 @@ def test_login_then_commands_use_the_kept_token_then_logout(tmp_path: Path) -> N
         assert again.returncode == 1
         assert f"log in once with: mcpsync login --url {server.url}" in again.stderr
         assert len(server.requests_to("/authorize")) == 1
+
+
+def test_login_without_a_browser_finishes_by_the_callback_without_a_paste(tmp_path: Path) -> None:
+    """Scenario: ``mcpsync login`` over SSH (no DISPLAY): it prints the link; the person opens it on a
+    browser that can reach this machine's loopback (a forwarded port), and the redirect arrives.
+    Promise: the command finishes on the callback, with nothing pasted (it used to go on waiting for
+    a paste, then fail with "no address was pasted")."""
+    with OAuthTestServer() as server:
+        done = login(tmp_path, server, callback=True)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith(f"inline: logged in at {server.issuer}")
+        assert "paste here the address" in done.stderr and "The browser came back here" in done.stderr
+        assert len(server.requests_to("/token")) == 1
 
 
 def test_auth_with_nothing_stored_says_so(tmp_path: Path) -> None:

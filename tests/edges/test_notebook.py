@@ -135,3 +135,23 @@ def test_make_notebook_installs_what_it_needs_and_runs_the_example_headless() ->
     assert done.returncode == 0, done.stderr
     assert "'.[notebook]'" in done.stdout and "nbclient" in done.stdout and "ipykernel" in done.stdout
     assert "tests/notebook_runner.py execute examples/quickstart.ipynb build/quickstart.executed.ipynb" in done.stdout
+
+
+@pytest.mark.parametrize("how", ["paste", "callback"])
+def test_a_login_in_a_real_kernel_ends_by_the_pasted_address_or_by_the_redirect(tmp_path: Path, how: str) -> None:
+    """Scenario: a call in a notebook needs a login. The kernel shows the link and the front end's
+    input box. ``paste``: the kernel runs elsewhere, so the person pastes the address the browser
+    ended on; ``callback``: the browser's redirect reaches the kernel, and the open box is ended.
+    Promise: either way the call goes through, and the next cell runs."""
+    import json
+
+    out = tmp_path / "login.json"
+    done = subprocess.run(
+        [sys.executable, str(RUNNER), "login", how, str(out)], capture_output=True, text=True, timeout=RUN_TIMEOUT
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    cells = json.loads(out.read_text())
+    assert cells[1]["errors"] == [], cells[1]
+    assert "paste its address" in cells[1]["streams"] and cells[1]["input_requests"] == 1
+    assert "RESULT from the kernel" in cells[1]["streams"]
+    assert cells[2]["errors"] == [] and "next cell" in cells[2]["streams"]

@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 import logging
 import socketserver
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 import mcpsync
+from tests.helpers import served
 
 T = 10
 DISCOVER = {
@@ -77,15 +77,8 @@ class _Handler(socketserver.StreamRequestHandler):
 
 @pytest.fixture
 def raw_server() -> Iterator[RawServer]:
-    server = RawServer({})
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
+    with served(RawServer({})) as server:
         yield server
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(T)
 
 
 def header_lines(head: bytes) -> list[bytes]:

@@ -1,0 +1,99 @@
+"""A login is bounded by the caller's deadline: only the person's own wait is not (``login_timeout`` is).
+
+The authorization server trickles one of its answers (headers at once, then a
+byte every half second, never the end: ``Options.trickle``), on 127.0.0.1.
+Before, discovery, registration and the token request each had 30 s of their
+own whatever the caller's timeout, and the path without a person ended a
+second late (a cancellation notice met the 401 and ran a grant of its own,
+which ``close`` waited for).
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import mcpsync
+from mcpsync import ClientCredentials, MemoryTokenStore
+from mcpsync.testing.oauth import OAuthTestServer
+
+TIMEOUT = 3.0
+#: How far past the caller's timeout a call may end (thread switches on a loaded machine).
+SLACK = 1.0
+
+
+def slow_person(server: OAuthTestServer, seconds: float) -> mcpsync.OAuth:
+    """A login whose person approves, then takes ``seconds`` more (reading the consent page, say)."""
+
+    def person(url: str) -> str:
+        redirected = server.approve(url)
+        time.sleep(seconds)  # the person's own time (not an ordering wait)
+        return redirected
+
+    return mcpsync.OAuth(on_authorize=person, store=MemoryTokenStore())
+
+
+@pytest.mark.parametrize("trickling", ["/register", "/.well-known/oauth-authorization-server"])
+def test_a_login_whose_authorization_server_trickles_ends_at_the_callers_timeout(trickling):
+    """Attack: a person can log in (``on_authorize``), and the registration endpoint (or the
+    authorization server's metadata) trickles its answer. Promise: ``connect(timeout=3)`` ends
+    within about 3 s with an error (it took 30 s), and nobody was asked to log in."""
+    with OAuthTestServer(trickle=(trickling,)) as server:
+        asked: list[str] = []
+
+        def person(url: str) -> str:
+            asked.append(url)
+            return server.approve(url)
+
+        auth = mcpsync.OAuth(on_authorize=person, store=MemoryTokenStore())
+        started = time.monotonic()
+        with pytest.raises(mcpsync.MCPError):
+            mcpsync.connect(server.url, auth=auth, timeout=TIMEOUT).close()
+        assert time.monotonic() - started < TIMEOUT + SLACK
+        assert asked == []
+
+
+def test_the_token_request_after_the_person_ends_at_the_callers_timeout_moved_on_by_the_persons_time():
+    """Attack: the person takes 1.5 s to log in, then the token endpoint trickles. Promise: the call
+    ends by its timeout plus the person's time, not 30 s later."""
+    with OAuthTestServer(trickle=("/token",)) as server:
+        person_time = 1.5
+        auth = slow_person(server, person_time)
+        started = time.monotonic()
+        with pytest.raises(mcpsync.MCPError):
+            mcpsync.connect(server.url, auth=auth, timeout=TIMEOUT).close()
+        assert time.monotonic() - started < TIMEOUT + person_time + SLACK
+        assert len(server.requests_to("/token")) == 1
+
+
+def test_the_persons_time_does_not_count_against_the_callers_timeout():
+    """Scenario: ``connect(timeout=2)``; the person takes 2.5 s to log in. Promise: the call goes
+    through: the caller's clock stops while the person logs in (``login_timeout`` bounds that)."""
+    with OAuthTestServer() as server:
+        auth = slow_person(server, 2.5)  # longer than the caller's whole timeout
+        with mcpsync.connect(server.url, auth=auth, timeout=2) as client:
+            assert client.call_tool("echo", {"text": "late"}, timeout=2).text == "late"
+
+
+def test_without_a_person_a_trickling_token_endpoint_ends_the_call_at_its_timeout_exactly():
+    """Attack: client credentials (no person), and the token endpoint trickles. Promise: ``connect``
+    ends at its timeout (it ended a second late: the cancellation notice met the 401, ran a grant of
+    its own, and ``close`` waited for it); the notice runs no grant."""
+    with OAuthTestServer(trickle=("/token",), clients={"svc": {"secret": "s"}}) as server:
+        auth = ClientCredentials("svc", "s", store=MemoryTokenStore())
+        started = time.monotonic()
+        with pytest.raises(mcpsync.RequestTimeout):
+            mcpsync.connect(server.url, auth=auth, timeout=TIMEOUT).close()
+        assert time.monotonic() - started < TIMEOUT + 0.5
+        assert len(server.requests_to("/token")) == 1  # the grant of the request only
+
+
+def test_a_legacy_handshake_after_a_long_login_still_has_the_callers_time():
+    """Scenario: ``connect(timeout=2)`` to a server of the legacy handshake; the person takes 2.5 s to
+    log in during ``initialize``. Promise: ``notifications/initialized`` still has what was left of
+    the 2 s (it had a negative time left, and the handshake failed with "timeout must be positive")."""
+    with OAuthTestServer() as server:
+        auth = slow_person(server, 2.5)  # longer than the caller's whole timeout
+        with mcpsync.connect(server.url, auth=auth, timeout=2, protocol="legacy") as client:
+            assert client.call_tool("echo", {"text": "late"}, timeout=2).text == "late"
