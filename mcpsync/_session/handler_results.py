@@ -90,8 +90,10 @@ RESULT_SCHEMAS: dict[str, dict[str, Any]] = {
             "action": {"enum": ["accept", "decline", "cancel"]},
             "content": {
                 "type": "object",
+                # Any number, where the published JSON says integer: a form's "number" field (NumberSchema)
+                # takes 95.5, and a legal answer to the form must never be refused.
                 "additionalProperties": {
-                    "anyOf": [{"type": ["string", "integer", "boolean"]}, {"type": "array", "items": _STRING}]
+                    "anyOf": [{"type": ["string", "number", "boolean"]}, {"type": "array", "items": _STRING}]
                 },
             },
             "_meta": _META,
