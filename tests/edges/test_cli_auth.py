@@ -115,7 +115,7 @@ def test_login_without_a_browser_finishes_by_the_callback_without_a_paste(tmp_pa
     with OAuthTestServer() as server:
         done = login(tmp_path, server, callback=True)
         assert done.returncode == 0, done.stderr
-        assert done.stdout.startswith(f"inline: logged in at {server.issuer}")
+        assert done.stdout.startswith(f"{server.url.split('/')[2]}: logged in at {server.issuer}")
         assert "paste here the address" in done.stderr and "The browser came back here" in done.stderr
         assert len(server.requests_to("/token")) == 1
 
