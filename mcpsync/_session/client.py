@@ -692,7 +692,9 @@ class Client:
                 # The server stopped taking our version: the same once more if it still lists it, else
                 # another we share; once, within the caller's timeout.
                 sent, version = self.protocol_version, self._renegotiate(exc)
-                left = None if seconds is None else max(0.0, started + seconds - time.monotonic())
+                left = None if seconds is None else started + seconds - time.monotonic()
+                if left is not None and left <= 0:
+                    raise RequestTimeout(method, seconds or 0.0) from None  # no time left to send it again
                 try:
                     result = send(params, left)
                 except ServerError as again:
