@@ -187,9 +187,11 @@ class Supervision:
             # A server of an entry without "type" may be an HTTP+SSE one, as with mcpsync.connect.
             client = handshake(make(server.config), server.config, timeout, make)
             try:
-                # One bound for the whole attempt: the tool list gets what the handshake left of it.
+                # One bound for the whole attempt: the tool list gets what the handshake left of it
+                # (a person's login during the handshake not counted: that was not the caller's time).
                 seconds = resolve_timeout(timeout, client.transport.default_timeout)
-                left = None if seconds is None else max(0.001, seconds - (time.monotonic() - started))
+                spent = time.monotonic() - started - client._channel.person_time
+                left = None if seconds is None else max(0.001, seconds - spent)
                 try:
                     # A server that does not declare tools is asked anyway (many under-declare), unless strict.
                     tools = items_served(
