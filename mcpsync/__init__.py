@@ -153,8 +153,25 @@ _auth_hook.default_auth = _default_auth
 
 def _rehome(value: object) -> object:
     """Show a public class or function as ``mcpsync.X``, where it is used from (in tracebacks,
-    ``help()`` and reprs), as httpx does; pickle finds it there too. Other values stay as they are."""
-    if isinstance(value, type) or hasattr(value, "__code__"):
+    ``help()`` and reprs), as httpx does; pickle finds it there too. Other values stay as they are.
+
+    A class's own annotations are strings (``from __future__ import annotations``) that
+    ``typing.get_type_hints`` evaluates in the module ``__module__`` names: they are evaluated
+    first, in the module that wrote them, so that dataclasses such as ``Tool`` stay introspectable
+    (pydantic, cattrs, ``get_type_hints``). A class whose annotations cannot be evaluated stays home.
+    """
+    if isinstance(value, type):
+        own = value.__dict__.get("__annotations__")  # noqa: RUF063 (3.9 has no inspect.get_annotations)
+        if own:
+            import typing
+
+            try:
+                hints = typing.get_type_hints(value, include_extras=True)
+            except Exception:
+                return value
+            value.__annotations__ = {key: hints.get(key, hint) for key, hint in own.items()}
+        value.__module__ = __name__
+    elif hasattr(value, "__code__"):
         value.__module__ = __name__
     return value
 

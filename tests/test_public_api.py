@@ -96,6 +96,25 @@ def test_public_classes_and_functions_say_they_are_mcpsyncs() -> None:
     assert [value for value in homed if value.__module__ != "mcpsync"] == []
 
 
+def test_public_classes_shown_as_mcpsync_x_keep_their_type_hints() -> None:
+    """Scenario: ``typing.get_type_hints`` on public classes (pydantic, cattrs and FastAPI do it
+    for dataclasses such as ``Tool``). Promise: it resolves every one, though ``__module__`` now says
+    ``mcpsync`` (it raised ``NameError: name 'Optional' is not defined``: the annotations are strings
+    that were evaluated in the ``mcpsync`` namespace)."""
+    import inspect
+    import typing
+
+    classes = [getattr(mcpsync, name) for name in mcpsync.__all__ if inspect.isclass(getattr(mcpsync, name))]
+    failed = []
+    for cls in classes:
+        try:
+            typing.get_type_hints(cls)
+        except Exception as exc:
+            failed.append(f"{cls.__name__}: {exc}")
+    assert failed == []
+    assert typing.get_type_hints(mcpsync.Tool)["name"] is str
+
+
 def test_errors_that_pickled_still_pickle_from_their_public_home() -> None:
     """An error made from a message survives pickling (a process pool's worker raising it), found as mcpsync.X."""
     import pickle

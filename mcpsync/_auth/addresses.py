@@ -16,13 +16,15 @@ come from the server's answers: they are untrusted. The rule
 Without it a remote server could name ``http://127.0.0.1:PORT/admin/...``
 and have the client GET it (path and query the attacker's), then post the
 authorization code and its verifier there. A host is classified by what the
-URL says (``is_local``), never by resolving its name: a name that resolves
+URL says (``is_local``; an IPv4 address in the short, decimal, octal or hex forms
+the resolver also reads as one), never by resolving its name: a name that resolves
 to a private address is not caught here (DNS rebinding is beyond this rule).
 """
 
 from __future__ import annotations
 
 import ipaddress
+import socket
 from typing import Optional
 from urllib.parse import urlsplit
 
@@ -30,6 +32,8 @@ from .._core.errors import AuthorizationError
 
 __all__ = ["check_url", "is_local", "is_loopback"]
 
+#: The characters of an IPv4 address in any form ``inet_aton`` reads (decimal, octal, hex; 1 to 4 parts).
+_INET_ATON_CHARS = frozenset("0123456789abcdefx.")
 #: Host names that never leave the machine or the local network (RFC 6761, RFC 6762).
 _LOCAL_SUFFIXES = (".localhost", ".local")
 
@@ -57,7 +61,14 @@ def _address(host: str) -> Optional[ipaddress.IPv4Address | ipaddress.IPv6Addres
     try:
         address = ipaddress.ip_address(host.split("%", 1)[0])
     except ValueError:
-        return None
+        # The IPv4 forms the resolver reads as an address, without asking DNS, which ipaddress
+        # refuses: "127.1", "2130706433", "0x7f.0.0.1", "0177.0.0.1" all reach 127.0.0.1.
+        if not host or not all(c in _INET_ATON_CHARS for c in host):
+            return None
+        try:
+            return ipaddress.IPv4Address(socket.inet_aton(host))
+        except OSError:
+            return None
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         return address.ipv4_mapped
     return address

@@ -545,7 +545,8 @@ class ServerAuth:
         (which ``login_timeout`` bounds); each step also within ``AUTH_TIMEOUT``.
 
         Returns:
-            the seconds the person took (the caller's time did not run meanwhile).
+            the seconds the person took, and another login of the process this one waited for
+            (the caller's time did not run meanwhile).
 
         Raises:
             AuthorizationRequired: nobody answered in time, or nobody can (no person, no callable).
@@ -557,6 +558,7 @@ class ServerAuth:
         # One login at a time in the process; this server's lock only for the state, never while the
         # person takes their time (requests of other threads would wait past their deadlines). The
         # wait for another login's turn is bounded as a login is: it cannot take longer itself.
+        asked = time.monotonic()
         if not _LOGIN_LOCK.acquire(timeout=self.owner.login_timeout + AUTH_TIMEOUT):
             raise AuthorizationRequired(
                 f"{self.name}: another login of this process did not end within "
@@ -564,12 +566,15 @@ class ServerAuth:
                 server=self.name,
                 login_command=self.login_command,
             )
+        # The wait for another login is a person's time too: not the caller's (it moves the deadline on).
+        waited = time.monotonic() - asked
+        deadline += waited
         with _Held(_LOGIN_LOCK):
             now = self._token
             if reason is not None and now is not None and now is not before:
                 granted = set(str(now.get("scope") or "").split())
                 if reason.status_code != 403 or set(reason.scopes) <= granted:
-                    return 0.0  # another thread's login, while this one waited for its turn, is what was needed
+                    return waited  # another thread's login, while this one waited for its turn, is what was needed
             discovered = self._discover(deadline, challenge)
             extra = reason.scopes if reason is not None else ()
             held = tuple((self._token or {}).get("scope", "").split()) if extra else ()
@@ -579,7 +584,7 @@ class ServerAuth:
                 self._save(record)
                 self._step_ups = 0
         logger.info("server %r: logged in at %s", self.name, discovered.server.issuer)
-        return person
+        return waited + person
 
     # -- keeping tokens ----------------------------------------------------------------
 

@@ -16,8 +16,8 @@ import threading
 import time
 from typing import Any, Optional
 
-from .._core.errors import MCPError, TransportClosed
-from .._core.timeouts import USE_DEFAULT, Timeout
+from .._core.errors import MCPError, RequestTimeout, TransportClosed
+from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
 from .._session.client import Client
 from .._session.connect import handshake, transport_auth
 from .._session.models import Tool
@@ -182,17 +182,26 @@ class Supervision:
 
         # The manager's bound for connecting, else the entry's ("connectTimeout"), else its timeout.
         timeout = self.connect_timeout if self.connect_timeout is not USE_DEFAULT else server.config.connect_timeout
+        started = time.monotonic()
         try:
             # A server of an entry without "type" may be an HTTP+SSE one, as with mcpsync.connect.
             client = handshake(make(server.config), server.config, timeout, make)
             try:
-                # A server that does not declare tools is asked anyway (many under-declare), unless strict.
-                tools = items_served(
-                    lambda: client.list_tools(timeout=timeout),
-                    client.server_capabilities,
-                    "tools/list",
-                    strict=client.strict_capabilities,
-                )
+                # One bound for the whole attempt: the tool list gets what the handshake left of it
+                # (a person's login during the handshake not counted: that was not the caller's time).
+                seconds = resolve_timeout(timeout, client.transport.default_timeout)
+                spent = time.monotonic() - started - client._channel.person_time
+                left = None if seconds is None else max(0.001, seconds - spent)
+                try:
+                    # A server that does not declare tools is asked anyway (many under-declare), unless strict.
+                    tools = items_served(
+                        lambda: client.list_tools(timeout=left),
+                        client.server_capabilities,
+                        "tools/list",
+                        strict=client.strict_capabilities,
+                    )
+                except RequestTimeout:
+                    raise RequestTimeout("tools/list", seconds or 0.0) from None  # the bound given, not what was left
             except BaseException:
                 client.close()
                 raise

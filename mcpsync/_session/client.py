@@ -56,7 +56,7 @@ from . import exit_cleanup, paging, server_capabilities
 from .channel import Channel
 from .dispatch import Dispatcher
 from .era import AUTO, LEGACY, MODERN, check_protocol, listed_versions, probe, rounds
-from .inbox import Inbox, ListCache, LogHandler, NotificationHandler, cache_scope
+from .inbox import DISCOVER_KEY, Inbox, ListCache, LogHandler, NotificationHandler, cache_scope
 from .interrupts import shorten_interrupts
 from .models import (
     CallToolResult,
@@ -388,7 +388,7 @@ class Client:
             if discovered is not None:
                 result = discovered
                 self._accept_discover_result(discovered)
-                self._lists.put_read(_DISCOVER, discovered, _ttl(discovered), scope=cache_scope([discovered]))
+                self._lists.put_read(DISCOVER_KEY, discovered, _ttl(discovered), scope=cache_scope([discovered]))
                 assert self.protocol_version is not None
                 self.transport.negotiated(self.protocol_version)
                 self._ask_for_logs()
@@ -490,14 +490,14 @@ class Client:
                 f"{self.protocol_version or 'nothing yet'}; its initialize answer is in server_info, "
                 "server_capabilities and instructions"
             )
-        held = self._lists.fresh_read(_DISCOVER) if cache else None
+        held = self._lists.fresh_read(DISCOVER_KEY) if cache else None
         if held is not None:
             return dict(held)
         context = self._lists.context()
         result = self.request("server/discover", timeout=timeout)
         self._accept_discover_result(result)
         self._ask_for_logs()
-        self._lists.put_read(_DISCOVER, result, _ttl(result), scope=cache_scope([result]), context=context)
+        self._lists.put_read(DISCOVER_KEY, result, _ttl(result), scope=cache_scope([result]), context=context)
         return result
 
     def _param_headers(self, method: str, params: Optional[dict[str, Any]]) -> dict[str, str]:
@@ -692,7 +692,9 @@ class Client:
                 # The server stopped taking our version: the same once more if it still lists it, else
                 # another we share; once, within the caller's timeout.
                 sent, version = self.protocol_version, self._renegotiate(exc)
-                left = None if seconds is None else max(0.0, started + seconds - time.monotonic())
+                left = None if seconds is None else started + seconds - time.monotonic()
+                if left is not None and left <= 0:
+                    raise RequestTimeout(method, seconds or 0.0) from None  # no time left to send it again
                 try:
                     result = send(params, left)
                 except ServerError as again:
@@ -1572,8 +1574,6 @@ class Client:
 
 #: Where the resource templates are held in the client's cache: beside the reads (a resource list change ends both).
 _TEMPLATES = ("resources/templates/list",)
-#: Where the ``server/discover`` answer is held (a resource list change leaves it).
-_DISCOVER = ("server/discover",)
 
 
 def _left(seconds: Optional[float], started: float) -> Optional[float]:

@@ -157,6 +157,7 @@ def handshake(
     """
     seconds = resolve_timeout(timeout, client.transport.default_timeout)
     deadline = None if seconds is None else time.monotonic() + seconds  # one deadline for both attempts
+    paused = client._channel.person_time
     try:
         client.initialize(timeout=seconds)
         return client
@@ -171,6 +172,8 @@ def handshake(
         first = exc
     logger.info("server %r: POST refused with %d; trying the HTTP+SSE transport", client.name, first.status_code)
     sse = again(dataclasses.replace(config, type="sse"))
+    if deadline is not None:
+        deadline += client._channel.person_time - paused  # a person who logged in meanwhile: not the caller's time
     try:
         sse.initialize(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
     except MCPError as sse_error:

@@ -22,7 +22,7 @@ from .dispatch import Dispatcher
 from .progress import ProgressTokens
 from .server_requests import ServerRequests
 
-__all__ = ["LIST_CHANGED", "PRIVATE", "PUBLIC", "PYTHON_LEVELS", "Inbox", "ListCache", "cache_scope"]
+__all__ = ["DISCOVER_KEY", "LIST_CHANGED", "PRIVATE", "PUBLIC", "PYTHON_LEVELS", "Inbox", "ListCache", "cache_scope"]
 
 logger = logging.getLogger("mcpsync.client")
 
@@ -56,6 +56,8 @@ MAX_READS_HELD = 256
 PUBLIC, PRIVATE = "public", "private"
 
 _Key = Union[str, tuple[str, ...]]
+#: Where the ``server/discover`` answer is held, beside the reads (a resource list change leaves it).
+DISCOVER_KEY = ("server/discover",)
 
 
 def cache_scope(results: Iterable[Mapping[str, Any]]) -> Optional[str]:
@@ -177,7 +179,7 @@ class ListCache:
         self._lists[kind] = None
         self._fresh_until.pop(kind, None)
         if kind == "resources":
-            for key in [key for key in self._reads if key != ("server/discover",)]:
+            for key in [key for key in self._reads if key != DISCOVER_KEY]:
                 self.forget_read(key)
         self._on_forget(kind)
 

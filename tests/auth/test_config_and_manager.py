@@ -117,3 +117,26 @@ def test_a_server_waiting_for_a_login_does_not_hold_the_others(tmp_path: Path, m
             assert manager.status()["remote"].state is mcpsync.ServerState.CONNECTING
             go_on.set()
             assert manager.call_tool("remote__echo", {"text": "after"}, timeout=T).text == "after"
+
+
+def test_a_login_during_a_managed_connect_leaves_the_tool_list_its_time(tmp_path: Path, monkeypatch):
+    """Scenario: ``"connectTimeout": 2000`` (ms); the person takes 2.5 s to log in during the handshake.
+    Promise: the server connects: the tool list, which shares the connect bound with the handshake,
+    is not left without time by the person's (that time is not the caller's)."""
+    import time
+
+    with OAuthTestServer() as server:
+
+        def slow_person(url: str, receiver: browser.LoopbackReceiver, name: str, timeout: float) -> str:
+            redirected = server.approve(url)
+            time.sleep(2.5)  # the person's own time (not an ordering wait)
+            return redirected
+
+        monkeypatch.setattr("mcpsync._auth.oauth.someone_is_there", lambda: True)
+        monkeypatch.setattr("mcpsync._auth.login.present", slow_person)
+        config = {"mcpServers": {"remote": {"url": server.url, "connectTimeout": 2000}}}
+        with mcpsync.Manager(config, startup_timeout=0, reconnect=False, tool_cache=False) as manager:
+            assert manager.wait_until_ready(T)
+            status = manager.status()["remote"]
+            assert status.state is mcpsync.ServerState.CONNECTED, status.error
+            assert manager.call_tool("remote__echo", {"text": "x"}, timeout=T).text == "x"

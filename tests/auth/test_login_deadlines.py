@@ -97,3 +97,42 @@ def test_a_legacy_handshake_after_a_long_login_still_has_the_callers_time():
         auth = slow_person(server, 2.5)  # longer than the caller's whole timeout
         with mcpsync.connect(server.url, auth=auth, timeout=2, protocol="legacy") as client:
             assert client.call_tool("echo", {"text": "late"}, timeout=2).text == "late"
+
+
+def test_a_login_that_waits_for_another_logins_turn_does_not_lose_the_callers_time():
+    """Scenario: two clients of one ``OAuth`` connect with ``timeout=2``; the first one's person
+    takes 2.5 s, and the second waits that long for its turn to log in. Promise: the second connects
+    too: waiting for another login is a person's time, not the caller's (it ended in an error: the
+    caller's deadline had passed before the second login's discovery began)."""
+    import threading
+
+    with OAuthTestServer() as server:
+        first_asked = threading.Event()
+        asked: list[str] = []
+
+        def person(url: str) -> str:
+            asked.append(url)
+            if len(asked) == 1:
+                first_asked.set()
+                time.sleep(2.5)  # the first person's own time (not an ordering wait)
+            return server.approve(url)
+
+        auth = mcpsync.OAuth(on_authorize=person, store=MemoryTokenStore())
+        outcome: list[object] = []
+
+        def first() -> None:
+            try:
+                with mcpsync.connect(server.url, auth=auth, timeout=2) as client:
+                    outcome.append(client.call_tool("echo", {"text": "first"}, timeout=2).text)
+            except BaseException as exc:  # reported below, on the test's thread
+                outcome.append(exc)
+
+        thread = threading.Thread(target=first)
+        thread.start()
+        try:
+            assert first_asked.wait(20)
+            with mcpsync.connect(server.url, auth=auth, timeout=2) as client:
+                assert client.call_tool("echo", {"text": "second"}, timeout=2).text == "second"
+        finally:
+            thread.join(20)
+        assert outcome == ["first"]

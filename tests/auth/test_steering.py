@@ -108,6 +108,13 @@ def test_a_remote_servers_token_endpoint_on_loopback_is_refused_before_the_code_
         ("https://10.0.0.5/token", "https://mcp.example.com/mcp", False),
         ("https://169.254.169.254/latest", "https://mcp.example.com/mcp", False),  # cloud metadata service
         ("https://[::ffff:127.0.0.1]/t", "https://mcp.example.com/mcp", False),
+        # The forms of 127.0.0.1 and 10.0.0.5 the resolver reads without DNS (ipaddress does not).
+        ("https://127.1/token", "https://mcp.example.com/mcp", False),
+        ("https://2130706433/token", "https://mcp.example.com/mcp", False),
+        ("https://0x7f.0.0.1/token", "https://mcp.example.com/mcp", False),
+        ("https://0177.0.0.1/token", "https://mcp.example.com/mcp", False),
+        ("https://10.5/token", "https://mcp.example.com/mcp", False),
+        ("https://deadbeef.example/token", "https://mcp.example.com/mcp", True),
         ("https://printer.local/t", "https://mcp.example.com/mcp", False),
         ("http://127.0.0.1:9/token", "http://127.0.0.1:8000/mcp", True),
         ("http://192.168.1.2/token", "http://localhost:8000/mcp", True),

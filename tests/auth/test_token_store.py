@@ -10,7 +10,6 @@ import json
 import logging
 import os
 import stat
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -23,17 +22,22 @@ from mcpsync._auth.discovery import canonical_resource
 from mcpsync._auth.store import server_key, token_key
 from mcpsync.testing.oauth import OAuthTestServer
 from tests.edges.test_cli import run
+from tests.helpers import served
 
 T = 20
 #: Another local user (``nobody``): the tests run as root, and give files to it with chown.
 OTHER_UID = 65534
 
 
-class PlantedEndpoint:
-    """A token endpoint of the attacker's, on 127.0.0.1: it keeps every request that reaches it."""
+class PlantedEndpoint(http.server.ThreadingHTTPServer):
+    """A token endpoint of the attacker's, on 127.0.0.1: it keeps every request that reaches it
+    (served with ``tests.helpers.served``)."""
+
+    daemon_threads = True
 
     def __init__(self) -> None:
-        seen = self.seen = []
+        seen: list[dict[str, Any]] = []
+        self.seen = seen
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self) -> None:
@@ -49,18 +53,8 @@ class PlantedEndpoint:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/token"
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05})
-
-    def __enter__(self) -> PlantedEndpoint:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(T)
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server_address[1]}/token"
 
 
 def plant(directory: Path, key: str, value: dict[str, Any], *, uid: int | None = None) -> Path:
@@ -103,7 +97,7 @@ def test_a_loose_directory_with_a_planted_token_endpoint_gets_no_secret(tmp_path
     directory = tmp_path / "auth"
     directory.mkdir()
     directory.chmod(0o777)
-    with OAuthTestServer(clients={"svc": {"secret": "s"}}) as server, PlantedEndpoint() as planted:
+    with OAuthTestServer(clients={"svc": {"secret": "s"}}) as server, served(PlantedEndpoint()) as planted:
         plant_expired_token(directory, server, planted.url, uid=OTHER_UID)
         auth = ClientCredentials("svc", "s", store=FileTokenStore(directory))
         with pytest.raises(TokenStoreError, match="others can write in it") as caught:
@@ -120,7 +114,7 @@ def test_a_stored_token_endpoint_is_never_trusted_over_the_authorization_servers
     directory = tmp_path / "auth"
     directory.mkdir(mode=0o700)
     caplog.set_level(logging.WARNING, "mcpsync")
-    with OAuthTestServer(clients={"svc": {"secret": "s"}}) as server, PlantedEndpoint() as planted:
+    with OAuthTestServer(clients={"svc": {"secret": "s"}}) as server, served(PlantedEndpoint()) as planted:
         plant_expired_token(directory, server, planted.url, uid=None)
         auth = ClientCredentials("svc", "s", store=FileTokenStore(directory))
         with mcpsync.connect(server.url, auth=auth, timeout=T) as client:

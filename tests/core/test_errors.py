@@ -21,3 +21,23 @@ def test_server_error_prefix_of_another_code_is_kept() -> None:
     error = ServerError(-32603, "MCP error -32602: bad params upstream")
     assert str(error) == "MCP error -32603: MCP error -32602: bad params upstream"
     assert str(ServerError(-32601, "Method not found")) == "MCP error -32601: Method not found"
+
+
+def test_both_error_trees_name_every_public_error_and_warning() -> None:
+    """Scenario: the error tree is written twice, in ``_core/errors.py``'s docstring and in
+    docs/api.md. Promise: each names every exception and warning class ``errors.__all__`` exports
+    (docs/api.md lacked HeaderMismatch, MissingClientCapability and HandlerResultError)."""
+    import re
+    from pathlib import Path
+
+    from mcpsync._core import errors
+
+    classes = [name for name in errors.__all__ if isinstance(getattr(errors, name), type)]
+    # The doc's tree: the fenced block that starts with "MCPError".
+    api = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text(encoding="utf-8")
+    block = re.search(r"```\nMCPError\n(.*?)```", api, re.S)
+    assert block is not None
+    for where, tree in (("errors.py", errors.__doc__ or ""), ("docs/api.md", "MCPError\n" + block.group(1))):
+        named = set(re.findall(r"(?:[├└]── |^\s*)([A-Z]\w+)", tree, re.M))
+        missing = [name for name in classes if name not in named and name != "URLElicitation"]
+        assert missing == [], f"{where} does not name {missing}"

@@ -470,3 +470,23 @@ def test_an_entrys_connect_timeout_bounds_connecting(tmp_path: Path) -> None:
         status = m.status()["slow"]
     assert status.state is ServerState.FAILED
     assert status.error is not None and "Request timeout after 1s" in status.error
+
+
+def test_the_connect_bound_covers_the_handshake_and_the_tool_list_together(tmp_path: Path) -> None:
+    """Scenario: ``"connectTimeout": 2000`` (ms); the server takes 1.2 s to answer ``initialize`` and
+    1.2 s more for ``tools/list``. Promise: the attempt fails at its 2 s bound (the tool list had a
+    second 2 s of its own, and the server connected after 2.4 s)."""
+    from tests.helpers import INITIALIZE_RESULT, scripted_server
+
+    command, *args = scripted_server(
+        {
+            "initialize": [{"after": 1.2, "answer": INITIALIZE_RESULT}],
+            "tools/list": [{"after": 1.2, "answer": {"tools": []}}],
+        }
+    )
+    entry = {"command": command, "args": args, "timeout": 60000, "connectTimeout": 2000}
+    with manager({"slow": entry}, tmp_path, startup_timeout=T, reconnect=False) as m:
+        assert m.wait_until_ready(T)
+        status = m.status()["slow"]
+    assert status.state is ServerState.FAILED
+    assert status.error is not None and "Request timeout after 2s (tools/list)" in status.error

@@ -195,3 +195,37 @@ def test_a_keyword_that_does_not_fit_the_target_is_named():
         mcpsync.connect("http://127.0.0.1:1/mcp", env={"A": "1"})
     with pytest.raises(mcpsync.ConfigurationError, match=r"headers= does not fit a command .* which takes env=, cwd="):
         mcpsync.connect(["python", "server.py"], headers={"A": "1"})
+
+
+def test_the_http_sse_fallback_after_a_login_keeps_the_callers_time(monkeypatch) -> None:
+    """Scenario: a URL without type; the Streamable HTTP attempt has a person log in (50 s of the
+    clock), then its POST is refused with 405, so the HTTP+SSE transport is tried. Promise: that
+    attempt gets the caller's timeout, not what the person's time left of it (it got 0 s)."""
+    import types
+
+    import mcpsync._session.connect as connect_module
+    from mcpsync import HTTPServerConfig, HTTPStatusError
+    from mcpsync._session.connect import handshake
+
+    real = connect_module.time.monotonic
+    late = [0.0]
+    monkeypatch.setattr(connect_module, "time", types.SimpleNamespace(monotonic=lambda: real() + late[0]))
+    given: list[float] = []
+
+    class Streamable:
+        name = "s"
+        transport = types.SimpleNamespace(default_timeout=10.0)
+        _channel = types.SimpleNamespace(person_time=0.0)
+
+        def initialize(self, *, timeout: float) -> None:
+            late[0] += 50.0  # the person logs in during the handshake
+            self._channel.person_time += 50.0
+            raise HTTPStatusError("HTTP 405", status_code=405)
+
+    class Sse:
+        def initialize(self, *, timeout: float) -> None:
+            given.append(timeout)
+
+    config = HTTPServerConfig(url="http://mcp.test/mcp", type_given=False)
+    handshake(Streamable(), config, 10.0, lambda _: Sse())  # type: ignore[arg-type]
+    assert len(given) == 1 and 9.0 < given[0] <= 10.0

@@ -532,3 +532,35 @@ def test_a_request_refused_with_32022_listing_its_version_is_sent_once_more_unde
             client.call_tool("t", {}, timeout=T)
         assert info.value.retried == ("2026-07-28",)
         assert len([m for _, m in seen if m.get("method") == "tools/call"]) == 4
+
+
+@responses.activate
+def test_a_32022_that_comes_when_the_time_is_up_is_not_sent_again(monkeypatch):
+    """Scenario: a tools/call is answered -32022 (its version listed) only as its timeout runs out.
+    Promise: it is not sent again with no time left; a RequestTimeout names the caller's timeout (it
+    went again with a timeout of 0 and, answered at once, returned past its deadline)."""
+    import types
+
+    import mcpsync._session.client as client_module
+
+    seen: list[tuple[dict[str, str], dict[str, Any]]] = []
+    ok = {"resultType": "complete", "content": [{"type": "text", "text": "ok"}]}
+    answers = {"server/discover": [DISCOVER], "tools/call": [REFUSED_YET_LISTED, ok]}
+    answer = in_turn(seen, answers)
+    real = client_module.time.monotonic
+    late = [0.0]
+
+    def slow_refusal(request):
+        reply = answer(request)
+        if json.loads(request.body).get("method") == "tools/call":
+            late[0] = T + 1.0  # the client's clock: the refusal came after the call's whole timeout
+        return reply
+
+    responses.add_callback(responses.POST, URL, callback=slow_refusal)
+    with mcpsync.connect(URL, protocol="modern", auth=False, timeout=T) as client:
+        monkeypatch.setattr(client_module, "time", types.SimpleNamespace(monotonic=lambda: real() + late[0]))
+        with pytest.raises(mcpsync.RequestTimeout) as info:
+            client.call_tool("t", {}, timeout=T)
+        monkeypatch.undo()
+    assert info.value.timeout == T and info.value.method == "tools/call"
+    assert len([m for _, m in seen if m.get("method") == "tools/call"]) == 1
