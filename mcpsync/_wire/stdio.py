@@ -9,7 +9,10 @@ that is attached to ``TransportClosed`` when the server dies, and, by the
 explains why it fails is heard), to the logger ``mcpsync.server.<name>`` at INFO
 (``"log"``), or nowhere else (``"quiet"``). ``sys.stderr`` is looked up for
 each line, so a notebook shows it under the running cell and pytest captures it
-with the running test.
+with the running test. In ``"inherit"`` mode a ``sys.stderr`` of ours that
+blocks (a pipe nobody reads) blocks the server's stderr too, just as it would if
+the server wrote there itself (what the official SDK's clients do); ``"log"``
+and ``"quiet"`` never wait on anything but the handlers of that logger.
 
 The child's environment: by default only the variables a program needs to run
 (``DEFAULT_INHERITED_ENV_VARS``) plus the configured ``env``, so secrets in our
