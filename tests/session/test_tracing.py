@@ -117,17 +117,20 @@ def test_each_request_has_a_client_span_whose_context_travels_in_meta(
 def test_a_json_rpc_error_sets_the_span_status_and_error_type(
     provider: TracerProvider, exporter: InMemorySpanExporter
 ) -> None:
-    """An unknown tool (-32602): the span's status is ERROR with the server's message, ``error.type``
-    and ``rpc.response.status_code`` the code; a tool's own failure (``isError``) is ``tool_error``."""
+    """An unknown tool (-32602, which the client raises as an UnknownNameError caused by the server's
+    error): the span's status is ERROR with the server's message, ``error.type`` and
+    ``rpc.response.status_code`` the code; a tool's own failure (``isError``) is ``tool_error``."""
     with mcpsync.connect(server_config(timeout=T), tracing=provider) as client:
-        with pytest.raises(ServerError) as caught:
+        with pytest.raises(mcpsync.UnknownNameError) as caught:
             client.call_tool("no_such_tool", {})
         assert client.call_tool("fail", {"message": "nope"}).is_error
+    server_error = caught.value.__cause__
+    assert isinstance(server_error, ServerError)
     (unknown,) = spans(exporter, "tools/call no_such_tool")
     assert unknown.status.status_code is StatusCode.ERROR
-    assert unknown.status.description == caught.value.message
+    assert unknown.status.description == server_error.message
     assert unknown.attributes is not None
-    assert unknown.attributes["error.type"] == unknown.attributes["rpc.response.status_code"] == str(caught.value.code)
+    assert unknown.attributes["error.type"] == unknown.attributes["rpc.response.status_code"] == str(server_error.code)
     (failed,) = spans(exporter, "tools/call fail")
     assert failed.status.status_code is StatusCode.ERROR
     assert failed.attributes is not None and failed.attributes["error.type"] == "tool_error"
