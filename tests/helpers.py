@@ -36,21 +36,21 @@ def served(server: S) -> Iterator[S]:
 
 
 class LocalService(http.server.ThreadingHTTPServer):
-    """A service of the user's on 127.0.0.1 (an admin API, say): it answers any GET or POST with a
-    small JSON object, and records each as ``"METHOD /path?query"`` in ``seen``."""
+    """A service on 127.0.0.1 that a test expects to be left alone (an admin API of the user's, an
+    attacker's token endpoint, a schema host): it answers any GET or POST with ``body`` (a small
+    JSON object by default), and records each as ``"METHOD /path?query"`` in ``seen``."""
 
     daemon_threads = True
 
-    def __init__(self) -> None:
+    def __init__(self, body: bytes = b"{}", content_type: str = "application/json") -> None:
         self.seen: list[str] = []
         service = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def _any(self) -> None:
                 service.seen.append(f"{self.command} {self.path}")
-                body = b"{}"
                 self.send_response(200)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)

@@ -5,7 +5,6 @@ another owner, and what a crash leaves behind."""
 from __future__ import annotations
 
 import hashlib
-import http.server
 import json
 import logging
 import os
@@ -22,39 +21,20 @@ from mcpsync._auth.discovery import canonical_resource
 from mcpsync._auth.store import server_key, token_key
 from mcpsync.testing.oauth import OAuthTestServer
 from tests.edges.test_cli import run
-from tests.helpers import served
+from tests.helpers import LocalService, served
 
 T = 20
 #: Another local user (``nobody``): the tests run as root, and give files to it with chown.
 OTHER_UID = 65534
 
 
-class PlantedEndpoint(http.server.ThreadingHTTPServer):
-    """A token endpoint of the attacker's, on 127.0.0.1: it keeps every request that reaches it
-    (served with ``tests.helpers.served``)."""
-
-    daemon_threads = True
+class PlantedEndpoint(LocalService):
+    """A token endpoint of the attacker's, on 127.0.0.1: it keeps every request that reaches it in
+    ``seen`` (served with ``tests.helpers.served``)."""
 
     def __init__(self) -> None:
-        seen: list[dict[str, Any]] = []
-        self.seen = seen
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                seen.append({"path": self.path, "authorization": self.headers.get("Authorization"), "body": body})
-                answer = b'{"error": "invalid_grant"}'
-                self.send_response(400)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(answer)))
-                self.end_headers()
-                self.wfile.write(answer)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        super().__init__(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server_address[1]}/token"
+        super().__init__()
+        self.url = f"http://127.0.0.1:{self.port}/token"
 
 
 def plant(directory: Path, key: str, value: dict[str, Any], *, uid: int | None = None) -> Path:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import http.server
-import threading
 from collections.abc import Iterator
 
 import pytest
 
 import mcpsync
-from tests.helpers import scripted_server
+from tests.helpers import LocalService, scripted_server, served
 
 T = 20.0
 
@@ -17,30 +15,8 @@ T = 20.0
 @pytest.fixture
 def schema_host() -> Iterator[tuple[str, list[str]]]:
     """A loopback server that records every request it gets (it should get none)."""
-    hits: list[str] = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            hits.append(self.path)
-            body = b'{"type": "integer"}'
-            self.send_response(200)
-            self.send_header("Content-Type", "application/schema+json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", hits
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(T)
+    with served(LocalService(b'{"type": "integer"}', "application/schema+json")) as service:
+        yield f"http://127.0.0.1:{service.port}", service.seen
 
 
 def tool_with(output_schema: dict) -> dict:
