@@ -54,26 +54,19 @@ notebook: $(NOTEBOOK_STAMP)
 	$(VENV_PYTHON) tests/notebook_runner.py execute examples/quickstart.ipynb $(NOTEBOOK_OUT)
 	@echo "ran examples/quickstart.ipynb; its outputs are in $(NOTEBOOK_OUT)"
 
-# Test-only peers from the npm registry (oidc-provider): installed when npm is there, else their tests skip.
+# Test-only peers from the npm registry, each folder installed by `npm ci` when npm is there (else
+# the tests that need it skip, saying so): oidc-provider and server-everything in tests/interop/node;
+# the official conformance suite (client mode) with the Node 22 it needs in tests/conformance.
 NODE_DIR := tests/interop/node
 NODE_STAMP := $(NODE_DIR)/node_modules/.installed
-
-$(NODE_STAMP): $(NODE_DIR)/package.json $(NODE_DIR)/package-lock.json
-	@if command -v npm >/dev/null 2>&1; then \
-		npm ci --prefix $(NODE_DIR) --no-audit --no-fund --loglevel=error && touch $@; \
-	else \
-		echo "npm not found: the tests against oidc-provider will be skipped"; \
-	fi
-
-# The official conformance suite (client mode) with the Node 22 it needs, both from the npm registry.
 CONFORMANCE_DIR := tests/conformance
 CONFORMANCE_STAMP := $(CONFORMANCE_DIR)/node_modules/.installed
 
-$(CONFORMANCE_STAMP): $(CONFORMANCE_DIR)/package.json $(CONFORMANCE_DIR)/package-lock.json
+%/node_modules/.installed: %/package.json %/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then \
-		npm ci --prefix $(CONFORMANCE_DIR) --no-audit --no-fund --loglevel=error && touch $@; \
+		npm ci --prefix $* --no-audit --no-fund --loglevel=error && touch $@; \
 	else \
-		echo "npm not found: the conformance suite will be skipped"; \
+		echo "npm not found: the tests that need $* will be skipped"; \
 	fi
 
 ## test: run the whole test suite
