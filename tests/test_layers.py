@@ -18,14 +18,15 @@ PACKAGE = Path(__file__).resolve().parent.parent / "mcpsync"
 LAYERS = {
     "_version": 0,
     "_core": 1,
-    "_wire": 2,
-    "_auth": 3,
-    "_session": 4,
-    "_manager": 5,
-    "_edges": 6,
-    "testing": 6,
-    "__init__": 7,
-    "__main__": 7,
+    "_threads": 2,
+    "_wire": 3,
+    "_auth": 4,
+    "_session": 5,
+    "_manager": 6,
+    "_edges": 7,
+    "testing": 7,
+    "__init__": 8,
+    "__main__": 8,
 }
 #: What the protocol core never touches: it does no I/O and starts no thread.
 CORE_FORBIDDEN = {"socket", "select", "subprocess", "signal", "requests", "urllib3", "http", "selectors", "asyncio"}

@@ -18,7 +18,7 @@ from typing import Any, Optional
 from requests.structures import CaseInsensitiveDict
 
 from .._core.errors import AuthorizationError, MCPError
-from .._wire.http_client import HTTPClient, finished, origin
+from .._wire.http_client import HTTPClient, released_after, origin
 from .addresses import check_url
 
 __all__ = ["AUTH_TIMEOUT", "MAX_BODY", "Answer", "AuthHTTP"]
@@ -119,7 +119,7 @@ class AuthHTTP:
         client = self._client(url)
         try:
             with client.exchange(self.deadline) as exchange:
-                with finished(exchange.send(method, url, headers, body)) as response:
+                with released_after(exchange.send(method, url, headers, body)) as response:
                     data = b""
                     for chunk in exchange.chunks(response):
                         data += chunk

@@ -84,8 +84,8 @@ def call_mcp(
         MessageTooLarge: the answer is over ``max_message_size``.
         InvalidMessage, NoResponseError: the answer is not a JSON-RPC envelope for this request.
     """
-    from .._wire.http_client import ACCEPT, JSON, HTTPClient, finished
-    from .._wire.interrupts import deferred_interrupts
+    from .._wire.http_client import ACCEPT, JSON, HTTPClient, released_after
+    from .._threads.signals import deferred_interrupts
 
     seconds = math.inf if timeout is None else timeout
     http = HTTPClient(
@@ -104,7 +104,7 @@ def call_mcp(
     def exchange() -> bytes:
         with http.exchange(end) as exchange, deferred_interrupts(lambda: exchange.cut("interrupted")):
             response = exchange.send("POST", url, {"Accept": ACCEPT, "Content-Type": JSON}, body)
-            with finished(response):
+            with released_after(response):
                 if not response.ok:
                     raise exchange.status_error(response, "/mcp")
                 data = bytearray()

@@ -24,7 +24,7 @@ from .._session.models import Tool
 from .._session.server_capabilities import items_served
 from .._wire import create_transport
 from .._wire.config import HTTPServerConfig, ServerConfig, StdioServerConfig
-from .._wire.interrupts import Changes
+from .._threads.latches import Changes
 from .config_files import ServerEntry
 from .reconnect import ReconnectPolicy
 from .records import ServerState

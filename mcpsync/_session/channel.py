@@ -25,7 +25,7 @@ from .._core.jsonrpc import RequestId
 from .._core.pending import RequestFuture
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .._wire.base import Transport
-from .._wire.interrupts import deferred_interrupts
+from .._threads.signals import deferred_interrupts
 from .tracing import Tracing
 
 __all__ = ["Channel"]
@@ -56,7 +56,7 @@ class Channel:
         #: The OpenTelemetry of every request (a client span, its context in ``_meta``); ``None``: off.
         self.tracing: Optional[Tracing] = Tracing(transport)
 
-    def speak(self, version: Optional[str], capabilities: Any = None, client_info: Any = None) -> None:
+    def use_version(self, version: Optional[str], capabilities: Any = None, client_info: Any = None) -> None:
         """Carry the modern ``_meta`` of ``version`` on every request from now on (``None``: the
         legacy era, no ``_meta``). A log level set for the modern era stays set."""
         if version is None:
@@ -292,5 +292,5 @@ class Channel:
         with deferred_interrupts():
             waiting, notice = self.endpoint.abandon(future, reason)
             if waiting:
-                self.transport.abandoned(future, notice)
+                self.transport.stop_request(future, notice)
         return waiting

@@ -51,13 +51,14 @@ from .._core.text import cut, did_you_mean, shorten
 from .._core.timeouts import USE_DEFAULT, Timeout, check_timeout, resolve_timeout
 from .._version import __version__
 from .._wire.base import Transport, TransportStats
-from .._wire.interrupts import deferred_interrupts
+from .._threads.signals import deferred_interrupts
 from . import exit_cleanup, paging, server_capabilities
 from .channel import Channel
 from .dispatch import Dispatcher
-from .era import AUTO, LEGACY, MODERN, check_protocol, listed_versions, probe, rounds
+from .era import AUTO, LEGACY, MODERN, check_protocol, listed_versions, probe
+from .input_required import answer_input_required
 from .inbox import DISCOVER_KEY, Inbox, ListCache, LogHandler, NotificationHandler, cache_scope
-from .interrupts import shorten_interrupts
+from .tracebacks import shorten_interrupts
 from .models import (
     CallToolResult,
     Completion,
@@ -458,7 +459,7 @@ class Client:
             if not shared:
                 raise UnsupportedProtocolVersion(chosen, versions, sent=chosen)
             chosen = shared[0]
-            self._channel.speak(chosen, self._modern_capabilities(), self.client_info)
+            self._channel.use_version(chosen, self._modern_capabilities(), self.client_info)
         capabilities = result.get("capabilities", {})
         if not isinstance(capabilities, dict):
             raise ProtocolError(f"server/discover result: 'capabilities' must be an object, got {capabilities!r}")
@@ -538,7 +539,7 @@ class Client:
         if not shared:
             raise UnsupportedProtocolVersion(sent, supported, sent=sent) from error
         version = shared[0]
-        self._channel.speak(version, self._modern_capabilities(), self.client_info)
+        self._channel.use_version(version, self._modern_capabilities(), self.client_info)
         self.protocol_version = version
         self.transport.negotiated(version)
         self._ask_for_logs()
@@ -708,12 +709,12 @@ class Client:
                 raise
             raise undeclared from exc
         if result_type(result) == "input_required":
-            result = rounds(
+            result = answer_input_required(
                 method,
                 params,
                 result,
                 send=send,
-                fulfil=self._server_requests.fulfil,
+                answer=self._server_requests.answer_input_request,
                 timeout=seconds,
                 started=started,
                 name=self.name,
@@ -1191,7 +1192,7 @@ class Client:
             snapshot or {},
             modern=self.era == MODERN,
             request=lambda method, params, left: self.request(method, params, timeout=left),
-            fulfil=self._server_requests.fulfil,
+            answer=self._server_requests.answer_input_request,
             finish=finish,
             default_timeout=seconds,
             server=self.name,

@@ -21,7 +21,7 @@ import threading
 import time
 from typing import Any, Callable, Optional
 
-from .._wire.interrupts import Latch
+from .._threads.latches import Latch
 
 __all__ = ["DEFAULT_MAX_QUEUED", "Dispatcher"]
 

@@ -174,7 +174,7 @@ class ServerRequests:
         roots = self._roots() if callable(self._roots) else self._roots
         return {"roots": [{"uri": root} if isinstance(root, str) else dict(root) for root in roots or ()]}
 
-    def fulfil(self, method: str, params: Optional[dict[str, Any]]) -> dict[str, Any]:
+    def answer_input_request(self, method: str, params: Optional[dict[str, Any]]) -> dict[str, Any]:
         """Answer one of a modern server's input requests (an ``input_required`` result's), on the caller's thread.
 
         Raises:

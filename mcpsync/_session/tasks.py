@@ -39,7 +39,7 @@ from typing import Any, Callable, Optional
 
 from .._core.errors import MCPError, ProtocolError, RequestTimeout, ServerError, TaskCancelled
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
-from .interrupts import shorten_interrupts
+from .tracebacks import shorten_interrupts
 from .progress import ProgressCallback
 
 __all__ = [
@@ -72,7 +72,7 @@ MAX_TASK_INPUTS = 100
 #: ``(method, params, timeout) -> result``: the client's ``request``.
 Request = Callable[[str, Optional[dict[str, Any]], Optional[float]], dict[str, Any]]
 #: ``(method, params) -> response``: one input request answered by the client's handlers.
-Fulfil = Callable[[str, Optional[dict[str, Any]]], dict[str, Any]]
+AnswerInput = Callable[[str, Optional[dict[str, Any]]], dict[str, Any]]
 #: ``fn(task)``, called on the caller's thread whenever the status or its message changes.
 OnStatus = Callable[["ToolTask"], None]
 
@@ -118,7 +118,7 @@ class ToolTask:
         *,
         modern: bool,
         request: Request,
-        fulfil: Fulfil,
+        answer: AnswerInput,
         finish: Callable[[dict[str, Any]], Any],
         default_timeout: Optional[float],
         server: str,
@@ -128,7 +128,7 @@ class ToolTask:
         self.tool = tool
         self.modern = modern
         self._request = request
-        self._fulfil = fulfil
+        self._answer_input = answer
         self._finish = finish
         self._default_timeout = default_timeout
         self._server = server
@@ -287,7 +287,7 @@ class ToolTask:
                 continue  # asked again while the answer is on its way: once is enough
             if not isinstance(request, dict) or not isinstance(request.get("method"), str):
                 raise ProtocolError(f"{where}: input request {key!r} has no method")
-            responses[key] = self._fulfil(request["method"], request.get("params"))
+            responses[key] = self._answer_input(request["method"], request.get("params"))
         if not responses:
             return
         self._answered.update(responses)

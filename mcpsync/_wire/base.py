@@ -31,7 +31,7 @@ from .._core.jsonrpc import Kind, Message
 from .._core.pending import RequestFuture
 from .._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout, check_timeout, resolve_timeout
 from .config import MessageSize, check_max_message_size
-from .interrupts import Latch
+from .._threads.latches import Latch
 
 __all__ = ["Receiver", "Transport", "TransportState", "TransportStats"]
 
@@ -385,7 +385,7 @@ class Transport:
         seconds = resolve_timeout(timeout, self.write_timeout)
         self._write(data, math.inf if seconds is None else seconds)
 
-    def abandoned(self, future: RequestFuture, notice: Optional[bytes]) -> None:
+    def stop_request(self, future: RequestFuture, notice: Optional[bytes]) -> None:
         """The owner gave ``future`` up: stop working for it, and send ``notice`` (its cancellation) if any.
 
         Returns at once: the notice goes out in the background, bounded by

@@ -40,6 +40,7 @@ with the next bytes that arrive.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import socket
@@ -65,9 +66,10 @@ from .._core.errors import (
 )
 from .._core.text import excerpt
 from .http_session import can_cut, close_session, current, new_session
-from .interrupts import Latch, interrupted
-from .watchdog import Watchdog
-from .workers import Workers
+from .._threads.signals import interrupted
+from .._threads.latches import Latch
+from .._threads.watchdog import Watchdog
+from .._threads.workers import Workers
 
 __all__ = [
     "ACCEPT",
@@ -701,19 +703,13 @@ def _release(response: requests.Response) -> None:
         logger.debug("closing a response: %s", exc)
 
 
-class finished:
+@contextlib.contextmanager
+def released_after(response: requests.Response) -> Iterator[requests.Response]:
     """Use a response, then let go of everything it holds (see ``_release``)."""
-
-    __slots__ = ("_response",)
-
-    def __init__(self, response: requests.Response) -> None:
-        self._response = response
-
-    def __enter__(self) -> requests.Response:
-        return self._response
-
-    def __exit__(self, *exc_info: object) -> None:
-        _release(self._response)
+    try:
+        yield response
+    finally:
+        _release(response)
 
 
 def _shut_down(sock: Any) -> None:

@@ -28,9 +28,10 @@ from .._core.sse import events
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .base import CLOSE_NOTICE_BUDGET, logger
 from .http_base import HTTPTransportBase, public_url
-from .http_client import EVENT_STREAM, JSON, finished, origin
-from .interrupts import Latch, acquire_deferred, deferred_interrupts
-from .workers import Workers
+from .http_client import EVENT_STREAM, JSON, released_after, origin
+from .._threads.signals import acquire_deferred, deferred_interrupts
+from .._threads.latches import Latch
+from .._threads.workers import Workers
 
 __all__ = ["SSETransport"]
 
@@ -130,7 +131,7 @@ class SSETransport(HTTPTransportBase):
             # Until the endpoint arrives, the opening's bound holds; after that, only the silence.
             with self._http.exchange(self._opening_ends) as exchange:
                 response = exchange.send("GET", self.url, {"Accept": EVENT_STREAM})
-                with finished(response):
+                with released_after(response):
                     if not response.ok:
                         self._problem_at_start = exchange.status_error(response, ENDPOINT)
                         return
@@ -186,7 +187,7 @@ class SSETransport(HTTPTransportBase):
         try:
             with self._http.exchange(deadline) as exchange, deferred_interrupts(lambda: exchange.cut("interrupted")):
                 response = exchange.send("POST", self.endpoint_url, {"Content-Type": JSON}, data)
-                with finished(response):
+                with released_after(response):
                     if not response.ok:
                         raise exchange.status_error(response)
         finally:

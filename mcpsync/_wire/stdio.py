@@ -46,8 +46,8 @@ from .._core.text import cut
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .base import CLOSE_NOTICE_BUDGET, NOTICE_TIMEOUT, READER_WRITE_TIMEOUT, Transport
 from .config import STDERR_MODES, StdioServerConfig
-from .interrupts import POLL, acquire_deferred, interrupted
-from .workers import Workers
+from .._threads.signals import POLL, acquire_deferred, interrupted
+from .._threads.workers import Workers
 
 __all__ = ["DEFAULT_INHERITED_ENV_VARS", "StdioTransport", "default_environment"]
 

@@ -53,9 +53,10 @@ from .._core.sse import events
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .base import CLOSE_NOTICE_BUDGET, NOTICE_TIMEOUT, logger
 from .http_base import HTTPTransportBase, StreamPosition
-from .http_client import ACCEPT, EVENT_STREAM, JSON, Exchange, content_type, finished
-from .interrupts import Latch, acquire_deferred, deferred_interrupts, interrupted
-from .workers import Workers
+from .http_client import ACCEPT, EVENT_STREAM, JSON, Exchange, content_type, released_after
+from .._threads.signals import acquire_deferred, deferred_interrupts, interrupted
+from .._threads.latches import Latch
+from .._threads.workers import Workers
 
 __all__ = ["LAST_EVENT_ID", "MCP_PROTOCOL_VERSION", "MCP_SESSION_ID", "StreamableHTTPTransport"]
 
@@ -273,7 +274,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
             headers.update(future.headers)  # a modern request's own: Mcp-Method, Mcp-Name, its version
         sent_session = headers.get(MCP_SESSION_ID)
         response = exchange.send("POST", self.url, headers, data)
-        with finished(response):
+        with released_after(response):
             if future.settled:  # abandoned while we were connecting
                 return _Outcome.READ
             expired = response.status_code == 404 and sent_session is not None
@@ -351,7 +352,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 return  # answered (on the GET stream), given up, cut, interrupted, or closed meanwhile
             before = position.last_id
             resumed = exchange.send("GET", self.url, self._get_headers(before))
-            with finished(resumed):
+            with released_after(resumed):
                 if not resumed.ok:  # 405: no resumption offered; 404: the stream or session is gone
                     logger.info("server %r: cannot resume (HTTP %d)", self.name, resumed.status_code)
                     raise NoResponseError(future.request_id)
@@ -424,7 +425,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
             with self._http.exchange(deadline) as exchange, deferred_interrupts(lambda: exchange.cut("interrupted")):
                 exchange.answers_challenges = not notice
                 response = exchange.send("POST", self.url, headers, data)
-                with finished(response):
+                with released_after(response):
                     expired = response.status_code == 404 and sent_session is not None and not retried
                     if not expired and not response.ok:
                         raise exchange.status_error(response, ENDPOINT)
@@ -472,7 +473,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 raise SessionExpired(f"{self.name}: the session expired before initialize was sent")
             request_id = json.loads(body)["id"]
             response = exchange.send("POST", self.url, self._request_headers(session=False), body)
-            with finished(response):
+            with released_after(response):
                 if not response.ok:
                     error = exchange.status_error(response)
                     raise SessionExpired(f"{self.name}: session expired, and renewing it failed: {error}")
@@ -489,7 +490,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
             self._listen_again()
             initialized = jsonrpc.encode(jsonrpc.notification("notifications/initialized"))
             response = exchange.send("POST", self.url, self._request_headers(), initialized)
-            with finished(response):
+            with released_after(response):
                 if not response.ok:
                     raise exchange.status_error(response)
         finally:
@@ -526,7 +527,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 with self._http.exchange(math.inf) as exchange:
                     response = exchange.send("GET", self.url, self._get_headers(last_id))
                     self._listener_answered.set()
-                    with finished(response):
+                    with released_after(response):
                         if response.status_code == 405:
                             logger.debug("server %r: offers no GET stream (405)", self.name)
                             return
@@ -590,7 +591,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
         try:
             with self._http.exchange(time.monotonic() + DELETE_TIMEOUT, closing=True) as exchange:
                 with deferred_interrupts(lambda: exchange.cut("interrupted")):
-                    with finished(exchange.send("DELETE", self.url, headers)) as response:
+                    with released_after(exchange.send("DELETE", self.url, headers)) as response:
                         if response.status_code not in (200, 202, 204, 404, 405):
                             logger.debug(
                                 "server %r: DELETE of the session answered %d", self.name, response.status_code

@@ -24,7 +24,7 @@ import responses
 
 import mcpsync
 from mcpsync import MCPError, RequestTimeout, SSETransport, StreamableHTTPTransport, TransportError, call_mcp
-from mcpsync._wire.http_client import HTTPClient, finished
+from mcpsync._wire.http_client import HTTPClient, released_after
 from tests.helpers import ctrl_c_after, wait_for
 from tests.http_server import running_http_server
 from tests.wire.test_stdio_faults import PROMPTLY, T, within
@@ -142,7 +142,7 @@ def test_a_cut_never_reaches_a_connection_another_exchange_has_taken_since() -> 
         with http.exchange(time.monotonic() + T) as b:
             b_running.set()
             try:
-                with finished(b.send("GET", f"{root}/slow")) as response:
+                with released_after(b.send("GET", f"{root}/slow")) as response:
                     b_got.append((response.status_code, response.content))
             except Exception as exc:  # what this test is about: B must not be cut
                 b_got.append(exc)
@@ -151,7 +151,7 @@ def test_a_cut_never_reaches_a_connection_another_exchange_has_taken_since() -> 
     other.start()
     try:
         with http.exchange(time.monotonic() + T) as a:
-            with finished(a.send("GET", f"{root}/fast")) as response:
+            with released_after(a.send("GET", f"{root}/fast")) as response:
                 assert response.content == b"ok"  # read whole: the connection goes back to the pool
             first_done.set()
             assert b_running.wait(T)

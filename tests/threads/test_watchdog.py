@@ -1,4 +1,4 @@
-"""mcpsync._wire.watchdog: cuts what is still running when its deadline passes; one lazy thread."""
+"""mcpsync._threads.watchdog: cuts what is still running when its deadline passes; one lazy thread."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 import threading
 import time
 
-from mcpsync._wire.watchdog import Watchdog
+from mcpsync._threads.watchdog import Watchdog
 
 
 def test_a_deadline_that_passes_is_cut_once_and_one_that_is_unwatched_is_not():

@@ -1,4 +1,4 @@
-"""mcpsync._wire.interrupts: SIGINT held back over the main thread's locked work, delivered right after."""
+"""mcpsync._threads.signals and latches: SIGINT held back over the main thread's locked work, delivered right after."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from mcpsync._wire.interrupts import Changes, Latch, acquire_deferred, deferred_interrupts, interrupted
+from mcpsync._threads.signals import acquire_deferred, deferred_interrupts, interrupted
+from mcpsync._threads.latches import Changes, Latch
 
 main_only = pytest.mark.skipif(
     threading.current_thread() is not threading.main_thread(), reason="needs the main thread"

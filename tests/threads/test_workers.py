@@ -1,9 +1,9 @@
-"""mcpsync._wire.workers: the bounded pool of named threads a transport runs its background work on."""
+"""mcpsync._threads.workers: the bounded pool of named threads a transport runs its background work on."""
 
 import threading
 import time
 
-from mcpsync._wire.workers import Workers
+from mcpsync._threads.workers import Workers
 
 T = 10
 
