@@ -35,11 +35,11 @@ from .._core.text import did_you_mean
 from .._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout, resolve_timeout
 from .._session import exit_cleanup, server_capabilities
 from .._session.client import Client
-from .._session.tracebacks import shorten_interrupts
 from .._session.models import CallToolResult, GetPromptResult, ReadResourceResult, Tool
-from .._wire.config import STDERR_MODES
-from .._threads.signals import deferred_interrupts
+from .._session.tracebacks import shorten_interrupts
 from .._threads.latches import Changes
+from .._threads.signals import deferred_interrupts
+from .._wire.config import STDERR_MODES
 from .config_files import LoadedConfig, load_config, parse_config
 from .naming import DEFAULT_SEPARATOR, Collision, qualify_all, server_prefix
 from .reconnect import ReconnectPolicy

@@ -22,9 +22,9 @@ from .._session.client import Client
 from .._session.connect import handshake, transport_auth
 from .._session.models import Tool
 from .._session.server_capabilities import items_served
+from .._threads.latches import Changes
 from .._wire import create_transport
 from .._wire.config import HTTPServerConfig, ServerConfig, StdioServerConfig
-from .._threads.latches import Changes
 from .config_files import ServerEntry
 from .reconnect import ReconnectPolicy
 from .records import ServerState
