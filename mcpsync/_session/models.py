@@ -17,7 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Optional, TypeVar, Union
 
-from .._core.errors import ProtocolError, ToolError
+from .._core.errors import ProtocolError
+from .._core.feature_errors import ToolError
 from .._core.text import cut, first_line
 
 __all__ = [
