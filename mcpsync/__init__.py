@@ -63,29 +63,31 @@ from ._core.feature_errors import (
 from ._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout
 from ._session.client import LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, Client, ClientState
 from ._session.connect import connect
-from ._session.elicitation import elicitation_defaults
-from ._session.models import (
+from ._session.content import (
     AudioContent,
-    CallToolResult,
-    Completion,
     ContentBlock,
     EmbeddedResource,
+    ImageContent,
+    ResourceContents,
+    ResourceLink,
+    TextContent,
+    UnknownContent,
+)
+from ._session.elicitation import elicitation_defaults
+from ._session.models import (
+    CallToolResult,
+    Completion,
     GetPromptResult,
     Icon,
-    ImageContent,
     Page,
     Prompt,
     PromptArgument,
     PromptMessage,
     ReadResourceResult,
     Resource,
-    ResourceContents,
-    ResourceLink,
     ResourceTemplate,
     ServerInfo,
-    TextContent,
     Tool,
-    UnknownContent,
 )
 from ._session.progress_bars import set_progress_bars
 from ._session.skills import LoadedSkill, Skill, SkillDirectory, SkillResource

@@ -38,22 +38,24 @@ from .._core.text import cut, first_line
 from .._manager.manager import Manager
 from .._manager.records import ManagedPrompt, ManagedResource, ManagedTool, ServerStatus
 from .._session.client import Client
-from .._session.models import (
+from .._session.content import (
     AudioContent,
-    CallToolResult,
     EmbeddedResource,
-    GetPromptResult,
     ImageContent,
+    ResourceContents,
+    ResourceLink,
+    TextContent,
+    UnknownContent,
+)
+from .._session.models import (
+    CallToolResult,
+    GetPromptResult,
     Prompt,
     PromptMessage,
     ReadResourceResult,
     Resource,
-    ResourceContents,
-    ResourceLink,
     ResourceTemplate,
-    TextContent,
     Tool,
-    UnknownContent,
 )
 
 __all__ = ["AUDIO_TYPES", "IMAGE_TYPES", "register", "status_html", "to_html"]

@@ -23,14 +23,13 @@ import mcpsync
 from mcpsync._edges import display
 from mcpsync._edges.display import status_html, to_html
 from mcpsync._manager.records import ManagedPrompt, ManagedResource, ManagedTool, ServerState, ServerStatus
+from mcpsync._session.content import ImageContent, ResourceContents
 from mcpsync._session.models import (
     CallToolResult,
     GetPromptResult,
-    ImageContent,
     Prompt,
     ReadResourceResult,
     Resource,
-    ResourceContents,
     ResourceTemplate,
     ServerInfo,
     Tool,
