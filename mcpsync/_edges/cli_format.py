@@ -11,17 +11,16 @@ import shutil
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Optional, TextIO
 
-from .._session.models import (
+from .._session.content import (
     AudioContent,
-    CallToolResult,
     ContentBlock,
     EmbeddedResource,
-    GetPromptResult,
     ImageContent,
     ResourceContents,
     ResourceLink,
     TextContent,
 )
+from .._session.models import CallToolResult, GetPromptResult
 
 if TYPE_CHECKING:
     from .._manager.manager import ServerStatus

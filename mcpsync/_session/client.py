@@ -40,11 +40,10 @@ from .._core.errors import (
     ProtocolError,
     RequestTimeout,
     ServerError,
-    TaskNotFound,
     UnknownNameError,
-    UnsupportedProtocolVersion,
     WriteTimeout,
 )
+from .._core.feature_errors import TaskNotFound, UnsupportedProtocolVersion
 from .._core.jsonrpc import LOG_LEVELS, ErrorCode
 from .._core.pending import RequestFuture
 from .._core.text import cut, did_you_mean, shorten
