@@ -292,10 +292,10 @@ def test_an_older_relisting_that_ends_last_does_not_win(tmp_path: Path, monkeypa
             return tools[:1] if delay else tools  # the slow, older listing saw fewer tools
 
         monkeypatch.setattr(mcpsync.Client, "list_tools", listing)
-        older = threading.Thread(target=m._tools_changed, args=(server, client))
+        older = threading.Thread(target=server.relist, args=(client,))
         older.start()
         time.sleep(0.1)
-        m._tools_changed(server, client)
+        server.relist(client)
         older.join(T)
         assert len(m.list_tools()) > 1
 
