@@ -152,9 +152,10 @@ class Manager:
         self._closing = False
         self._announcing = False  # a thread is calling on_tools_changed
         self._announce_wanted = False  # the tools changed since it took them
-        self._tool_names: dict[str, tuple[str, str]] = {}
+        self._tool_names: dict[str, tuple[str, str]] = {}  # see _names()
+        self._named_revisions: Optional[tuple[int, ...]] = None
+        self._collisions: list[Collision] = []
         self._prompt_names: dict[str, tuple[str, str]] = {}
-        self.collisions: list[Collision] = []
         link = ManagerLink(
             lock=self._lock,
             changes=self._changes,
@@ -162,7 +163,6 @@ class Manager:
             policy=self.policy,
             settings=ConnectSettings(self._client_options, connect_timeout, stderr),
             cache=self._cache,
-            tools_moved=self._rename_tools,
             announce_tools=self._announce_tools,
         )
         self._servers: dict[str, ServerSupervisor] = {}
@@ -173,8 +173,6 @@ class Manager:
             raw_tools = cached.get(name)
             tools = self._tools_from(raw_tools, name) if raw_tools is not None else None
             self._servers[name] = ServerSupervisor(entry, tools, link)
-        with self._lock:
-            self._rename_tools()
         for server in self._servers.values():
             server.start()
         try:
@@ -208,6 +206,14 @@ class Manager:
         with self._lock:
             clients = {s.name: s.connected_client for s in self._servers.values()}
             return {name: client for name, client in clients.items() if client is not None}
+
+    @property
+    def collisions(self) -> list[Collision]:
+        """The tool names of different servers that came out the same, and how they were told apart
+        (``naming.Collision``); each is logged once, when it is first seen."""
+        with self._lock:
+            self._names()
+            return self._collisions
 
     def client(self, server: str, *, timeout: Timeout = USE_DEFAULT) -> Client:
         """The client of ``server``, waiting (within ``timeout``) while it connects.
@@ -362,7 +368,7 @@ class Manager:
         without cached tools waits for that server's list.
         """
         with self._lock:
-            known = self._tool_names.get(name)
+            known = self._names().get(name)
             if known is not None:
                 return self._servers[known[0]], known[1]
             owners = [s for s in self._servers.values() if name.startswith(server_prefix(s.name, self.separator))]
@@ -371,11 +377,11 @@ class Manager:
                 # Its tools are not known yet: wait for the server (within the call's time), then look again.
                 server.client_within(server.deadline(timeout, started))
             with self._lock:
-                known = self._tool_names.get(name)
+                known = self._names().get(name)
             if known is not None:
                 return self._servers[known[0]], known[1]
         with self._lock:
-            names = list(self._tool_names)
+            names = list(self._names())
             unavailable = [s for s in owners if s.state not in (ServerState.CONNECTED, ServerState.RECONNECTING)]
         if unavailable:
             server = unavailable[0]
@@ -391,18 +397,25 @@ class Manager:
         hint = did_you_mean(name, known) or f" ({len(known)} known)"
         return f"no {kind} named {name!r}{hint}"
 
-    def _rename_tools(self) -> None:
-        # Caller holds the lock.
-        pairs = [(s.name, t.name) for s in self._servers.values() for t in s.visible_tools()[0]]
-        self._tool_names, collisions = qualify_all(pairs, self.separator)
-        for collision in collisions:
-            if collision not in self.collisions:
-                logger.warning("manager: tool names collide: %s", collision)
-        self.collisions = collisions
+    def _names(self) -> dict[str, tuple[str, str]]:
+        """``{qualified name: (server, tool)}`` of the tools on offer; the caller holds the lock.
+
+        Named again when a supervisor's ``tools_revision`` moved since the last naming (each change
+        of a server's state or tools moves it), so a name is never older than the lock hold reading it.
+        """
+        revisions = tuple(s.tools_revision for s in self._servers.values())
+        if revisions != self._named_revisions:
+            pairs = [(s.name, t.name) for s in self._servers.values() for t in s.visible_tools()[0]]
+            self._tool_names, collisions = qualify_all(pairs, self.separator)
+            for collision in collisions:
+                if collision not in self._collisions:
+                    logger.warning("manager: tool names collide: %s", collision)
+            self._collisions, self._named_revisions = collisions, revisions
+        return self._tool_names
 
     def _managed_tools(self) -> list[ManagedTool]:
         # Caller holds the lock.
-        by_pair = {pair: name for name, pair in self._tool_names.items()}
+        by_pair = {pair: name for name, pair in self._names().items()}
         result: list[ManagedTool] = []
         for server in self._servers.values():
             tools, deferred = server.visible_tools()

@@ -9,8 +9,9 @@ arrive here from the client's threads.
 
 It knows its manager only through a ``ManagerLink``: the lock that guards every supervisor
 (the manager reads them all at once to name tools), the latch that wakes callers waiting for
-a change, the connect slots, and two callbacks: ``tools_moved`` (under the lock: the tools on
-offer changed, name them again) and ``announce_tools`` (without it: tell the user).
+a change, the connect slots, the policy, settings and tool cache, and one callback,
+``announce_tools`` (the tools on offer changed: tell the user). The manager, for its part,
+reads ``tools_revision`` to know when to name the tools again.
 
 States::
 
@@ -59,8 +60,7 @@ class ManagerLink:
     policy: ReconnectPolicy
     settings: ConnectSettings
     cache: Optional[ToolCache]
-    tools_moved: Callable[[], None]  # under ``lock``: the tools a server offers changed
-    announce_tools: Callable[[], None]  # without ``lock``: tell ``on_tools_changed``
+    announce_tools: Callable[[], None]  # called without ``lock`` after a server's tools or state changed
 
 
 class ServerSupervisor:
@@ -88,6 +88,7 @@ class ServerSupervisor:
         self._attempts = 0
         self._quick_deaths = 0
         self._retry_at: Optional[float] = None
+        self._revision = 0  # see tools_revision
         self._stopping = False
         self._wake = threading.Event()  # set when its connection is lost, or it is stopped
         self._thread: Optional[threading.Thread] = None
@@ -102,6 +103,11 @@ class ServerSupervisor:
     def error(self) -> Optional[BaseException]:
         """Why it failed, or why its last connection was lost."""
         return self._error
+
+    @property
+    def tools_revision(self) -> int:
+        """A count that moves whenever ``visible_tools()`` may give another answer (state or tools changed)."""
+        return self._revision
 
     @property
     def connected_client(self) -> Optional[Client]:
@@ -239,7 +245,7 @@ class ServerSupervisor:
             if self._state is not ServerState.DISABLED:
                 self._state = ServerState.CLOSED
             self._client = None
-            self._link.changes.notify_all()
+            self._changed()
 
     # -- the thread ---------------------------------------------------------------------------
 
@@ -384,12 +390,13 @@ class ServerSupervisor:
         with self._link.lock:
             if self._client is client and not self._stopping and self._state is ServerState.CONNECTED:
                 self._state = ServerState.RECONNECTING if self._link.policy.enabled else ServerState.FAILED
-                self._link.changes.notify_all()
+                self._changed()
         self._wake.set()
 
     def _changed(self) -> None:
-        # Under the lock: the state or tools changed; the manager names the tools again, waiters wake.
-        self._link.tools_moved()
+        # Under the lock: the state or tools changed. The manager names the tools again when it next
+        # reads them; callers waiting for a change wake.
+        self._revision += 1
         self._link.changes.notify_all()
 
     def _save_tools(self, tools: list[Tool], scope: Optional[str]) -> None:

@@ -1,8 +1,7 @@
 """ServerSupervisor on its own: one server's states, its thread, its reconnects, through its ManagerLink.
 
-No Manager here: the link's two callbacks record what a supervisor tells its manager
-(and whether it holds the shared lock when it does), so each test sees the interface
-itself. The servers are real (mcpsync's test server over stdio, or a command that exits).
+No Manager here: the link's callback records what a supervisor tells its manager (and
+whether it holds the shared lock when it does), so each test sees the interface itself. The servers are real (mcpsync's test server over stdio, or a command that exits).
 """
 
 from __future__ import annotations
@@ -34,8 +33,8 @@ class Host:
     def __init__(self, tmp_path: Path, **policy: Any) -> None:
         self.lock = threading.RLock()
         self.cache = ToolCache(tmp_path / "tools.json")
-        self.moved: list[tuple[ServerState, bool, bool]] = []  # (state, deferred, lock held) at each tools_moved
-        self.announced: list[bool] = []  # lock held at each announce_tools
+        #: At each announce_tools: (state, tools deferred, the lock held, tools_revision).
+        self.announced: list[tuple[ServerState, bool, bool, int]] = []
         self.supervisor: Optional[ServerSupervisor] = None
         policy.setdefault("backoff", (0.05, 0.5))
         self.link = ManagerLink(
@@ -45,7 +44,6 @@ class Host:
             policy=ReconnectPolicy(**policy),
             settings=ConnectSettings({}, stderr="quiet"),
             cache=self.cache,
-            tools_moved=self.tools_moved,
             announce_tools=self.announce_tools,
         )
 
@@ -67,12 +65,10 @@ class Host:
         probe.join(T)
         return not taken[0]
 
-    def tools_moved(self) -> None:
-        assert self.supervisor is not None
-        self.moved.append((self.supervisor.state, self.supervisor.visible_tools()[1], self.held()))
-
     def announce_tools(self) -> None:
-        self.announced.append(self.held())
+        supervisor = self.supervisor
+        assert supervisor is not None
+        self.announced.append((supervisor.state, supervisor.visible_tools()[1], self.held(), supervisor.tools_revision))
 
 
 def ours(*options: str) -> dict[str, Any]:
@@ -89,9 +85,8 @@ def stop(supervisor: ServerSupervisor) -> list[mcpsync.Client]:
 
 def test_a_reconnect_driven_through_the_supervisor(tmp_path: Path) -> None:
     """Scenario: a connected server crashes. Promise: the supervisor goes CONNECTED, RECONNECTING (its last
-    tools offered deferred), CONNECTED with a new client; it tells the manager under the shared lock and
-    announces outside it; it writes the tool cache; started twice it runs one thread; stop() hands back the
-    live client and join() leaves it CLOSED."""
+    tools offered deferred), CONNECTED with a new client, and announces each outside the shared lock; it writes the tool cache; started twice it runs one thread; stop() hands back the
+    live client and join() leaves it CLOSED; every change moves ``tools_revision``, which the manager names by."""
     host = Host(tmp_path)
     supervisor = host.supervise(ours())
     assert supervisor.state is ServerState.CONNECTING
@@ -107,16 +102,18 @@ def test_a_reconnect_driven_through_the_supervisor(tmp_path: Path) -> None:
         assert wait_for(lambda: supervisor.connected_client not in (None, first), T)
         status = supervisor.status(time.monotonic())
         assert status.state is ServerState.CONNECTED and status.tools > 0 and status.error is None
-        assert host.moved == [
-            (ServerState.CONNECTED, False, True),
-            (ServerState.RECONNECTING, True, True),
-            (ServerState.CONNECTED, False, True),
+        assert [entry[:3] for entry in host.announced] == [
+            (ServerState.CONNECTED, False, False),
+            (ServerState.RECONNECTING, True, False),
+            (ServerState.CONNECTED, False, False),
         ]
-        assert len(host.announced) == 3 and not any(host.announced)
+        revisions = [entry[3] for entry in host.announced]
+        assert revisions == sorted(set(revisions)) and revisions[0] > 0
         second = supervisor.connected_client
+        before_close = supervisor.tools_revision
     finally:
         clients = stop(supervisor)
-    assert clients == [second]
+    assert clients == [second] and supervisor.tools_revision > before_close
     assert supervisor.state is ServerState.CLOSED and supervisor.connected_client is None
     with pytest.raises(mcpsync.ServerUnavailable, match="closed"):
         supervisor.client_within(time.monotonic() + T)
@@ -134,7 +131,7 @@ def test_a_server_that_cannot_start_fails_and_waits_for_its_next_attempt(tmp_pat
         status = supervisor.status(time.monotonic())
         assert status.attempts == 1 and status.error is not None and "code 3" in status.error
         assert status.retry_in is not None and 0 < status.retry_in <= 3.0
-        assert host.moved == [(ServerState.FAILED, False, True)] and host.announced == [False]
+        assert host.announced == [(ServerState.FAILED, False, False, 1)]
         # Refused as failed, not waited for until the deadline ("is still failed; the call's time ran out").
         with pytest.raises(mcpsync.ServerUnavailable, match=r"unavailable \(failed\)"):
             supervisor.client_within(time.monotonic() + T)
@@ -155,4 +152,4 @@ def test_a_disabled_server_is_never_started(tmp_path: Path) -> None:
     with pytest.raises(mcpsync.ServerUnavailable, match="disabled"):
         supervisor.client_within(time.monotonic() + T)
     stop(supervisor)
-    assert supervisor.state is ServerState.DISABLED and host.moved == [] and host.announced == []
+    assert supervisor.state is ServerState.DISABLED and host.announced == []
