@@ -15,10 +15,12 @@ reads ``tools_revision`` to know when to name the tools again.
 
 States::
 
-    CONNECTING --attempt ok--> CONNECTED --lost--> RECONNECTING --attempt ok--> CONNECTED
-        |                          |                    |
-        +--attempt failed------> FAILED <--crash loop---+  (FAILED keeps its slow retries)
-    DISABLED (never started);  any --stop()/join()--> CLOSED
+    CONNECTING    the first attempt; one that fails -> FAILED (the policy's retries go on)
+    CONNECTED     -> RECONNECTING when lost; -> FAILED when lost in a crash loop, or with reconnection off
+    RECONNECTING  attempts with backoff -> CONNECTED, or -> FAILED once they are used up
+    FAILED        slow retries -> CONNECTED when one succeeds
+    DISABLED      switched off in the configuration: never started
+    CLOSED        after stop() and join()
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ POLL = 1.0
 
 @dataclass(frozen=True)
 class ManagerLink:
-    """What the supervisors of one manager share, and the two calls they make to it."""
+    """What the supervisors of one manager share with it, and the one call they make to it."""
 
     lock: threading.RLock  # guards every supervisor's state, and the manager's names
     changes: Changes  # notified under ``lock`` on every change of a supervisor's state
@@ -66,7 +68,8 @@ class ManagerLink:
 class ServerSupervisor:
     """One server of a manager: its state and client, and the thread that keeps it connected.
 
-    Every field is guarded by ``link.lock``; the public methods take it themselves.
+    Every field is guarded by ``link.lock``: the properties and ``visible_tools`` are read with it
+    held by the caller; the other methods take it themselves.
     """
 
     def __init__(self, entry: ServerEntry, cached_tools: Optional[list[Tool]], link: ManagerLink) -> None:
