@@ -100,6 +100,7 @@ class ServerSupervisor:
 
     @property
     def state(self) -> ServerState:
+        """Where the server is (see the module docstring)."""
         return self._state
 
     @property
