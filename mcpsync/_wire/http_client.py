@@ -64,7 +64,9 @@ from .._core.errors import (
     TransportError,
     WriteTimeout,
 )
+from .._core.authorizer import Authorizer
 from .._core.text import excerpt
+from .http_auth import RequestsAuth
 from .http_session import can_cut, close_session, current, new_session
 from .._threads.signals import interrupted
 from .._threads.latches import Latch
@@ -306,7 +308,7 @@ class Exchange:
             if self.cut_reason is not None:
                 raise self._cut_error()
             try:
-                prepared = client.prepare(method, url, headers, body)  # the auth object runs here: it may fail
+                prepared = client.prepare(method, url, headers, body, self.deadline)  # the auth runs here: it may fail
             except Exception as exc:
                 if isinstance(exc, MCPError):
                     raise
@@ -346,27 +348,25 @@ class Exchange:
         raise TransportError(f"{client.name}: {method} was redirected more than {MAX_REDIRECTS} times; not followed")
 
     def _answered(self, prepared: requests.PreparedRequest, response: requests.Response) -> bool:
-        """Whether the auth object (``mcpsync.OAuth``) answered a 401 or 403 with a new token.
+        """Whether the authorizer (``mcpsync.OAuth``'s ``ServerAuth``) answered a 401 or 403 with a new token.
 
         It gets the challenge, the credentials the request carried and the
         deadline; it may refresh or obtain a token (within the deadline), or
-        raise (``AuthorizationRequired``: a person must log in). Other auth
-        objects are left alone: the answer is theirs to handle, or an error.
+        raise (``AuthorizationRequired``: a person must log in). An authorizer
+        that does not answer (a ``requests`` auth object's) leaves the
+        refusal to the caller.
         """
-        client = self._client
-        answer = getattr(client.auth, "answer_challenge", None)
-        if answer is None or not self.answers_challenges:
+        auth = self._client.auth
+        if auth is None or not self.answers_challenges:
             return False
         try:
-            retry = bool(
-                answer(
-                    response.status_code,
-                    response.headers.get(WWW_AUTHENTICATE),
-                    prepared.headers.get("Authorization"),
-                    self.deadline,
-                    url=prepared.url,
-                    dpop_nonce=response.headers.get("DPoP-Nonce"),
-                )
+            retry = auth.answer_challenge(
+                response.status_code,
+                response.headers.get(WWW_AUTHENTICATE),
+                prepared.headers.get("Authorization"),
+                self.deadline,
+                url=prepared.url or "",
+                dpop_nonce=response.headers.get("DPoP-Nonce"),
             )
         except AuthorizationRequired as exc:
             # What the server said comes first: its status, a short excerpt of its body, its hints.
@@ -502,7 +502,8 @@ class HTTPClient:
         name: the server's name (errors, thread names).
         url: the URL most requests go to (its settings are looked up once).
         headers: headers on every request (the user's: tokens, custom ones).
-        auth: a ``requests`` auth object, applied to every request.
+        auth: the authorizer of every request (its headers; each 401 and 403 goes to it); a
+            ``RequestsAuth``'s ``requests`` auth object is applied by ``requests`` (``prepare``).
         session: the user's ``requests.Session``, or ``None`` for one of ours
             (closed with the client; only ours can be cut, see the module docstring).
         max_connections: how many connections our session's pool keeps.
@@ -515,7 +516,7 @@ class HTTPClient:
         url: str,
         *,
         headers: Optional[Mapping[str, str]] = None,
-        auth: Any = None,
+        auth: Optional[Authorizer] = None,
         session: Optional[requests.Session] = None,
         max_connections: int = 10,
         connect_timeout: float = 10.0,
@@ -524,6 +525,8 @@ class HTTPClient:
         self.name = name
         self.headers = dict(headers or {})
         self.auth = auth
+        # A requests auth object: applied by requests' own function (a digest auth's hooks need it).
+        self._requests_auth = auth.requests_auth if isinstance(auth, RequestsAuth) else None
         self.connect_timeout = connect_timeout
         self.read_timeout = read_timeout
         self.own_session = session is None
@@ -564,13 +567,20 @@ class HTTPClient:
         exchange._token = self._watchdog.watch(deadline, exchange._deadline_passed)
 
     def prepare(
-        self, method: str, url: str, headers: Optional[Mapping[str, str]], body: Optional[bytes]
+        self,
+        method: str,
+        url: str,
+        headers: Optional[Mapping[str, str]],
+        body: Optional[bytes],
+        deadline: float = math.inf,
     ) -> requests.PreparedRequest:
-        """A request as ``Session.prepare_request`` would make it, without redoing what does not change."""
+        """A request as ``Session.prepare_request`` would make it, without redoing what does not change;
+        with the authorizer's headers (got by ``deadline``: a token may be refreshed first)."""
         session = self.session
         prepared = requests.PreparedRequest()
         prepared.method = method
-        prepared.url, url_auth = self._urls.get(url) or self._prepare_url(url)
+        target, url_auth = self._urls.get(url) or self._prepare_url(url)
+        prepared.url = target
         # A session of ours has fixed headers; a user's may change between calls.
         base = self._base_headers if self._base_headers is not None else self._merge_base()
         merged: CaseInsensitiveDict[Any] = CaseInsensitiveDict(base)
@@ -588,9 +598,12 @@ class HTTPClient:
         prepared._cookies = session.cookies  # type: ignore[attr-defined]
         if session.cookies:
             prepared.prepare_cookies(session.cookies)
-        auth = self.auth if self.auth is not None else session.auth
-        if auth is None:
-            auth = url_auth  # user:password in the URL, as requests reads it
+        authorizer = self.auth
+        if authorizer is not None:
+            merged.update(authorizer.headers(method, target, deadline))
+            auth = self._requests_auth
+        else:
+            auth = session.auth if session.auth is not None else url_auth  # user:password in the URL
         if auth is not None:
             prepared.prepare_auth(auth)
         return prepared
