@@ -84,9 +84,9 @@ def call_mcp(
         MessageTooLarge: the answer is over ``max_message_size``.
         InvalidMessage, NoResponseError: the answer is not a JSON-RPC envelope for this request.
     """
+    from .._threads.signals import deferred_interrupts
     from .._wire.http_auth import as_authorizer
     from .._wire.http_client import ACCEPT, JSON, HTTPClient, released_after
-    from .._threads.signals import deferred_interrupts
 
     seconds = math.inf if timeout is None else timeout
     authorizer = None if auth is False else as_authorizer(auth)

@@ -18,9 +18,11 @@ from .._core.timeouts import USE_DEFAULT, Timeout
 from .base import Transport, logger
 from .config import HTTPServerConfig
 from .http_auth import as_authorizer, requests_auth_context
-from .http_client import HELPERS_JOIN, Exchange, HTTPClient, public_url, reason
+from .http_client import HELPERS_JOIN, Exchange, HTTPClient
+from .http_errors import reason
+from .http_urls import public_url
 
-__all__ = ["ANSWER_STREAM_GRACE", "HTTPTransportBase", "StreamPosition", "public_url"]
+__all__ = ["ANSWER_STREAM_GRACE", "HTTPTransportBase", "StreamPosition"]
 
 _T = TypeVar("_T")
 
