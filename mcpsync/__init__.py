@@ -22,13 +22,9 @@ from ._core.endpoint import TransportStats
 from ._core.errors import (
     AuthorizationError,
     AuthorizationRequired,
-    CapabilityNotDeclared,
-    CapabilityNotServed,
     ConfigurationError,
     ConfigurationWarning,
     ConnectError,
-    ExtensionNotDeclared,
-    HandlerResultError,
     HeaderMismatch,
     HTTPStatusError,
     InvalidMessage,
@@ -38,53 +34,61 @@ from ._core.errors import (
     MissingClientCapability,
     NoResponseError,
     NotSupportedError,
-    OutputSchemaError,
-    PageLimitExceeded,
     ProtocolError,
     ProtocolWarning,
     RequestTimeout,
     ServerError,
     ServerUnavailable,
     SessionExpired,
-    SkillVerificationError,
-    TaskCancelled,
-    TaskNotFound,
     TokenStoreError,
-    ToolError,
     TransportClosed,
     TransportError,
     UnknownNameError,
-    UnsupportedProtocolVersion,
     URLElicitation,
     URLElicitationRequired,
     WriteTimeout,
 )
+from ._core.feature_errors import (
+    CapabilityNotDeclared,
+    CapabilityNotServed,
+    ExtensionNotDeclared,
+    HandlerResultError,
+    OutputSchemaError,
+    PageLimitExceeded,
+    SkillVerificationError,
+    TaskCancelled,
+    TaskNotFound,
+    ToolError,
+    UnsupportedProtocolVersion,
+)
 from ._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout
 from ._session.client import LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, Client, ClientState
 from ._session.connect import connect
-from ._session.elicitation import elicitation_defaults
-from ._session.models import (
+from ._session.content import (
     AudioContent,
-    CallToolResult,
-    Completion,
     ContentBlock,
     EmbeddedResource,
+    ImageContent,
+    ResourceContents,
+    ResourceLink,
+    TextContent,
+    UnknownContent,
+)
+from ._session.elicitation import elicitation_defaults
+from ._session.models import (
+    CallToolResult,
+    Completion,
     GetPromptResult,
     Icon,
-    ImageContent,
     Page,
     Prompt,
     PromptArgument,
     PromptMessage,
     ReadResourceResult,
     Resource,
-    ResourceContents,
-    ResourceLink,
     ResourceTemplate,
     ServerInfo,
-    TextContent,
     Tool,
-    UnknownContent,
 )
 from ._session.progress_bars import set_progress_bars
 from ._session.skills import LoadedSkill, Skill, SkillDirectory, SkillResource

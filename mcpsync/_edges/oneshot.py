@@ -56,7 +56,7 @@ def call_mcp(
     params: Optional[dict[str, Any]] = None,
     *,
     headers: Optional[Mapping[str, str]] = None,
-    auth: Any = None,
+    auth: object = None,
     timeout: Optional[float] = 30.0,
     request_id: int = 1,
     session: Any = None,

@@ -24,8 +24,8 @@ from .._core.errors import AuthorizationRequired, NoResponseError, RequestTimeou
 from .._core.jsonrpc import RequestId
 from .._core.pending import RequestFuture
 from .._core.timeouts import USE_DEFAULT, Timeout
-from .._wire.base import Transport
 from .._threads.signals import deferred_interrupts
+from .._wire.base import Transport
 from .tracing import Tracing
 
 __all__ = ["Channel"]

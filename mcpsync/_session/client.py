@@ -40,25 +40,23 @@ from .._core.errors import (
     ProtocolError,
     RequestTimeout,
     ServerError,
-    TaskNotFound,
     UnknownNameError,
-    UnsupportedProtocolVersion,
     WriteTimeout,
 )
+from .._core.feature_errors import TaskNotFound, UnsupportedProtocolVersion
 from .._core.jsonrpc import LOG_LEVELS, ErrorCode
 from .._core.pending import RequestFuture
 from .._core.text import cut, did_you_mean, shorten
 from .._core.timeouts import USE_DEFAULT, Timeout, check_timeout, resolve_timeout
+from .._threads.signals import deferred_interrupts
 from .._version import __version__
 from .._wire.base import Transport, TransportStats
-from .._threads.signals import deferred_interrupts
 from . import exit_cleanup, paging, server_capabilities
 from .channel import Channel
 from .dispatch import Dispatcher
 from .era import AUTO, LEGACY, MODERN, check_protocol, listed_versions, probe
-from .input_required import answer_input_required
 from .inbox import DISCOVER_KEY, Inbox, ListCache, LogHandler, NotificationHandler, cache_scope
-from .tracebacks import shorten_interrupts
+from .input_required import answer_input_required
 from .models import (
     CallToolResult,
     Completion,
@@ -79,6 +77,7 @@ from .skills import LoadedSkill, Skill, Skills
 from .structured_output import OutputSchemas
 from .subscriptions import Subscriptions
 from .tasks import TASKS_EXTENSION, OnStatus, ToolTask, created_task, status_as_progress
+from .tracebacks import shorten_interrupts
 from .tracing import Tracing
 
 __all__ = [

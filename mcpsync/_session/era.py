@@ -29,7 +29,8 @@ from .._core.eras import (
     UNSUPPORTED_VERSION,
     is_modern_error,
 )
-from .._core.errors import HTTPStatusError, ProtocolError, RequestTimeout, ServerError, UnsupportedProtocolVersion
+from .._core.errors import HTTPStatusError, ProtocolError, RequestTimeout, ServerError
+from .._core.feature_errors import UnsupportedProtocolVersion
 from .channel import Channel
 
 __all__ = [

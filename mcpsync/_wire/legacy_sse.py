@@ -64,7 +64,7 @@ class SSETransport(HTTPTransportBase):
         url: str,
         *,
         headers: Optional[Mapping[str, str]] = None,
-        auth: Any = None,
+        auth: object = None,
         name: Optional[str] = None,
         timeout: Timeout = USE_DEFAULT,
         connect_timeout: float = 10.0,
