@@ -35,7 +35,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, Optional
 
-from .._core.authorizer import Authorizer
+from .._core.authorizer import Authorizer, Refusal
 from .._core.errors import AuthorizationError, AuthorizationRequired, WriteTimeout
 from .browser import someone_is_there
 from .challenge import Challenge, bearer_challenge
@@ -150,16 +150,7 @@ class ServerAuth(Authorizer):
 
     # -- 401 and 403 ------------------------------------------------------------------
 
-    def answer_challenge(
-        self,
-        status: int,
-        header: Optional[str],
-        sent: Optional[str],
-        deadline: float,
-        *,
-        url: str = "",
-        dpop_nonce: Optional[str] = None,
-    ) -> bool:
+    def answer_challenge(self, refusal: Refusal) -> bool:
         """Whether the request should be sent again (a new token is at hand, or the nonce a DPoP
         server asked for), after a ``401`` or ``403``.
 
@@ -167,6 +158,7 @@ class ServerAuth(Authorizer):
             AuthorizationRequired: a person must log in (or give more scopes).
             AuthorizationError: a refusal, or a grant failed.
         """
+        status, header, sent, deadline = refusal.status, refusal.www_authenticate, refusal.sent, refusal.deadline
         challenge = bearer_challenge(header)
         if not self._lock.acquire(timeout=_wait(deadline)):
             raise WriteTimeout(
@@ -178,8 +170,13 @@ class ServerAuth(Authorizer):
             if current is not None and sent != self._header_value(current):
                 return True  # another thread got a new token while this request was out
             key = self._dpop_key(current) if current is not None else None
-            if key is not None and challenge is not None and challenge.get("error") == "use_dpop_nonce" and dpop_nonce:
-                key.remember_nonce(url or self.url, dpop_nonce)
+            if (
+                key is not None
+                and challenge is not None
+                and challenge.get("error") == "use_dpop_nonce"
+                and refusal.dpop_nonce
+            ):
+                key.remember_nonce(refusal.url or self.url, refusal.dpop_nonce)
                 return True
             stored = self._stored_token()
             if stored is not None and (current is None or stored["access_token"] != current["access_token"]):

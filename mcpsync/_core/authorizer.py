@@ -18,11 +18,30 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Optional, Protocol, runtime_checkable
 
 from .errors import AuthorizationRequired
 
-__all__ = ["Authorizer", "SupportsAuthorizationContext"]
+__all__ = ["Authorizer", "Refusal", "SupportsAuthorizationContext"]
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A ``401`` or ``403`` to a request, as the wire hands it to the authorizer."""
+
+    #: The answer's status: 401 or 403.
+    status: int
+    #: The answer's ``WWW-Authenticate`` header, if any.
+    www_authenticate: Optional[str]
+    #: The ``Authorization`` header the refused request carried, if any.
+    sent: Optional[str]
+    #: The URL the request went to.
+    url: str
+    #: The answer's ``DPoP-Nonce`` header, if any.
+    dpop_nonce: Optional[str]
+    #: The ``time.monotonic()`` by which the request must end (``math.inf``: no limit).
+    deadline: float
 
 
 @runtime_checkable
@@ -49,20 +68,9 @@ class Authorizer(Protocol):
         Default: none."""
         return {}
 
-    def answer_challenge(
-        self,
-        status: int,
-        header: Optional[str],
-        sent: Optional[str],
-        deadline: float,
-        *,
-        url: str = "",
-        dpop_nonce: Optional[str] = None,
-    ) -> bool:
-        """Whether a request refused with ``status`` (401 or 403) should be sent again: a new
-        token is at hand by ``deadline``. ``header``: the answer's ``WWW-Authenticate``;
-        ``sent``: the ``Authorization`` the request carried; ``dpop_nonce``: the answer's
-        ``DPoP-Nonce``. Default: ``False`` (the refusal is the caller's answer).
+    def answer_challenge(self, refusal: Refusal) -> bool:
+        """Whether a request refused (401 or 403) should be sent again: a new token is at hand by
+        ``refusal.deadline``. Default: ``False`` (the refusal is the caller's answer).
 
         Raises:
             AuthorizationRequired: a person must log in (the session may run ``login``).

@@ -55,7 +55,7 @@ from urllib.parse import urljoin
 import requests
 from requests.structures import CaseInsensitiveDict
 
-from .._core.authorizer import Authorizer
+from .._core.authorizer import Authorizer, Refusal
 from .._core.errors import (
     AuthorizationRequired,
     HTTPStatusError,
@@ -315,14 +315,15 @@ class Exchange:
         if auth is None or not self.answers_challenges:
             return False
         try:
-            retry = auth.answer_challenge(
-                response.status_code,
-                response.headers.get(WWW_AUTHENTICATE),
-                prepared.headers.get("Authorization"),
-                self.deadline,
+            refusal = Refusal(
+                status=response.status_code,
+                www_authenticate=response.headers.get(WWW_AUTHENTICATE),
+                sent=prepared.headers.get("Authorization"),
                 url=prepared.url or "",
                 dpop_nonce=response.headers.get("DPoP-Nonce"),
+                deadline=self.deadline,
             )
+            retry = auth.answer_challenge(refusal)
         except AuthorizationRequired as exc:
             # What the server said comes first: its status, a short excerpt of its body, its hints.
             said = self.status_error(response)

@@ -14,7 +14,7 @@ import responses
 
 import mcpsync
 from mcpsync import StreamableHTTPTransport, call_mcp
-from mcpsync._core.authorizer import Authorizer
+from mcpsync._core.authorizer import Authorizer, Refusal
 from mcpsync._core.errors import AuthorizationRequired
 from mcpsync._wire.http_auth import RequestsAuth, as_authorizer
 from tests.wire.test_stdio_faults import T
@@ -42,17 +42,8 @@ class RotatingToken:
         self.asked.append((method, url))
         return {"Authorization": f"Bearer {self.token}", "X-Proof": f"{method} {url}"}
 
-    def answer_challenge(
-        self,
-        status: int,
-        header: Optional[str],
-        sent: Optional[str],
-        deadline: float,
-        *,
-        url: str = "",
-        dpop_nonce: Optional[str] = None,
-    ) -> bool:
-        self.challenges.append((status, header, sent))
+    def answer_challenge(self, refusal: Refusal) -> bool:
+        self.challenges.append((refusal.status, refusal.www_authenticate, refusal.sent))
         if self.token == "one":
             self.token = "two"
             return True
@@ -164,7 +155,8 @@ def test_a_requests_auth_object_or_pair_is_wrapped_and_applied_by_requests() -> 
     no login); ``None`` stays ``None``; ``mcpsync.OAuth`` is taken as it is."""
     pair = as_authorizer(("u", "p"))
     assert isinstance(pair, RequestsAuth) and pair.requests_auth == ("u", "p")
-    assert not pair.answer_challenge(401, None, None, math.inf) and not pair.can_login()
+    refusal = Refusal(status=401, www_authenticate=None, sent=None, url=URL, dpop_nonce=None, deadline=math.inf)
+    assert not pair.answer_challenge(refusal) and not pair.can_login()
     assert as_authorizer(None) is None
     oauth = mcpsync.OAuth(store=mcpsync.MemoryTokenStore())
     assert as_authorizer(oauth) is oauth
