@@ -17,6 +17,7 @@ import sys as _sys
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from ._core import auth_hook as _auth_hook
+from ._core.authorizer import Authorizer as _Authorizer
 from ._core.endpoint import TransportStats
 from ._core.errors import (
     AuthorizationError,
@@ -145,7 +146,7 @@ _LAZY = {
 }
 
 
-def _default_auth() -> object:
+def _default_auth() -> _Authorizer:
     """MCP's OAuth for an HTTP server given no auth: idle until it answers 401 (see ``mcpsync.OAuth``)."""
     from ._auth import OAuth
 

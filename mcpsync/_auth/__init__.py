@@ -11,7 +11,8 @@ until a server answers 401, or the token store has a token for the server.
 from __future__ import annotations
 
 from .grants import ClientCredentials, EnterpriseAuth, WorkloadIdentity
-from .oauth import OAuth, ServerAuth
+from .oauth import OAuth
+from .server_auth import ServerAuth
 from .store import FileTokenStore, MemoryTokenStore, TokenStore
 
 __all__ = [

@@ -24,9 +24,9 @@ from typing import Any, Callable, Optional, Union
 
 from .._core.errors import AuthorizationError
 from .discovery import check_endpoint
-from .oauth import GrantRequest, OAuth
+from .oauth import OAuth
 from .store import MemoryTokenStore, TokenStore
-from .tokens import ClientInfo, request_token
+from .tokens import ClientInfo, GrantRequest, request_token
 
 __all__ = ["ClientCredentials", "EnterpriseAuth", "WorkloadIdentity"]
 

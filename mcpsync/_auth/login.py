@@ -7,7 +7,7 @@ of the registration kept for the issuer, when there is one). The person's
 part is ``browser.present``, or the ``on_authorize`` callable. The redirect's
 ``state`` and ``iss`` (RFC 9207, the whole table, plain comparison) are
 checked before the code goes to any token endpoint. ``ServerAuth.login`` runs
-it and keeps what it returns.
+it (with a ``LoginFlow``: what the flow needs of it) and keeps what it returns.
 """
 
 from __future__ import annotations
@@ -16,26 +16,40 @@ import logging
 import math
 import secrets
 import time
-from typing import TYPE_CHECKING, Any, Optional
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from .._core.errors import AuthorizationError, AuthorizationRequired
 from .browser import LoopbackReceiver, present
 from .discovery import Discovered
+from .dpop import DPoPKey
 from .http import AuthHTTP
+from .settings import OAuthSettings
 from .store import client_key
 from .tokens import record_from_response, request_token
 
-if TYPE_CHECKING:
-    from .oauth import ServerAuth
-
-__all__ = ["authorization_code_flow", "code_from"]
+__all__ = ["LoginFlow", "authorization_code_flow", "code_from"]
 
 logger = logging.getLogger("mcpsync.auth")
 
 
+@dataclass(frozen=True)
+class LoginFlow:
+    """What the flow needs of the server's auth: its settings, the server, the error to raise when
+    nobody can log in (``None``: someone can), the maker of a DPoP key, and the token held now."""
+
+    settings: OAuthSettings
+    name: str
+    url: str
+    session: Any
+    nobody: Optional[AuthorizationRequired]
+    new_dpop_key: Callable[[Discovered], Optional[DPoPKey]]
+    previous: Optional[dict[str, Any]]
+
+
 def authorization_code_flow(
-    auth: ServerAuth, discovered: Discovered, scopes: tuple[str, ...], deadline: float = math.inf
+    auth: LoginFlow, discovered: Discovered, scopes: tuple[str, ...], deadline: float = math.inf
 ) -> tuple[dict[str, Any], float]:
     """Run the authorization-code flow for ``auth``'s server; the token record it ends with (not kept
     yet), and the seconds the person took. The registration ends by ``deadline`` (the caller's), the
@@ -43,7 +57,7 @@ def authorization_code_flow(
     ``login_timeout`` alone."""
     from authlib.oauth2.rfc7636 import create_s256_code_challenge
 
-    name, server, owner = auth.name, discovered.server, auth.owner
+    name, server, owner = auth.name, discovered.server, auth.settings
     methods = server.metadata.get("code_challenge_methods_supported")
     if not isinstance(methods, list) or "S256" not in methods:
         raise AuthorizationError(
@@ -58,8 +72,8 @@ def authorization_code_flow(
             f"{name}: the authorization server {server.issuer} names no authorization or token endpoint",
             server=name,
         )
-    if owner.on_authorize is None and not auth.can_login():
-        raise auth._required(401, auth._last_header, scopes)
+    if auth.nobody is not None:
+        raise auth.nobody
     state = secrets.token_urlsafe(32)
     verifier = secrets.token_urlsafe(64)
     with _receiver(auth, server.issuer, state) as receiver:
@@ -95,7 +109,7 @@ def authorization_code_flow(
         "code_verifier": verifier,
         "resource": discovered.resource,
     }
-    key = auth._new_dpop_key(discovered)
+    key = auth.new_dpop_key(discovered)
     with AuthHTTP(name, auth.url, deadline=deadline + person, session=auth.session) as http:
         response = request_token(
             http,
@@ -115,14 +129,14 @@ def authorization_code_flow(
         token_endpoint=token_endpoint,
         client=client,
         scopes=scopes,
-        previous=auth._token,
+        previous=auth.previous,
     )
     return record, person
 
 
-def _receiver(auth: ServerAuth, issuer: str, state: str) -> LoopbackReceiver:
+def _receiver(auth: LoginFlow, issuer: str, state: str) -> LoopbackReceiver:
     """The loopback receiver, on the port of the registration kept for ``issuer`` if there is one."""
-    owner = auth.owner
+    owner = auth.settings
     port = owner.redirect_port or 0
     if owner.redirect_uri is not None:
         parts = urlsplit(owner.redirect_uri)

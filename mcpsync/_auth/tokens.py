@@ -18,11 +18,13 @@ from typing import Any, Optional
 from urllib.parse import urlencode
 
 from .._core.errors import AuthorizationError
+from .discovery import Discovered
 from .dpop import DPoPKey
 from .http import AuthHTTP
 
 __all__ = [
     "ClientInfo",
+    "GrantRequest",
     "choose_auth_method",
     "expires_soon",
     "load_private_key",
@@ -233,3 +235,38 @@ def expires_soon(record: dict[str, Any]) -> bool:
     obtained = record.get("obtained_at")
     life = expires_at - obtained if isinstance(obtained, (int, float)) else REFRESH_LEEWAY * 2
     return time.time() >= expires_at - min(REFRESH_LEEWAY, life / 2)
+
+
+@dataclass(frozen=True)
+class GrantRequest:
+    """What a grant that needs nobody works with: one server's authorization server, the scopes to
+    ask for, the DPoP key for the token (if any), and the requests to make them with."""
+
+    name: str
+    http: AuthHTTP
+    discovered: Discovered
+    scopes: tuple[str, ...]
+    token_endpoint: str
+    dpop: Optional[DPoPKey]
+
+    def form(self, grant_type: str, **fields: str) -> dict[str, str]:
+        """A grant's form: its fields, the ``resource`` and the scopes."""
+        form = {"grant_type": grant_type, **fields, "resource": self.discovered.resource}
+        if self.scopes:
+            form["scope"] = " ".join(self.scopes)
+        return form
+
+    def token(
+        self, client: Optional[ClientInfo], form: dict[str, str], *, private_key: Any = None, algorithm: Any = None
+    ) -> dict[str, Any]:
+        """The token response of ``form`` at the authorization server's token endpoint (with a DPoP proof)."""
+        return request_token(
+            self.http,
+            self.token_endpoint,
+            client,
+            form,
+            issuer=self.discovered.server.issuer,
+            private_key=private_key,
+            algorithm=algorithm,
+            dpop=self.dpop,
+        )

@@ -7,8 +7,10 @@ and no ``Authorization`` header uses what it makes. ``None``: no default.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
+
+from .authorizer import Authorizer
 
 __all__ = ["default_auth"]
 
-default_auth: Optional[Callable[[], Any]] = None
+default_auth: Optional[Callable[[], Authorizer]] = None

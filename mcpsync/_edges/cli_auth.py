@@ -20,7 +20,7 @@ import dataclasses
 import time
 from typing import Any, Optional, TextIO
 
-from .._auth import FileTokenStore, OAuth, TokenStore
+from .._auth import FileTokenStore, OAuth, ServerAuth, TokenStore
 from .._core.errors import AuthorizationRequired, TokenStoreError
 from .._session.connect import connect
 from .._wire.config import HTTPServerConfig
@@ -52,8 +52,8 @@ def _login(args: argparse.Namespace, out: TextIO, store: TokenStore) -> int:
     auth.for_server(server.url, server.display_name).logout()
     timeout = args.timeout if args.timeout is not None else server.timeout
     with connect(server, auth=auth, timeout=timeout) as client:
-        authorizer = getattr(client.transport, "authorizer", None)
-        login = authorizer.status() if authorizer is not None else None
+        authorizer = client.transport.authorizer
+        login = authorizer.status() if isinstance(authorizer, ServerAuth) else None
     if login is None:
         out.write(f"{server.display_name}: the server asked for no login; nothing kept\n")
         return 0

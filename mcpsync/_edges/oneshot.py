@@ -56,7 +56,7 @@ def call_mcp(
     params: Optional[dict[str, Any]] = None,
     *,
     headers: Optional[Mapping[str, str]] = None,
-    auth: Any = None,
+    auth: object = None,
     timeout: Optional[float] = 30.0,
     request_id: int = 1,
     session: Any = None,
@@ -85,14 +85,16 @@ def call_mcp(
         InvalidMessage, NoResponseError: the answer is not a JSON-RPC envelope for this request.
     """
     from .._threads.signals import deferred_interrupts
+    from .._wire.http_auth import as_authorizer
     from .._wire.http_client import ACCEPT, JSON, HTTPClient, released_after
 
     seconds = math.inf if timeout is None else timeout
+    authorizer = None if auth is False else as_authorizer(auth)
     http = HTTPClient(
         url,
         url,
         headers=headers,
-        auth=auth,
+        auth=None if authorizer is None else authorizer.for_server(url, url, session=session),
         session=session,
         max_connections=1,
         connect_timeout=seconds,

@@ -119,7 +119,7 @@ class Channel:
                         raise RequestTimeout(method, given) from None
             except AuthorizationRequired as exc:
                 # A login waits for a person: here, on the caller's thread, never inside the exchange.
-                authorizer = getattr(self.transport, "authorizer", None)
+                authorizer = self.transport.authorizer
                 if authorizer is None or not authorizer.can_login():
                     raise
                 if logins >= MAX_LOGINS:

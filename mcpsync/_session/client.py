@@ -514,8 +514,9 @@ class Client:
         extension the transport's auth uses (``io.modelcontextprotocol/oauth-client-credentials``, say)."""
         # A tools/call may come back as a task: call_tool sees it through.
         extensions: dict[str, Any] = {TASKS_EXTENSION: {}}
-        extension = getattr(getattr(self.transport, "auth", None), "extension", None)
-        if isinstance(extension, str):
+        authorizer = self.transport.authorizer
+        extension = authorizer.extension if authorizer is not None else None
+        if extension is not None:
             extensions[extension] = {}
         capabilities = dict(self.capabilities)
         capabilities["extensions"] = {**capabilities.get("extensions", {}), **extensions}

@@ -6,9 +6,10 @@ import dataclasses
 import logging
 import time
 from collections.abc import Mapping
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Literal, Optional, Union
 from urllib.parse import urlsplit
 
+from .._core.authorizer import Authorizer
 from .._core.errors import ConfigurationError, HTTPStatusError, MCPError
 from .._core.text import EXCERPT_LIMIT, cut, first_line
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
@@ -21,6 +22,7 @@ from .._wire.config import (
     StdioServerConfig,
     server_config_from,
 )
+from .._wire.http_auth import as_authorizer
 from .client import Client
 
 __all__ = ["SSE_FALLBACK_STATUSES", "connect", "handshake", "transport_auth"]
@@ -31,11 +33,18 @@ logger = logging.getLogger("mcpsync.client")
 SSE_FALLBACK_STATUSES = (400, 404, 405)
 
 
-def transport_auth(config: HTTPServerConfig, auth: Any = None) -> Any:
-    """The ``auth=`` of the transport of ``config``: the caller's; else an ``OAuth`` of the config's
-    ``oauth`` settings (``False``, no auth at all, when they turn it off); else ``None``: the default."""
+def transport_auth(config: HTTPServerConfig, auth: object = None) -> Union[Authorizer, Literal[False], None]:
+    """The ``auth=`` of the transport of ``config``: the caller's (as an ``Authorizer``; ``False``: no
+    auth at all); else an ``OAuth`` of the config's ``oauth`` settings (``False`` when they turn it
+    off); else ``None``: the default.
+
+    Raises:
+        TypeError: the caller's ``auth`` is none of what ``auth=`` takes (``_wire.http_auth``).
+    """
+    if auth is False:
+        return False
     if auth is not None or config.oauth is None:
-        return auth
+        return as_authorizer(auth)
     options = config.oauth_options
     if options is None:
         return False
@@ -50,7 +59,7 @@ def connect(
     name: Optional[str] = None,
     timeout: Timeout = USE_DEFAULT,
     connect_timeout: Timeout = USE_DEFAULT,
-    auth: Any = None,
+    auth: object = None,
     env: Optional[Mapping[str, str]] = None,
     cwd: Optional[str] = None,
     inherit_env: Optional[bool] = None,

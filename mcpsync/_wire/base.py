@@ -25,6 +25,7 @@ import time
 import warnings
 from typing import Any, ClassVar, Optional, Protocol, Union
 
+from .._core.authorizer import Authorizer
 from .._core.endpoint import DEFAULT_MAX_MESSAGE_SIZE, Endpoint, Event, Incoming, Problem, Reply, TransportStats
 from .._core.errors import MCPError, ProtocolError, ProtocolWarning, RequestTimeout, TransportClosed
 from .._core.jsonrpc import Kind, Message
@@ -261,6 +262,11 @@ class Transport:
 
     #: How a timeout's text names what the server sends: the unit, the verb, where to.
     _units: ClassVar[tuple[str, str, str]] = ("message", "sent", "")
+
+    @property
+    def authorizer(self) -> Optional[Authorizer]:
+        """The auth of this server's requests, once open (an HTTP transport's); ``None``: none."""
+        return None
 
     def authorization_context(self) -> str:
         """Whose requests these are, as a fingerprint of the credentials sent (``""``: none; a stdio

@@ -10,15 +10,19 @@ from urllib.parse import urlsplit
 import requests
 
 from .._core import auth_hook
+from .._core.authorizer import Authorizer
 from .._core.endpoint import ID_SCAN_BYTES
 from .._core.pending import RequestFuture
 from .._core.sse import events
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .base import Transport, logger
 from .config import HTTPServerConfig
-from .http_client import HELPERS_JOIN, Exchange, HTTPClient, public_url, reason
+from .http_auth import as_authorizer, requests_auth_context
+from .http_client import HELPERS_JOIN, Exchange, HTTPClient
+from .http_errors import reason
+from .http_urls import public_url
 
-__all__ = ["ANSWER_STREAM_GRACE", "HTTPTransportBase", "StreamPosition", "public_url"]
+__all__ = ["ANSWER_STREAM_GRACE", "HTTPTransportBase", "StreamPosition"]
 
 _T = TypeVar("_T")
 
@@ -50,7 +54,7 @@ class HTTPTransportBase(Transport):
         type: str,
         *,
         headers: Optional[Mapping[str, str]],
-        auth: Any,
+        auth: object,
         name: Optional[str],
         timeout: Timeout = USE_DEFAULT,
         connect_timeout: float,
@@ -63,12 +67,15 @@ class HTTPTransportBase(Transport):
         super().__init__(name=config.display_name, timeout=config.timeout, **options)
         self.url = url
         self.headers = dict(headers or {})
-        self.auth = auth
+        #: No auth at all, not even the default (``auth=False``).
+        self.no_auth = auth is False
+        #: The user's ``auth=``, as an ``Authorizer`` (``None``: the default, unless ``no_auth``).
+        self.auth: Optional[Authorizer] = None if auth is False else as_authorizer(auth)
         self.connect_timeout = connect_timeout
         self.read_timeout = read_timeout
         self._session = session
         self._http: Optional[HTTPClient] = None
-        self._authorizer: Any = None
+        self._authorizer: Optional[Authorizer] = None
         #: What an ``AuthorizationRequired`` tells the user to run (default: ``mcpsync login --url URL``).
         self.login_command = login_command
 
@@ -78,16 +85,17 @@ class HTTPTransportBase(Transport):
         return public_url(self.url)
 
     @property
-    def authorizer(self) -> Any:
-        """The auth bound to this server (``OAuth.for_server``), once open; ``None`` with other auth or none."""
+    def authorizer(self) -> Optional[Authorizer]:
+        """The auth bound to this server (``for_server``: ``OAuth``'s ``ServerAuth``), once open;
+        ``None`` with no auth (or the user's session's, or the URL's)."""
         return self._authorizer
 
-    def _auth_for_http(self) -> Any:
-        """The auth the HTTP client applies: the user's, bound to this server if it can be (``OAuth``);
+    def _auth_for_http(self) -> Optional[Authorizer]:
+        """The auth the HTTP client applies: the user's, bound to this server (``for_server``);
         by default MCP's OAuth, unless the request is authenticated another way already."""
-        auth = self.auth
-        if auth is False:  # no auth at all, not even the default
+        if self.no_auth:
             return None
+        auth = self.auth
         make_default = auth_hook.default_auth
         if auth is None and make_default is not None:
             headers = {k.lower() for k in self.headers}
@@ -99,23 +107,22 @@ class HTTPTransportBase(Transport):
                 other = bool(requests.utils.get_netrc_auth(self.url) or urlsplit(self.url).username)
             if "authorization" not in headers and not other:
                 auth = make_default()
-        bind = getattr(auth, "for_server", None)
-        if bind is not None:
-            self._authorizer = bind(self.url, self.name, session=self._session, login_command=self.login_command)
-            return self._authorizer
+        if auth is not None:
+            auth = auth.for_server(self.url, self.name, session=self._session, login_command=self.login_command)
+        self._authorizer = auth
         return auth
 
     def authorization_context(self) -> str:
         """A fingerprint (SHA-256, in memory only) of what authorizes the requests now: an
-        ``Authorization`` header of ``headers``, and the auth applied: ``OAuth``'s current access
-        token (a refresh, a new login, another user: another context), another auth object by identity."""
+        ``Authorization`` header of ``headers``, and the auth applied: the authorizer's own context
+        (``OAuth``'s current access token: a refresh, a new login, another user is another context),
+        else the user's session's auth (its own ``authorization_context()``, else its identity)."""
         parts = [f"header {value}" for key, value in self.headers.items() if key.lower() == "authorization"]
         applied = self._http.auth if self._http is not None else None
-        if applied is None and self._session is not None:
-            applied = self._session.auth
         if applied is not None:
-            own = getattr(applied, "authorization_context", None)
-            parts.append(f"token {own()}" if callable(own) else f"auth {type(applied).__qualname__} {id(applied):x}")
+            parts.append(f"auth {applied.authorization_context()}")
+        elif self._session is not None and self._session.auth is not None:
+            parts.append(f"auth {requests_auth_context(self._session.auth)}")
         if not parts:
             return ""
         import hashlib

@@ -1,15 +1,16 @@
 """The one HTTP path: every request mcpsync sends over HTTP is an ``Exchange`` of an ``HTTPClient``.
 
-``requests`` builds the session (proxies, TLS settings, the user's auth
-object, cookies) and its transport adapter sends each request
+``requests`` builds the session (proxies, TLS settings, cookies) and its
+transport adapter sends each request
 (``HTTPAdapter.send``), whether the session is ours or the user's, with or
 without auth: there is no second way round. What ``Session.request`` would
 also do per call and what does not change between calls (parsing the URL,
 merging settings, looking the environment up) is done once, in
-``new_session`` and ``HTTPClient.__init__``; cookies and auth are applied with
-requests' own functions, as ``Session.send`` applies them.
+``new_session`` and ``HTTPClient.__init__``; cookies and a ``requests`` auth
+object are applied with requests' own functions, as ``Session.send`` applies
+them, and the authorizer's headers (``_core.authorizer``) on top.
 
-Three rules of ours on top:
+Four rules of ours on top:
 
 - **Redirects** are followed here, not by requests: only within the same
   origin (scheme, host, port; as the official SDK does), at most
@@ -17,11 +18,12 @@ Three rules of ours on top:
   A redirect elsewhere is an error that names both URLs, so that the user's
   headers (tokens, ``Mcp-Session-Id``) never go to another origin.
 - **Errors**: every ``requests`` and urllib3 exception becomes one of ours in
-  ``_translate``, and only there.
-- **Challenges**: a ``401`` or ``403`` goes to mcpsync's auth object
-  (``answer_challenge``, ``mcpsync.OAuth``), which may get a new token within
-  the deadline (the request is sent again, ``MAX_CHALLENGES`` times at most)
-  or raise ``AuthorizationRequired``. Other auth objects are left alone.
+  ``http_errors.translate``, and only there.
+- **Challenges**: a ``401`` or ``403`` goes to the authorizer
+  (``answer_challenge``; ``mcpsync.OAuth``'s ``ServerAuth``), which may get a
+  new token within the deadline (the request is sent again,
+  ``MAX_CHALLENGES`` times at most) or raise ``AuthorizationRequired``; a
+  ``requests`` auth object's adapter answers none.
 - **Deadlines**: an exchange's deadline holds for the whole of it
   (connecting, redirects, headers, body), whatever the server trickles: the
   ``Watchdog`` cuts its socket when the deadline passes, which ends a blocked
@@ -44,32 +46,40 @@ import contextlib
 import logging
 import math
 import socket
-import ssl
 import threading
 import time
 from collections.abc import Iterator, Mapping
 from typing import Any, Callable, Optional, TypeVar
-from urllib.parse import urljoin, urlsplit, urlunsplit
+from urllib.parse import urljoin
 
 import requests
-import urllib3
 from requests.structures import CaseInsensitiveDict
 
+from .._core.authorizer import Authorizer, Refusal
 from .._core.errors import (
     AuthorizationRequired,
-    ConnectError,
     HTTPStatusError,
     MCPError,
     TransportClosed,
     TransportError,
     WriteTimeout,
 )
-from .._core.text import excerpt
 from .._threads.latches import Latch
 from .._threads.signals import interrupted
 from .._threads.watchdog import Watchdog
 from .._threads.workers import Workers
+from .http_auth import RequestsAuth
+from .http_errors import (
+    BODY_EXCERPT,
+    WWW_AUTHENTICATE,
+    past_deadline,
+    reason,
+    short_chain,
+    status_error,
+    translate,
+)
 from .http_session import can_cut, close_session, current, new_session
+from .http_urls import same_origin
 
 __all__ = [
     "ACCEPT",
@@ -79,8 +89,6 @@ __all__ = [
     "Exchange",
     "HTTPClient",
     "content_type",
-    "public_url",
-    "same_origin",
 ]
 
 logger = logging.getLogger("mcpsync.transport")
@@ -90,13 +98,9 @@ _T = TypeVar("_T")
 JSON = "application/json"
 EVENT_STREAM = "text/event-stream"
 ACCEPT = f"{JSON}, {EVENT_STREAM}"
-WWW_AUTHENTICATE = "WWW-Authenticate"
-MCP_AUTH_SERVER = "Mcp-Auth-Server"
 
 #: Bytes asked of the socket at a time when reading a body.
 READ_SIZE = 65536
-#: Characters of an error body kept in ``HTTPStatusError`` (and bytes read of it, decompressed).
-BODY_EXCERPT = 2048
 #: Redirects followed for one request, at most.
 MAX_REDIRECTS = 5
 #: Times one request is sent again with a new token after a 401 or 403, at most.
@@ -108,58 +112,11 @@ HELPERS_JOIN = 0.5
 _REDIRECTS = frozenset((301, 302, 303, 307, 308))
 #: Redirects that keep the method and body (the others turn a POST into a GET, which MCP has no use for).
 _BODY_KEEPING = frozenset((307, 308))
-_DEFAULT_PORTS = {"http": 80, "https": 443}
-#: The paths MCP endpoints usually have: Streamable HTTP's, HTTP+SSE's event stream.
-USUAL_ENDPOINTS = ("/mcp", "/sse")
 
 
 def content_type(response: requests.Response) -> str:
     """The media type of a response, lower case, without parameters."""
     return response.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
-
-
-def origin(url: str) -> tuple[str, str, Optional[int]]:
-    """Scheme, host and port as browsers compare them (case-insensitive host, default ports filled in).
-
-    Only for a URL that every reader sees the same: one with a backslash,
-    white space or a control character is refused, and so is one that the
-    standard library and urllib3 (which connects) read differently.
-    ``http://127.0.0.2:9\\@127.0.0.1:80/`` is such a URL: ``urlsplit`` sees
-    127.0.0.1, urllib3 connects to 127.0.0.2.
-
-    Raises:
-        ValueError: the URL is refused, or cannot be read.
-    """
-    if "\\" in url or any(ord(ch) <= 0x20 or ord(ch) == 0x7F for ch in url):
-        raise ValueError("it holds a backslash, white space or a control character")
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    ours = (scheme, (parts.hostname or "").lower(), parts.port or _DEFAULT_PORTS.get(scheme))
-    theirs = urllib3.util.parse_url(url)
-    host = (theirs.host or "").lower().strip("[]")
-    if (str(theirs.scheme).lower(), host, theirs.port or _DEFAULT_PORTS.get(scheme)) != ours:
-        raise ValueError("the HTTP library reads its host differently")
-    return ours
-
-
-def public_url(url: str) -> str:
-    """The URL without user, password or query: logs and notebooks get shared, and tokens hide there."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:
-        return "(unreadable URL)"
-    host = f"[{host}]" if ":" in host else host
-    return urlunsplit((parts.scheme, host + port, parts.path, "..." if parts.query else "", ""))
-
-
-def same_origin(url: str, other: str) -> bool:
-    """Whether two URLs share scheme, host and port; a URL ``origin`` refuses shares nothing."""
-    try:
-        return origin(url) == origin(other)
-    except ValueError:
-        return False
 
 
 class Exchange:
@@ -278,7 +235,7 @@ class Exchange:
         return (None if connect == math.inf else connect, None if read == math.inf else read)
 
     def _past_deadline(self) -> WriteTimeout:
-        return WriteTimeout(f"{self._client.name}: no answer within the time given to it")
+        return past_deadline(self._client.name)
 
     # -- sending ------------------------------------------------------------------
 
@@ -306,7 +263,7 @@ class Exchange:
             if self.cut_reason is not None:
                 raise self._cut_error()
             try:
-                prepared = client.prepare(method, url, headers, body)  # the auth object runs here: it may fail
+                prepared = client.prepare(method, url, headers, body, self.deadline)  # the auth runs here: it may fail
             except Exception as exc:
                 if isinstance(exc, MCPError):
                     raise
@@ -346,28 +303,27 @@ class Exchange:
         raise TransportError(f"{client.name}: {method} was redirected more than {MAX_REDIRECTS} times; not followed")
 
     def _answered(self, prepared: requests.PreparedRequest, response: requests.Response) -> bool:
-        """Whether the auth object (``mcpsync.OAuth``) answered a 401 or 403 with a new token.
+        """Whether the authorizer (``mcpsync.OAuth``'s ``ServerAuth``) answered a 401 or 403 with a new token.
 
         It gets the challenge, the credentials the request carried and the
         deadline; it may refresh or obtain a token (within the deadline), or
-        raise (``AuthorizationRequired``: a person must log in). Other auth
-        objects are left alone: the answer is theirs to handle, or an error.
+        raise (``AuthorizationRequired``: a person must log in). An authorizer
+        that does not answer (a ``requests`` auth object's) leaves the
+        refusal to the caller.
         """
-        client = self._client
-        answer = getattr(client.auth, "answer_challenge", None)
-        if answer is None or not self.answers_challenges:
+        auth = self._client.auth
+        if auth is None or not self.answers_challenges:
             return False
         try:
-            retry = bool(
-                answer(
-                    response.status_code,
-                    response.headers.get(WWW_AUTHENTICATE),
-                    prepared.headers.get("Authorization"),
-                    self.deadline,
-                    url=prepared.url,
-                    dpop_nonce=response.headers.get("DPoP-Nonce"),
-                )
+            refusal = Refusal(
+                status=response.status_code,
+                www_authenticate=response.headers.get(WWW_AUTHENTICATE),
+                sent=prepared.headers.get("Authorization"),
+                url=prepared.url or "",
+                dpop_nonce=response.headers.get("DPoP-Nonce"),
+                deadline=self.deadline,
             )
+            retry = auth.answer_challenge(refusal)
         except AuthorizationRequired as exc:
             # What the server said comes first: its status, a short excerpt of its body, its hints.
             said = self.status_error(response)
@@ -406,16 +362,8 @@ class Exchange:
             yield data
 
     def status_error(self, response: requests.Response, endpoint: Optional[str] = None) -> HTTPStatusError:
-        """The error for a non-2xx answer: status, request, a hint, a short excerpt of the body, the auth hints.
-
-        Reads at most ``BODY_EXCERPT`` bytes of the body (decompressed), so an
-        endless or compressed body costs no more. The text reads
-        ``HTTP <status> from <method> <url>: <excerpt> [WWW-Authenticate: ...; Mcp-Auth-Server: ...]``,
-        the URL without user, password or query, the excerpt on one line (an HTML page's tags left
-        out) and short; ``body`` keeps more of it. ``endpoint``: the path the transport's endpoint
-        usually has (``"/mcp"``): a 404 or 405 at a path that is none of ``USUAL_ENDPOINTS`` asks
-        whether it is the one.
-        """
+        """The error for a non-2xx answer (``http_errors.status_error``), from at most ``BODY_EXCERPT``
+        bytes of its body (decompressed): an endless or compressed body costs no more."""
         body = b""
         try:
             for chunk in self.chunks(response):
@@ -424,33 +372,7 @@ class Exchange:
                     break
         except Exception:  # a body that cannot be read must not hide the status
             pass
-        text = body[:BODY_EXCERPT].decode(response.encoding or "utf-8", "replace").strip()
-        method = str(response.request.method or "") if response.request is not None else ""
-        url = public_url(str(response.url or ""))
-        shown = excerpt(text if len(body) < BODY_EXCERPT else text + "...") or response.reason or ""
-        message = f"HTTP {response.status_code} from {method} {url}"
-        path = urlsplit(url).path.rstrip("/")
-        # At the other transport's usual path, the session layer tells which type to use instead.
-        if endpoint is not None and response.status_code in (404, 405) and not path.endswith(USUAL_ENDPOINTS):
-            message += f" (is the endpoint {endpoint}?)"
-        if shown:
-            message += f": {shown}"
-        hints = [
-            f"{name}: {response.headers[name]}"
-            for name in (WWW_AUTHENTICATE, MCP_AUTH_SERVER)
-            if name in response.headers
-        ]
-        if hints:
-            message += " [" + "; ".join(hints) + "]"
-        return HTTPStatusError(
-            message,
-            status_code=response.status_code,
-            body=text,
-            www_authenticate=response.headers.get(WWW_AUTHENTICATE),
-            auth_server=response.headers.get(MCP_AUTH_SERVER),
-            method=method,
-            url=url,
-        )
+        return status_error(response, body, endpoint)
 
     # -- errors ------------------------------------------------------------------
 
@@ -463,36 +385,11 @@ class Exchange:
         return TransportError(f"{client.name}: the exchange was cut: {self.cut_reason}")
 
     def _translate(self, exc: BaseException, method: str, url: str) -> Exception:
-        """What a ``requests`` or urllib3 exception means for us; the only place that decides it."""
+        """What a ``requests`` or urllib3 exception means for us (``http_errors.translate``); a cut first."""
         if self.cut_reason is not None:
             return self._cut_error()
         client = self._client
-        if isinstance(exc, WriteTimeout):  # from timeouts(): the deadline passed between two steps
-            return exc
-        if isinstance(exc, (requests.exceptions.ConnectTimeout, urllib3.exceptions.ConnectTimeoutError)) and not (
-            isinstance(exc, urllib3.exceptions.NewConnectionError)
-        ):
-            if time.monotonic() >= self.deadline:
-                return self._past_deadline()
-            return ConnectError(f"{_who(client.name, url)}could not connect to {url} in time")
-        if method != "reading" and _never_connected(exc):
-            return ConnectError(f"{_who(client.name, url)}cannot connect to {url}: {reason(exc)}")
-        if isinstance(exc, (requests.exceptions.ReadTimeout, urllib3.exceptions.ReadTimeoutError)):
-            if time.monotonic() >= self.deadline:
-                return self._past_deadline()
-            return TransportError(f"{client.name}: {url} sent nothing for {client.read_timeout:g}s")
-        if isinstance(exc, (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError)):
-            if method == "reading":
-                return TransportError(f"{client.name}: reading the answer failed: {reason(exc)}")
-            # The request may well have reached the server: say so, lest a caller retry a tool blindly.
-            return TransportError(
-                f"{client.name}: the connection to {url} broke before the answer ({reason(exc)}); "
-                "the server may have received the request"
-            )
-        if isinstance(exc, Exception):
-            logger.exception("server %r: unexpected failure of %s %s", client.name, method, url)
-            return TransportError(f"{client.name}: {method} {url} failed unexpectedly: {exc!r}")
-        raise exc  # KeyboardInterrupt and the like: not ours to translate
+        return translate(exc, method, url, client.name, self.deadline, client.read_timeout)
 
 
 class HTTPClient:
@@ -502,7 +399,8 @@ class HTTPClient:
         name: the server's name (errors, thread names).
         url: the URL most requests go to (its settings are looked up once).
         headers: headers on every request (the user's: tokens, custom ones).
-        auth: a ``requests`` auth object, applied to every request.
+        auth: the authorizer of every request (its headers; each 401 and 403 goes to it); a
+            ``RequestsAuth``'s ``requests`` auth object is applied by ``requests`` (``prepare``).
         session: the user's ``requests.Session``, or ``None`` for one of ours
             (closed with the client; only ours can be cut, see the module docstring).
         max_connections: how many connections our session's pool keeps.
@@ -515,7 +413,7 @@ class HTTPClient:
         url: str,
         *,
         headers: Optional[Mapping[str, str]] = None,
-        auth: Any = None,
+        auth: Optional[Authorizer] = None,
         session: Optional[requests.Session] = None,
         max_connections: int = 10,
         connect_timeout: float = 10.0,
@@ -524,6 +422,8 @@ class HTTPClient:
         self.name = name
         self.headers = dict(headers or {})
         self.auth = auth
+        # A requests auth object: applied by requests' own function (a digest auth's hooks need it).
+        self._requests_auth = auth.requests_auth if isinstance(auth, RequestsAuth) else None
         self.connect_timeout = connect_timeout
         self.read_timeout = read_timeout
         self.own_session = session is None
@@ -564,13 +464,20 @@ class HTTPClient:
         exchange._token = self._watchdog.watch(deadline, exchange._deadline_passed)
 
     def prepare(
-        self, method: str, url: str, headers: Optional[Mapping[str, str]], body: Optional[bytes]
+        self,
+        method: str,
+        url: str,
+        headers: Optional[Mapping[str, str]],
+        body: Optional[bytes],
+        deadline: float = math.inf,
     ) -> requests.PreparedRequest:
-        """A request as ``Session.prepare_request`` would make it, without redoing what does not change."""
+        """A request as ``Session.prepare_request`` would make it, without redoing what does not change;
+        with the authorizer's headers (got by ``deadline``: a token may be refreshed first)."""
         session = self.session
         prepared = requests.PreparedRequest()
         prepared.method = method
-        prepared.url, url_auth = self._urls.get(url) or self._prepare_url(url)
+        target, url_auth = self._urls.get(url) or self._prepare_url(url)
+        prepared.url = target
         # A session of ours has fixed headers; a user's may change between calls.
         base = self._base_headers if self._base_headers is not None else self._merge_base()
         merged: CaseInsensitiveDict[Any] = CaseInsensitiveDict(base)
@@ -588,9 +495,12 @@ class HTTPClient:
         prepared._cookies = session.cookies  # type: ignore[attr-defined]
         if session.cookies:
             prepared.prepare_cookies(session.cookies)
-        auth = self.auth if self.auth is not None else session.auth
-        if auth is None:
-            auth = url_auth  # user:password in the URL, as requests reads it
+        authorizer = self.auth
+        if authorizer is not None:
+            merged.update(authorizer.headers(method, target, deadline))
+            auth = self._requests_auth
+        else:
+            auth = session.auth if session.auth is not None else url_auth  # user:password in the URL
         if auth is not None:
             prepared.prepare_auth(auth)
         return prepared
@@ -718,67 +628,3 @@ def _shut_down(sock: Any) -> None:
             sock.shutdown(socket.SHUT_RDWR)
         except OSError:  # already closed: nothing is blocked on it
             pass
-
-
-def _chain(exc: BaseException) -> Iterator[BaseException]:
-    """``exc`` and every exception it wraps (urllib3's ``reason``, causes, contexts, arguments), once each."""
-    seen: list[BaseException] = []
-    stack: list[Any] = [exc]
-    while stack:
-        item = stack.pop(0)
-        if not isinstance(item, BaseException) or any(item is s for s in seen):
-            continue
-        seen.append(item)
-        yield item
-        stack.extend([getattr(item, "reason", None), item.__cause__, item.__context__, *item.args])
-
-
-def _never_connected(exc: BaseException) -> bool:
-    """Whether a connection error happened before any byte could be sent (a failed TLS handshake too)."""
-    return any(isinstance(item, _NEVER_CONNECTED) for item in _chain(exc))
-
-
-_NEVER_CONNECTED = (
-    urllib3.exceptions.NewConnectionError,
-    urllib3.exceptions.NameResolutionError,
-    ConnectionRefusedError,
-    socket.gaierror,
-    urllib3.exceptions.SSLError,  # a failed TLS handshake: urllib3 wraps it so while connecting
-)
-
-
-def reason(exc: BaseException) -> str:
-    """What went wrong, in a few words: ``connection refused``, ``the host name ... does not resolve``,
-    ``TLS failed: ...``, ``connection reset``; else the innermost useful text of the exception chain
-    (never urllib3's pool and retry wrappers when something shorter says it)."""
-    for item in _chain(exc):
-        if isinstance(item, ConnectionRefusedError):
-            return "connection refused"
-        if isinstance(item, urllib3.exceptions.NameResolutionError) or isinstance(item, socket.gaierror):
-            host = getattr(getattr(item, "conn", None), "host", None)
-            return f"the host name {host} does not resolve" if host else "the host name does not resolve"
-        if isinstance(item, ssl.SSLError) and not isinstance(item, urllib3.exceptions.SSLError):
-            detail = getattr(item, "verify_message", None) or getattr(item, "reason", None) or str(item)
-            return f"TLS failed: {str(detail).lower().replace('_', ' ')}"
-        if isinstance(item, ConnectionResetError):
-            return "connection reset by the server"
-        if isinstance(item, (ConnectionAbortedError, BrokenPipeError)):
-            return "connection closed by the server"
-    text = str(exc)
-    inner = exc.__context__ or exc.__cause__
-    while inner is not None and not str(inner):
-        inner = inner.__context__ or inner.__cause__
-    return text or (str(inner) if inner is not None else type(exc).__name__)
-
-
-def short_chain(exc: BaseException) -> BaseException:
-    """``exc``, kept whole as the ``__cause__`` of our error, but printed without urllib3's chain of
-    wrappers behind it (pool, retries, connection, socket: four exceptions and 90 lines of traceback
-    for a refused connection); ``exc.__context__`` still holds them for whoever wants them."""
-    exc.__suppress_context__ = True
-    return exc
-
-
-def _who(name: str, url: str) -> str:
-    """``"name: "`` before an error's text, unless the URL says it already (a bare URL's host)."""
-    return "" if name in url else f"{name}: "

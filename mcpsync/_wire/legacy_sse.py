@@ -30,8 +30,9 @@ from .._threads.latches import Latch
 from .._threads.signals import acquire_deferred, deferred_interrupts
 from .._threads.workers import Workers
 from .base import CLOSE_NOTICE_BUDGET, logger
-from .http_base import HTTPTransportBase, public_url
-from .http_client import EVENT_STREAM, JSON, origin, released_after
+from .http_base import HTTPTransportBase
+from .http_client import EVENT_STREAM, JSON, released_after
+from .http_urls import origin, public_url
 
 __all__ = ["SSETransport"]
 
@@ -63,7 +64,7 @@ class SSETransport(HTTPTransportBase):
         url: str,
         *,
         headers: Optional[Mapping[str, str]] = None,
-        auth: Any = None,
+        auth: object = None,
         name: Optional[str] = None,
         timeout: Timeout = USE_DEFAULT,
         connect_timeout: float = 10.0,

@@ -128,7 +128,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
         url: str,
         *,
         headers: Optional[Mapping[str, str]] = None,
-        auth: Any = None,
+        auth: object = None,
         name: Optional[str] = None,
         timeout: Timeout = USE_DEFAULT,
         connect_timeout: float = 10.0,

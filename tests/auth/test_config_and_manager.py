@@ -103,7 +103,7 @@ def test_a_server_waiting_for_a_login_does_not_hold_the_others(tmp_path: Path, m
             assert go_on.wait(T)
             return server.approve(url)
 
-        monkeypatch.setattr("mcpsync._auth.oauth.someone_is_there", lambda: True)
+        monkeypatch.setattr("mcpsync._auth.server_auth.someone_is_there", lambda: True)
         monkeypatch.setattr("mcpsync._auth.login.present", slow_person)
         config = {
             "mcpServers": {
@@ -132,7 +132,7 @@ def test_a_login_during_a_managed_connect_leaves_the_tool_list_its_time(tmp_path
             time.sleep(2.5)  # the person's own time (not an ordering wait)
             return redirected
 
-        monkeypatch.setattr("mcpsync._auth.oauth.someone_is_there", lambda: True)
+        monkeypatch.setattr("mcpsync._auth.server_auth.someone_is_there", lambda: True)
         monkeypatch.setattr("mcpsync._auth.login.present", slow_person)
         config = {"mcpServers": {"remote": {"url": server.url, "connectTimeout": 2000}}}
         with mcpsync.Manager(config, startup_timeout=0, reconnect=False, tool_cache=False) as manager:

@@ -15,7 +15,7 @@ import pytest
 
 import mcpsync
 from mcpsync import AuthorizationError, AuthorizationRequired, ClientCredentials, MemoryTokenStore
-from mcpsync._auth.oauth import MAX_STEP_UPS
+from mcpsync._auth.server_auth import MAX_STEP_UPS
 from mcpsync._session.channel import MAX_LOGINS
 from mcpsync.testing.oauth import OAuthTestServer
 
