@@ -17,7 +17,7 @@ import sys as _sys
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from ._core import auth_hook as _auth_hook
-from ._core.authorizer import Authorizer as _Authorizer
+from ._core.authorizer import Authorizer, Refusal
 from ._core.endpoint import TransportStats
 from ._core.errors import (
     AuthorizationError,
@@ -146,7 +146,7 @@ _LAZY = {
 }
 
 
-def _default_auth() -> _Authorizer:
+def _default_auth() -> Authorizer:
     """MCP's OAuth for an HTTP server given no auth: idle until it answers 401 (see ``mcpsync.OAuth``)."""
     from ._auth import OAuth
 
@@ -197,6 +197,7 @@ __all__ = [
     "AudioContent",
     "AuthorizationError",
     "AuthorizationRequired",
+    "Authorizer",
     "CallToolResult",
     "CapabilityNotDeclared",
     "CapabilityNotServed",
@@ -243,6 +244,7 @@ __all__ = [
     "ProtocolError",
     "ProtocolWarning",
     "ReadResourceResult",
+    "Refusal",
     "RequestTimeout",
     "Resource",
     "ResourceContents",
