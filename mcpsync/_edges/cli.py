@@ -90,7 +90,15 @@ from .._core.errors import ConfigurationError, MCPError, MissingClientCapability
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .._manager.manager import Manager
 from .._manager.trust import TrustStore
-from .cli_args import UsageError, build_parser, load_servers, only_server, place_positionals, root_uris
+from .cli_args import (
+    UsageError,
+    build_parser,
+    load_servers,
+    only_server,
+    place_positionals,
+    root_uris,
+    task_id_as_word,
+)
 from .cli_commands import CAPABILITY_OPTIONS, COMMANDS, EXIT_FAILURE, Run
 from .cli_elicit import TerminalElicitation
 from .cli_format import is_terminal
@@ -195,7 +203,7 @@ def _capability_options_note(wanted: list[str]) -> str:
 def main(argv: Optional[list[str]] = None) -> int:
     """Run the command with ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(task_id_as_word(sys.argv[1:] if argv is None else argv, parser))
     if args.verbose:
         _log_verbosely()
     if args.command is None:

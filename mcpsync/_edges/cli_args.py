@@ -338,6 +338,32 @@ def _owner_by_prefix(word: str, servers: Sequence[str]) -> Optional[str]:
     return owners[0] if len(owners) == 1 else None
 
 
+def task_id_as_word(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
+    """``argv`` with ``--`` put before a task's ID that starts with ``-``, so that argparse reads it as
+    the ID and not as an unknown option (a server's task ids are opaque: ``-TEc...`` is one).
+
+    Only the last word, right after ``status``, ``wait`` or ``cancel`` of a ``task`` command, and only
+    when it is no option of ``mcpsync``; ``--`` given already leaves ``argv`` as it is.
+    """
+    if len(argv) < 3 or "--" in argv or "task" not in argv[:-2] or argv[-2] not in TASK_ACTIONS:
+        return argv
+    last = argv[-1]
+    if not last.startswith("-") or last.split("=", 1)[0] in _option_strings(parser):
+        return argv
+    return [*argv[:-1], "--", last]
+
+
+def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
+    """Every option string of ``parser`` and its commands' parsers."""
+    found: set[str] = set()
+    for action in parser._actions:
+        found.update(action.option_strings)
+        for sub in getattr(action, "choices", None) or ():
+            if isinstance(action.choices, dict):
+                found.update(_option_strings(action.choices[sub]))
+    return found
+
+
 def place_positionals(args: argparse.Namespace, config: LoadedConfig, inline: Optional[str]) -> None:
     """Decide which words are SERVER, the thing named (TOOL, PROMPT, URI) and the arguments, setting them on ``args``.
 
