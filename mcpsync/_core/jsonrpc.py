@@ -128,6 +128,9 @@ def _refuse_constant(name: str) -> Any:
 
 # JSON has no NaN or Infinity; Python's json module would accept them by default.
 _decoder = json.JSONDecoder(parse_constant=_refuse_constant)
+#: The decoder's scanner (C), called directly for a text with no white space around it: every
+#: message read takes this path, and ``JSONDecoder.decode`` would cost two Python calls more.
+_scan = _decoder.scan_once
 
 
 def decode(data: Union[bytes, str]) -> Any:
@@ -141,7 +144,13 @@ def decode(data: Union[bytes, str]) -> Any:
     if isinstance(data, bytes):
         data = data.decode("utf-8")
     try:
-        return _decoder.decode(data)
+        try:
+            value, end = _scan(data, 0)
+        except StopIteration:  # white space first, or not JSON: the decoder says which, in its words
+            return _decoder.decode(data)
+        if end == len(data) or not data[end:].strip(" \t\n\r"):  # JSON's white space only
+            return value
+        return _decoder.decode(data)  # "Extra data", as the decoder says it
     except RecursionError:
         raise ValueError("nested too deeply to read") from None
 
