@@ -119,7 +119,8 @@ def encode(message: Message) -> bytes:
     # Each step lets go of the one before: the text, its bytes, the bytes with the line end. With a
     # message that holds one large string (a requestState sent back), the string itself, the C
     # encoder's own two copies of it, then these: three at once at most.
-    return _encoder.encode(message).encode("utf-8") + b"\n"
+    # iterencode in one shot is what JSONEncoder.encode calls for a dict: one Python call fewer per message.
+    return "".join(_encoder.iterencode(message, True)).encode("utf-8") + b"\n"
 
 
 def _refuse_constant(name: str) -> Any:
