@@ -290,7 +290,7 @@ class Endpoint:
             events.append(
                 Problem(InvalidMessage("not JSON (junk before a response, which was read)", junk), kind="malformed")
             )
-            return message  # type: ignore[no-any-return]
+            return message
         return None
 
     def _echoed(self, message: Message, events: list[Event]) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 import json
-from typing import Any, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 __all__ = [
     "JSONRPC_VERSION",
@@ -131,7 +131,7 @@ def _refuse_constant(name: str) -> Any:
 _decoder = json.JSONDecoder(parse_constant=_refuse_constant)
 #: The decoder's scanner (C), called directly for a text with no white space around it: every
 #: message read takes this path, and ``JSONDecoder.decode`` would cost two Python calls more.
-_scan = _decoder.scan_once
+_scan: Callable[[str, int], tuple[Any, int]] = _decoder.scan_once  # type: ignore[attr-defined]
 
 
 def decode(data: Union[bytes, str]) -> Any:
