@@ -9,6 +9,9 @@ raw       the floor. stdio: ``subprocess`` + ``json`` + ``select``/``os.read``, 
           threads (16 threads share it under one lock); HTTP: one ``requests.Session``
           posting by hand, a thread pool for requests in flight. On a 2026-07-28
           server: no handshake, the revision's ``_meta`` (and headers) on every request.
+floor     the design floor (``floor.py``): the smallest client of mcpsync's own shape,
+          threads, futures keyed by id, one writer lock, and nothing else; the
+          ratio to it is what mcpsync's own code costs.
 official  the official SDK, ``mcp``: ``mcp.client.Client`` under asyncio, with
           ``StdioServerParameters``, a URL, or ``streamable_http_client`` given an
           ``httpx2.AsyncClient`` that carries the token.
@@ -20,7 +23,7 @@ Each client connects with its defaults and picks the era itself; a 2026-07-28
 server refuses ``initialize``, so a client that would not speak the revision
 fails its row rather than being measured in the other era.
 
-Sync peers (raw, mcpsync) have ``call(text)``, ``batch(texts)`` (all in flight
+Sync peers (raw, floor, mcpsync) have ``call(text)``, ``batch(texts)`` (all in flight
 at once), ``threaded_call(text)`` and ``close()``; ``official()`` is an async
 context manager giving ``call`` and ``batch`` coroutines.
 
@@ -343,9 +346,13 @@ class Mcpsync:
 
 
 def sync_peer(client, target):
-    """A connected raw or mcpsync peer for `target` (STDIO, or an HTTP URL)."""
+    """A connected raw, floor or mcpsync peer for `target` (STDIO, or an HTTP URL)."""
     if client == "mcpsync":
         return Mcpsync(target)
+    if client == "floor":
+        import floor
+
+        return floor.FloorStdio(target) if target in SERVERS else floor.FloorHTTP(target)
     return RawStdio(target) if target in SERVERS else RawHTTP(target)
 
 

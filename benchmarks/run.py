@@ -1,6 +1,8 @@
-"""The benchmark: mcpsync beside the official MCP SDK and a raw client, in one run, as ratios, with the targets.
+"""The benchmark: mcpsync beside the official MCP SDK, a raw client and the design floor, in one run, as ratios,
+with the targets.
 
     python benchmarks/run.py [--quick] [--json] [--only stdio,http,process,validation,memory]
+                             [--clients raw,floor,official,mcpsync]
 
 Sections (clients and servers are in ``peers.py``):
 
@@ -13,6 +15,11 @@ process     fresh processes: start-up to the first result, peak RSS over 1000
 validation  mcpsync's envelope fast path against the full jsonschema validator
 memory      one large message on each path (``message_memory.py``): mcpsync's peak
             memory per MiB of message, each path in a fresh process
+
+The clients are in ``peers.py``; ``floor.py`` is the design floor, the
+smallest client of mcpsync's own shape (threads, futures keyed by id, one
+writer lock). ``--clients`` measures a subset (mcpsync and the floor alone,
+say, to compare two checkouts quickly); a ratio to a client left out is "—".
 
 Every measurement opens its own connection (not timed), warms up, then times
 N calls; every answer is checked. The clients take turns within each row, in
@@ -43,7 +50,9 @@ from peers import STDIO, STDIO_MODERN, TIMEOUT, BenchError
 
 import mcpsync
 
-CLIENTS = ("raw", "official", "mcpsync")
+CLIENTS = ("raw", "floor", "official", "mcpsync")
+#: The clients mcpsync's ratios are taken to, in the order of the table's columns.
+OTHERS = ("raw", "floor", "official")
 SECTIONS = ("stdio", "http", "process", "validation", "memory")
 FULL = {"rounds": 7, "stdio_calls": 3000, "http_calls": 1000, "process_rounds": 9, "messages": 20000, "mib": 30}
 QUICK = {"rounds": 2, "stdio_calls": 200, "http_calls": 100, "process_rounds": 2, "messages": 2000, "mib": 8}
@@ -95,6 +104,8 @@ TARGETS = [
     ("stdio sequential ≥ 4× official", "stdio_sequential", "official", ">=", 4.0),
     ("stdio 100 in flight ≥ 0.7× raw", "stdio_inflight", "raw", ">=", 0.7),
     ("stdio 100 in flight ≥ 10× official", "stdio_inflight", "official", ">=", 10.0),
+    ("stdio sequential ≥ 0.9× floor", "stdio_sequential", "floor", ">=", 0.9),
+    ("stdio 100 in flight ≥ 0.9× floor", "stdio_inflight", "floor", ">=", 0.9),
     ("import < 80 ms", "import_ms", None, "<", 80.0),
     ("start-up < 1/5 of official", "startup_ms", "official", "<", 0.2),
     ("peak RSS < 1/2 of official", "rss_mb", "official", "<", 0.5),
@@ -104,6 +115,7 @@ TARGETS = [
 ]
 IMPORTS = {  # client -> (a module it imports, what a program using it imports)
     "raw": ("json", "import json, select, subprocess"),
+    "floor": ("concurrent.futures", "import concurrent.futures, itertools, json, subprocess, threading"),
     "official": ("mcp", "from mcp.client import Client; from mcp.client.stdio import StdioServerParameters"),
     "mcpsync": ("mcpsync", "import mcpsync"),
 }
@@ -208,7 +220,7 @@ def in_threads(call, texts, width):
 
 
 def sync_runner(peer, scenario):
-    """run(texts) for a raw or mcpsync peer: the scenario's calls, answers checked."""
+    """run(texts) for a raw, floor or mcpsync peer: the scenario's calls, answers checked."""
     kind, width = scenario
 
     def sequential(texts):
@@ -337,7 +349,7 @@ def run_calls(results, section, settings, server):
         t0 = time.perf_counter()
         for key, (target, scenario) in CASES[section].items():
             url = target if target in (STDIO, STDIO_MODERN) else server.url(target)
-            for client in rotated(list(CLIENTS), round_index):
+            for client in rotated(list(settings["clients"]), round_index):
                 results.measure(client, [key, key + "_cpu"], measure, client, url, scenario, calls)
         log("%s round %d/%d: %.1f s" % (section, round_index + 1, settings["rounds"], time.perf_counter() - t0))
 
@@ -351,11 +363,11 @@ def warm_up(client):
 
 def run_process(results, settings, mcpsync_file):
     """Start-up, peak RSS and import times, each client in fresh processes."""
-    for client in CLIENTS:
+    for client in settings["clients"]:
         results.measure(client, ["startup_ms"], warm_up, client)
     for round_index in range(settings["process_rounds"]):
         t0 = time.perf_counter()
-        for client in rotated(list(CLIENTS), round_index):
+        for client in rotated(list(settings["clients"]), round_index):
             results.measure(client, ["startup_ms", "rss_mb"], fresh_client, client)
             results.measure(client, ["import_ms", "import_wall_ms"], import_times, client, mcpsync_file)
         log("process round %d/%d: %.1f s" % (round_index + 1, settings["process_rounds"], time.perf_counter() - t0))
@@ -441,16 +453,16 @@ def fmt(value, unit):
 
 def table(results):
     lines = [
-        "| scenario | raw | official SDK | mcpsync | mcpsync/raw | mcpsync/official |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| scenario | raw | floor | official SDK | mcpsync | mcpsync/raw | mcpsync/floor | mcpsync/official |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for key, label, unit in ROWS:
         if key not in results.samples and not any(k == key for _, k in results.failed):
             continue  # its section was not run
         values = [fmt(results.median(key, client), unit) for client in CLIENTS]
-        ratios = [results.ratio(key, other) for other in ("raw", "official")]
+        ratios = [results.ratio(key, other) for other in OTHERS]
         if key.startswith("import"):
-            ratios[0] = None  # raw imports three stdlib modules: a ratio to that says nothing
+            ratios[:2] = [None, None]  # raw and the floor import a few stdlib modules: a ratio to that says nothing
         cells = values + ["—" if r is None else "%.2f×" % r for r in ratios]
         lines.append("| %s | %s |" % (label, " | ".join(cells)))
     return lines
@@ -495,8 +507,8 @@ def report(results, validation, problems, meta, memory=None):
         lines += table(results)
         lines += [
             "",
-            "¹ raw: 16 threads sharing the client under one lock; official SDK: 16 asyncio tasks (it has no "
-            "thread-safe synchronous client); mcpsync: 16 threads sharing one client.",
+            "¹ raw: 16 threads sharing the client under one lock; floor and mcpsync: 16 threads sharing one "
+            "client; official SDK: 16 asyncio tasks (it has no thread-safe synchronous client).",
             "",
             "| target | mcpsync measured | |",
             "|---|---:|---|",
@@ -523,11 +535,15 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="few calls and rounds: a smoke test, not for quoting")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--only", default=",".join(SECTIONS), help="a subset of " + ",".join(SECTIONS))
+    parser.add_argument("--clients", default=",".join(CLIENTS), help="a subset of " + ",".join(CLIENTS))
     args = parser.parse_args(argv)
     only = [s.strip() for s in args.only.split(",") if s.strip()]
     if not only or set(only) - set(SECTIONS):
         parser.error("--only takes a subset of " + ",".join(SECTIONS))
-    settings = QUICK if args.quick else FULL
+    clients = [c for c in CLIENTS if c in {s.strip() for s in args.clients.split(",")}]
+    if not clients or {s.strip() for s in args.clients.split(",") if s.strip()} - set(CLIENTS):
+        parser.error("--clients takes a subset of " + ",".join(CLIENTS))
+    settings = {**(QUICK if args.quick else FULL), "clients": clients}
 
     meta = {
         "machine": machine(),

@@ -221,12 +221,18 @@ class Endpoint:
     # -- coming in ------------------------------------------------------------------
 
     def receive(self, data: Union[bytes, str]) -> list[Event]:
-        """Take one framed message from the wire; return what the owner must pass on (see the module docstring)."""
+        """Take one framed message from the wire; return what the owner must pass on (see the module docstring).
+
+        Every answer a reader reads passes here on its way to its future: the
+        common case (a success response with our integer id) is written out in
+        this one frame, down to ``PendingRequests.resolve``.
+        """
         events: list[Event] = []
         try:
             decoded = jsonrpc.decode(data)
         except ValueError as exc:
-            if not self._salvage(data, events):
+            decoded = self._salvage(data, events)
+            if decoded is None:
                 self.stats.malformed += 1
                 # Text decoded from the wire (a long stdio line, an SSE event) says its bytes too, when
                 # they are as many as its characters (ASCII: a check that costs nothing).
@@ -234,17 +240,33 @@ class Endpoint:
                 if self.first_malformed is None:
                     self.first_malformed = shorten(data, 80)
                 events.append(Problem(InvalidMessage(f"not JSON ({exc})", shown), kind="malformed"))
-            return events
-        if type(decoded) is list and decoded:
-            # JSON-RPC batches existed only in 2025-03-26; accepting one is cheap.
-            for item in decoded:
-                self._take(item, events)
-        else:
-            self._take(decoded, events)
+                return events
+        # JSON-RPC batches existed only in 2025-03-26; accepting one is cheap.
+        for message in decoded if type(decoded) is list and decoded else (decoded,):
+            self.stats.received += 1
+            try:
+                kind = validate(message)
+            except InvalidMessage as exc:
+                # It goes to a caller or a log: its traceback would pin the frames of the thread
+                # that read it (and what they hold: a response, its connection, a 50 MB line).
+                self._invalid(message, exc.with_traceback(None), events)
+                continue
+            if kind is Kind.SUCCESS:
+                raw_id = message["id"]
+                key = raw_id if type(raw_id) is int else jsonrpc.response_key(raw_id)
+                if not self.pending.resolve(key, message["result"]):
+                    self._unmatched(key, message, events)
+            elif kind is Kind.ERROR:
+                raw_id = message.get("id")
+                key = jsonrpc.response_key(raw_id)
+                if raw_id is None or not self.pending.reject(key, ServerError.from_error_object(message["error"])):
+                    self._unmatched(key, message, events)
+            elif kind is not Kind.REQUEST or not self._echoed(message, events):
+                events.append(Incoming(message, kind))
         return events
 
-    def _salvage(self, line: Union[bytes, str], events: list[Event]) -> bool:
-        """Read a response that follows junk on the same line; ``False`` if there is none.
+    def _salvage(self, line: Union[bytes, str], events: list[Event]) -> Optional[Message]:
+        """A response that follows junk on the same line (the junk reported in ``events``); ``None`` if there is none.
 
         Half a line the peer never finished (it crashed or stalled mid-write in
         a worker), or output printed without a newline, runs into the next
@@ -255,45 +277,21 @@ class Endpoint:
         match = pattern.search(line, 1)
         for _ in range(SALVAGE_ATTEMPTS):
             if match is None:
-                return False
+                return None
             try:
                 message = jsonrpc.decode(line[match.start() :])
             except ValueError:
                 match = pattern.search(line, match.start() + 1)
                 continue
             if type(message) is not dict or "method" in message:
-                return False
+                return None
             self.stats.malformed += 1
             junk = shorten(line[: match.start()])
             events.append(
                 Problem(InvalidMessage("not JSON (junk before a response, which was read)", junk), kind="malformed")
             )
-            self._take(message, events)
-            return True
-        return False
-
-    def _take(self, message: Any, events: list[Event]) -> None:
-        self.stats.received += 1
-        try:
-            kind = validate(message)
-        except InvalidMessage as exc:
-            # It goes to a caller or a log: its traceback would pin the frames of the thread
-            # that read it (and what they hold: a response, its connection, a 50 MB line).
-            self._invalid(message, exc.with_traceback(None), events)
-            return
-        if kind is Kind.SUCCESS:
-            key = jsonrpc.response_key(message["id"])
-            if not self.pending.resolve(key, message["result"]):
-                self._unmatched(key, message, events)
-        elif kind is Kind.ERROR:
-            raw_id = message.get("id")
-            key = jsonrpc.response_key(raw_id)
-            if raw_id is None or not self.pending.reject(key, ServerError.from_error_object(message["error"])):
-                self._unmatched(key, message, events)
-        elif kind is Kind.REQUEST and self._echoed(message, events):
-            return
-        else:
-            events.append(Incoming(message, kind))
+            return message
+        return None
 
     def _echoed(self, message: Message, events: list[Event]) -> bool:
         """Whether a request from the peer is one of ours come back (same id, same method, still

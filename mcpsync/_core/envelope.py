@@ -89,12 +89,13 @@ def _fast_kind(message: Any) -> Optional[Kind]:
         if "params" in message and type(message["params"]) is not dict:
             return None
         if "id" in message:
-            return Kind.REQUEST if _is_id(message["id"]) else None
+            return Kind.REQUEST if type(message["id"]) is int or _is_id(message["id"]) else None
         return Kind.NOTIFICATION
     if "result" in message:
         if "error" in message or type(message["result"]) is not dict:
             return None
-        return Kind.SUCCESS if "id" in message and _is_id(message["id"]) else None
+        # An int id, the common case, without a call: every answer passes here.
+        return Kind.SUCCESS if "id" in message and (type(message["id"]) is int or _is_id(message["id"])) else None
     if "error" in message:
         if "id" in message and message["id"] is not None and not _is_id(message["id"]):
             return None

@@ -57,7 +57,13 @@ class RequestFuture(Future):  # type: ignore[type-arg]
 
     def set_result(self, result: Any) -> None:
         super().set_result(result)  # raises InvalidStateError if settled already
-        self._settle((True, result))
+        # _settle, written out: this runs on the reader thread for every answer.
+        try:
+            self._unsettled.pop()
+        except IndexError:
+            return
+        self._outcome = (True, result)
+        self._gate.release()
 
     def set_exception(self, exception: Optional[BaseException]) -> None:
         super().set_exception(exception)
@@ -150,13 +156,10 @@ class PendingRequests:
             self._futures[request_id] = future
         return future
 
-    def _pop(self, request_id: Any) -> Optional[RequestFuture]:
-        with self._lock:
-            return self._futures.pop(request_id, None)
-
     def resolve(self, request_id: Any, result: Any) -> bool:
         """Give a request its result; ``False`` if no such request is waiting."""
-        future = self._pop(request_id)
+        with self._lock:
+            future = self._futures.pop(request_id, None)
         if future is None:
             return False
         try:
@@ -168,7 +171,8 @@ class PendingRequests:
 
     def reject(self, request_id: Any, error: BaseException) -> bool:
         """Fail a request with ``error``; ``False`` if no such request is waiting."""
-        future = self._pop(request_id)
+        with self._lock:
+            future = self._futures.pop(request_id, None)
         if future is None:
             return False
         try:

@@ -374,8 +374,11 @@ class Transport:
             TransportClosed: the connection is closed.
             WriteTimeout: nothing could be written in time (the connection is still sound).
         """
-        self._check_open()
-        self._log_out(data)
+        # _check_open and _log_out, written out: every request passes here.
+        if self._state is not TransportState.OPEN:
+            raise self.closed_error()
+        if traffic_logger.isEnabledFor(logging.DEBUG):
+            self._log_traffic("-->", data)
         self._write_request(future, data, deadline, wait)
 
     def send_message(self, data: bytes, timeout: Timeout = USE_DEFAULT) -> None:

@@ -159,6 +159,7 @@ class StdioTransport(Transport):
         self._stdin_fd: Optional[int] = None
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self._reader: Optional[threading.Thread] = None
+        self._reader_ident: Optional[int] = None  # set by the reader itself, first thing
         self._stderr_reader: Optional[threading.Thread] = None
         # Set when close() runs on the reader thread itself: the reader closes stdout on its way out.
         self._reader_closes_stdout = False
@@ -257,10 +258,11 @@ class StdioTransport(Transport):
     # -- the wire -----------------------------------------------------------
 
     def _write(self, data: bytes, timeout: float) -> None:
-        # A reader blocked on a write reads no responses: it gets a short leash.
-        if threading.current_thread() is self._reader:
-            timeout = min(timeout, READER_WRITE_TIMEOUT)
-        if not acquire_deferred(self._write_lock.acquire, timeout):
+        # One frame from the lock to the pipe: every request passes here (a free lock, a pipe with room).
+        if threading.get_ident() == self._reader_ident:
+            timeout = min(timeout, READER_WRITE_TIMEOUT)  # a reader blocked on a write reads no responses
+        lock = self._write_lock
+        if not lock.acquire(False) and not acquire_deferred(lock.acquire, timeout):
             if interrupted():
                 raise WriteTimeout(f"{self.name}: nothing was written: interrupted")
             # Nothing was sent: other callers' writes held the pipe all that time (a slow or deaf server).
@@ -268,37 +270,34 @@ class StdioTransport(Transport):
                 f"{self.name}: could not start writing within {timeout:g}s: other writes held the server's input"
             )
         try:
-            self._write_locked(data, timeout)
+            fd = self._stdin_fd
+            if fd is None:
+                raise self.closed_error()
+            total = len(data)
+            written = 0
+            deadline: Optional[float] = None
+            while True:
+                try:
+                    written += os.write(fd, data if not written else memoryview(data)[written:])
+                except BlockingIOError:
+                    pass
+                except OSError as exc:  # broken pipe: the server is gone
+                    raise self._gone(f"cannot write to the server: {exc.strerror or exc}") from exc
+                if written >= total:
+                    break
+                # The pipe is full: the server is not reading. Wait for room, bounded.
+                if deadline is None:
+                    deadline = time.monotonic() + timeout
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or interrupted():
+                    if not written:
+                        raise self._write_timeout_error(timeout)
+                    raise self._broken_mid_message(written, total, timeout)
+                # In slices, so that a deferred Ctrl-C is seen.
+                select.select([], [fd], [], min(remaining, POLL))
+            self.endpoint.stats.sent += 1
         finally:
-            self._write_lock.release()
-
-    def _write_locked(self, data: bytes, timeout: float) -> None:
-        fd = self._stdin_fd
-        if fd is None:
-            raise self.closed_error()
-        total = len(data)
-        written = 0
-        deadline: Optional[float] = None
-        while True:
-            try:
-                written += os.write(fd, data if not written else memoryview(data)[written:])
-            except BlockingIOError:
-                pass
-            except OSError as exc:  # broken pipe: the server is gone
-                raise self._gone(f"cannot write to the server: {exc.strerror or exc}") from exc
-            if written >= total:
-                break
-            # The pipe is full: the server is not reading. Wait for room, bounded.
-            if deadline is None:
-                deadline = time.monotonic() + timeout
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or interrupted():
-                if not written:
-                    raise self._write_timeout_error(timeout)
-                raise self._broken_mid_message(written, total, timeout)
-            # In slices, so that a deferred Ctrl-C is seen.
-            select.select([], [fd], [], min(remaining, POLL))
-        self.stats.sent += 1
+            lock.release()
 
     def _send_notice(self, data: bytes) -> None:
         """A cancellation: written at once when the pipe is free (a short message goes in whole or not at
@@ -378,6 +377,7 @@ class StdioTransport(Transport):
             yield chunk
 
     def _read_stdout(self) -> None:
+        self._reader_ident = threading.get_ident()
         process = self._process
         assert process is not None and process.stdout is not None
         stdout = process.stdout
@@ -391,6 +391,7 @@ class StdioTransport(Transport):
             if self._reader_closes_stdout:  # close() ran on this thread, and left these to it
                 stdout.close()
                 self._close_wake_pipe()
+            self._reader_ident = None  # a thread started later may get this id
 
     def _read_lines(self, chunks: Iterator[bytes]) -> None:
         """Feed each line to the endpoint; a line over ``max_message_size`` is dropped as it streams by.
@@ -400,9 +401,12 @@ class StdioTransport(Transport):
         A chunk is split in one go (C speed); only a line that spans chunks
         is put together, in one buffer that grows in place (no list of parts
         and a joined copy held at once), and it is read as text whose bytes
-        are let go before its JSON is (``_take_spanning``).
+        are let go before its JSON is (``_take_spanning``). A line within one
+        chunk goes from here straight to ``_feed`` (as ``_take_line`` would
+        take it): every answer passes here.
         """
         limit = self.max_message_size
+        feed = self._feed
         pending = bytearray()  # the line so far, when it spans chunks
         discarding: Optional[list[Any]] = None  # [head, size, tail, failed] while an oversized line goes by
         for chunk in chunks:
@@ -433,8 +437,11 @@ class StdioTransport(Transport):
                         head = line[:ID_SCAN_BYTES]
                         failed = self._oversized(head)
                         self._oversized(head, tail=line[-ID_SCAN_BYTES:], size=len(line), complete=True, failed=failed)
-                    elif line:
-                        self._take_line(line)
+                    elif line and not line.isspace():  # blank lines are no messages
+                        try:
+                            feed(line)
+                        except Exception:  # never let one message end the reader
+                            logger.exception("server %r: failed to handle a message", self.name)
             if not rest:
                 continue
             if discarding is not None:

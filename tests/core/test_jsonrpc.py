@@ -78,3 +78,18 @@ def test_response_key_maps_integer_like_ids_to_int(raw, key):
 
 def test_response_key_never_turns_bool_into_int():
     assert jsonrpc.response_key(True) is True
+
+
+def test_decode_takes_json_white_space_around_a_message_and_nothing_else():
+    """The decoder's scanner is called directly when nothing surrounds the message (issue 24): white
+    space around it is still JSON's (space, tab, CR, LF) and read as before, anything else after it
+    is "Extra data", and a text that starts with no value is still refused in the decoder's words."""
+    for text in ('{"a":1}', ' {"a":1}', '{"a":1}\r', '\t{"a":1} \r\n', b'{"a":1}\r'):
+        assert jsonrpc.decode(text) == {"a": 1}, text
+    for text in ('{"a":1}\u00a0', '{"a":1} x', '{"a":1}{}'):
+        with pytest.raises(ValueError, match="Extra data"):
+            jsonrpc.decode(text)
+    with pytest.raises(ValueError, match="Expecting value"):
+        jsonrpc.decode("")
+    with pytest.raises(ValueError, match="nested too deeply"):
+        jsonrpc.decode("[" * 100_000 + "]" * 100_000)

@@ -1,5 +1,6 @@
 """mcpsync._wire.stdio against real child processes: life, faults, shutdown."""
 
+import concurrent.futures
 import io
 import json
 import os
@@ -8,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 import warnings
 
 import pytest
@@ -574,3 +576,26 @@ def test_a_long_line_that_is_not_utf8_is_handed_on_as_bytes_and_one_over_the_lim
     got = _framed(transport, bad + b"\n" + over + b"\n" + b'{"ok":1}\n', 65536)
     assert got == [bad, b'{"ok":1}']
     assert transport.stats.oversized == 1
+
+
+def test_an_answer_reaches_its_future_within_seven_frames_of_the_reader():
+    """The read side of the hot path (issue 24): from the reader thread's target to
+    ``Future.set_result`` an answer passes at most 7 Python frames (it was 9), so that a layer added
+    on the way in shows here first."""
+    set_result = concurrent.futures.Future.set_result.__code__
+    stacks: list = []  # type: ignore[type-arg]
+
+    def hook(frame, event, arg):  # type: ignore[no-untyped-def]
+        if event == "call" and frame.f_code is set_result and not stacks:
+            stacks.append(traceback.extract_stack(frame))
+
+    threading.setprofile(hook)  # on the threads started from now: the transport's reader among them
+    try:
+        started()  # the answer to initialize settles its future on the reader thread
+    finally:
+        threading.setprofile(None)
+    assert stacks, "no future was settled"
+    names = [entry.name for entry in stacks[0]]
+    path = names[len(names) - names[::-1].index("run") :]  # below threading.Thread.run
+    assert path[0] == "_read_stdout" and path[-1] == "set_result", path
+    assert len(path) <= 7, path
