@@ -16,22 +16,14 @@ The server's requests to us (roots, sampling, elicitation) are answered by
 from __future__ import annotations
 
 import enum
+import functools
 import logging
 import threading
-import time
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Callable, Optional, Union
+from collections.abc import Mapping, Sequence
+from typing import Any, Callable, Optional
 
-from .._core.eras import LOG_LEVEL, UNSUPPORTED_VERSION, param_headers, result_type
-from .._core.errors import (
-    ConfigurationError,
-    NotSupportedError,
-    ProtocolError,
-    RequestTimeout,
-    ServerError,
-    UnsupportedProtocolVersion,
-)
-from .._core.jsonrpc import LOG_LEVELS
+from .._core.eras import LOG_LEVEL, UNSUPPORTED_VERSION, result_type
+from .._core.errors import ConfigurationError, ProtocolError, RequestTimeout, ServerError
 from .._core.pending import RequestFuture
 from .._core.timeouts import USE_DEFAULT, Deadline, Timeout, check_timeout, resolve_timeout
 from .._threads.signals import deferred_interrupts
@@ -41,39 +33,25 @@ from . import exit_cleanup, negotiation, server_capabilities
 from .cache import DISCOVER_KEY, ListCache
 from .channel import Channel
 from .dispatch import Dispatcher
-from .era import AUTO, LEGACY, MODERN, check_protocol, era_of
+from .era import AUTO, MODERN, check_protocol, era_of
 from .inbox import Inbox, LogHandler, NotificationHandler
 from .input_required import next_round
-from .listings import Listings, usable_tools
-from .models import (
-    CallToolResult,
-    Completion,
-    GetPromptResult,
-    Page,
-    Prompt,
-    ReadResourceResult,
-    Resource,
-    ResourceTemplate,
-    ServerInfo,
-    Tool,
-)
+from .listings import ListingMethods, Listings, usable_tools
+from .models import ReadResourceResult, ServerInfo
 from .paging import with_meta
-from .progress import ProgressCallback, ProgressTokens, with_progress_token
-from .progress_bars import progress_bar_for
+from .progress import ProgressCallback, ProgressTokens, request_with_progress
 from .server_requests import ELICITATION_MODES, RequestHandler, Roots, ServerRequests
-from .skills import LoadedSkill, Skill, Skills
+from .skills import Skills
 from .structured_output import OutputSchemas
 from .subscriptions import Subscriptions
-from .tasks import OnStatus, ToolCalls, ToolTask, status_as_progress
+from .tool_calls import ToolCalls, ToolMethods
 from .tracebacks import shorten_interrupts
 from .tracing import Tracing
+from .typed_methods import TypedMethods
 
 __all__ = ["Client", "ClientState"]
 
 logger = logging.getLogger("mcpsync.client")
-
-#: Seconds a call with ``on_progress`` waits, after its answer, for the progress callbacks queued before it.
-PROGRESS_DRAIN_WAIT = 1.0
 
 
 class ClientState(enum.Enum):
@@ -84,7 +62,7 @@ class ClientState(enum.Enum):
     CLOSED = "closed"
 
 
-class Client:
+class Client(ListingMethods, ToolMethods, TypedMethods):
     """An MCP client session over one transport.
 
     Args:
@@ -242,6 +220,8 @@ class Client:
         self._initializing = False
         self._lock = threading.Lock()
         self._dispatcher = Dispatcher(transport.name, on_drop=self._dropped)
+        # A request with progress, or with a cap on its time (no frame of its own: a partial).
+        self._with_progress = functools.partial(request_with_progress, self._channel, self._progress, self._dispatcher)
         self._subscriptions = Subscriptions(self._channel, transport.name, lambda: self._state is ClientState.OPEN)
         self._skills = Skills(
             transport.name,
@@ -335,14 +315,6 @@ class Client:
         """The connection's counters: messages sent, received, malformed, invalid, unmatched, cancelled, ..."""
         return self.transport.stats
 
-    @property
-    def cached_lists(self) -> dict[str, list[Any]]:
-        """The tools, prompts and resources lists the client holds now (fetched, and not changed since), by kind.
-
-        Reading it never asks the server.
-        """
-        return self._lists.held()
-
     def initialize(self, *, timeout: Timeout = USE_DEFAULT) -> dict[str, Any]:
         """Open the transport and run the MCP handshake.
 
@@ -369,25 +341,12 @@ class Client:
         try:
             with deferred_interrupts():  # starting threads and processes: not to be cut in half
                 self.transport.open(self._inbox, deadline=deadline.at())
-            discovered = None
-            if self.protocol != LEGACY and self.transport.kind != "sse":  # HTTP+SSE is legacy only
-                discovered = negotiation.probe(
-                    self._channel,
-                    protocol=self.protocol,
-                    capabilities=self._modern_capabilities(),
-                    client_info=self.client_info,
-                    timeout=deadline.left(),
-                    stdio=self.transport.kind == "stdio",
-                )
-            if discovered is not None:
-                result = discovered
-                self._agree(negotiation.from_discover(discovered, self._channel.version))
-                self._lists.store(DISCOVER_KEY, discovered, [discovered], context=None)
-            else:
-                result, agreement = negotiation.legacy_handshake(
-                    self._channel, self.capabilities, self.client_info, deadline
-                )
-                self._agree(agreement)
+            result, agreement = negotiation.negotiate(
+                self._channel, self.protocol, self.capabilities, self._modern_capabilities(), self.client_info, deadline
+            )
+            self._agree(agreement)
+            if agreement.supported_versions:  # a modern server's discover answer: served again while fresh
+                self._lists.store(DISCOVER_KEY, result, [result], context=None)
         except BaseException as exc:
             self.close()  # first: the stderr reader has drained the pipe then
             if isinstance(exc, RequestTimeout):
@@ -419,9 +378,15 @@ class Client:
         self.instructions = agreement.instructions
         if era_of(agreement.version) == MODERN:
             self._use_modern(agreement.version)
-            self._channel.header_hook = self._param_headers
+            self._channel.header_hook = lambda method, params: negotiation.call_headers(
+                self._lists.get("tools"), method, params
+            )
         else:
             self.protocol_version = agreement.version
+
+    def _call_headers(self, method: str, params: Optional[dict[str, Any]]) -> dict[str, str]:
+        """A modern request's headers of our own (a tool's ``Mcp-Param-*``), from the tool list held."""
+        return negotiation.call_headers(self._lists.get("tools"), method, params)
 
     def _use_modern(self, version: str) -> None:
         """Speak the modern ``version`` from now on (its ``_meta`` on every request, and over HTTP its headers)."""
@@ -431,41 +396,6 @@ class Client:
             self.protocol_version = version
             self.transport.negotiated(version)
         self._ask_for_logs()
-
-    def discover(self, *, timeout: Timeout = USE_DEFAULT, cache: bool = True) -> dict[str, Any]:
-        """The server's ``server/discover`` answer (2026-07-28): its versions, capabilities, identity and
-        instructions, which ``server_info``, ``server_capabilities`` and ``instructions`` are taken from.
-
-        ``cache``: the answer of the connection (or of the last call) is served again while its
-        ``ttlMs`` says it is fresh; after that, or with ``cache=False``, the server is asked, and what
-        it says now becomes ``server_capabilities`` (and the rest).
-
-        Raises:
-            NotSupportedError: a server of the handshake era (its ``initialize`` answer said it all).
-        """
-        if self.era != MODERN:
-            raise NotSupportedError(
-                f"{self.name}: server/discover is of the 2026-07-28 revision, and this server speaks "
-                f"{self.protocol_version or 'nothing yet'}; its initialize answer is in server_info, "
-                "server_capabilities and instructions"
-            )
-        held = self._lists.fresh(DISCOVER_KEY) if cache else None
-        if held is not None:
-            return dict(held)
-        context = self._lists.context()
-        result = self.request("server/discover", timeout=timeout)
-        self._agree(negotiation.from_discover(result, self._channel.version))
-        self._lists.store(DISCOVER_KEY, result, [result], context=context)
-        return result
-
-    def _param_headers(self, method: str, params: Optional[dict[str, Any]]) -> dict[str, str]:
-        """A modern ``tools/call``'s ``Mcp-Param-*`` headers, from the tool's ``x-mcp-header`` annotations."""
-        if method != "tools/call" or not params:
-            return {}
-        for tool in self._lists.get("tools") or ():
-            if tool.name == params.get("name"):
-                return param_headers(tool.input_schema, params.get("arguments"))
-        return {}
 
     def _modern_capabilities(self) -> dict[str, Any]:
         """The capabilities a modern request declares (``negotiation.modern_capabilities``)."""
@@ -616,12 +546,7 @@ class Client:
                         raise
                     # The server stopped taking our version: the same once more if it still lists it, else
                     # another we share; once, within the caller's timeout.
-                    if resent is not None:
-                        if resent != sent:
-                            raise
-                        listed = negotiation.listed_versions(exc)
-                        raise UnsupportedProtocolVersion(sent, listed, sent=sent, retried=(sent,)) from exc
-                    resent = negotiation.version_after_refusal(exc, sent, self.name)
+                    resent = negotiation.version_after_refusal(exc, sent, self.name, resent)
                     self._use_modern(resent)
                     seconds = deadline.left()
                     if seconds is not None and seconds <= 0:
@@ -648,36 +573,6 @@ class Client:
             raise ProtocolError(f"{self.name}: {method}: the server answered with a task, which only tools/call may")
         return result
 
-    def _with_progress(
-        self,
-        method: str,
-        params: Optional[dict[str, Any]],
-        seconds: Optional[float],
-        on_progress: Optional[ProgressCallback],
-        max_total_timeout: Optional[float],
-        progress_resets_timeout: Optional[bool],
-    ) -> dict[str, Any]:
-        """One request with a progress token (``on_progress``), or a cap on its time whatever its activity."""
-        if progress_resets_timeout is None:
-            progress_resets_timeout = True  # the caller asked for progress, or for a cap on it
-        with deferred_interrupts():
-            token, watch = self._progress.open(on_progress)
-        try:
-            result = self._channel.request(
-                method,
-                with_progress_token(params, token),
-                timeout=seconds,
-                max_total=max_total_timeout,
-                last_activity=(lambda: watch.last) if progress_resets_timeout else None,
-            )
-        finally:
-            with deferred_interrupts():
-                self._progress.close(token)
-        if on_progress is not None and watch.notified:
-            # The server sent its progress before the answer; let the callbacks see all of it before we return.
-            self._dispatcher.drain(PROGRESS_DRAIN_WAIT)
-        return result
-
     def send_request(self, method: str, params: Optional[dict[str, Any]] = None) -> RequestFuture:
         """Send any request and return at once with a ``concurrent.futures.Future`` of its ``result`` dict.
 
@@ -699,8 +594,6 @@ class Client:
         self._check_open()
         self._channel.notify(method, params)
 
-    # -- typed methods ------------------------------------------------------
-
     def ping(self, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None) -> None:
         """Check the server answers; raises like ``request`` if it does not.
 
@@ -708,496 +601,6 @@ class Client:
         ``meta`` is sent as the request's ``_meta`` (as for every typed method).
         """
         self.request("server/discover" if self.era == MODERN else "ping", with_meta(None, meta), timeout=timeout)
-
-    def list_tools(
-        self,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        cache: bool = True,
-        meta: Optional[Mapping[str, Any]] = None,
-        max_pages: Optional[int] = None,
-    ) -> list[Tool]:
-        """All the server's tools, across every page (``timeout`` bounds the whole listing).
-
-        Args:
-            cache: serve the list fetched last while the server's ``ttlMs`` says it is fresh
-                (2026-07-28; a list change ends that); ``False`` always asks the server.
-            meta: sent as each page request's ``_meta`` (the modern era's own keys win over
-                yours). A listing with ``meta`` always asks the server and is not kept: what the
-                server answers may depend on it, and the cached list must not.
-            max_pages: the most pages to read (default ``MAX_PAGES``, 1000).
-
-        Raises:
-            CapabilityNotServed: the server does not declare ``tools`` and answered -32601 (with
-                ``strict_capabilities``, ``CapabilityNotDeclared`` and nothing is sent; every typed
-                method treats the capability its request needs in the same way).
-            PageLimitExceeded: the server still had a cursor after ``max_pages`` pages.
-            ProtocolError: the server repeated a cursor (it would page forever)
-                or sent a malformed tool.
-        """
-        return self._listings.all("tools", timeout, cache, meta, max_pages)
-
-    def cache_scope(self, kind: str) -> Optional[str]:
-        """The ``cacheScope`` of the ``"tools"``, ``"prompts"`` or ``"resources"`` list fetched last:
-        ``"public"`` (any caller may be served it), ``"private"`` (only this authorization context),
-        or ``None`` (the server said nothing, as servers before 2026-07-28 do; or none was fetched)."""
-        return self._lists.scope(kind)
-
-    def list_tools_page(
-        self, cursor: Optional[str] = None, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
-    ) -> Page[Tool]:
-        """One page of ``tools/list``: ``page.items`` and ``page.next_cursor`` (``None`` on the last).
-
-        Asks the server every time; the cached list of ``list_tools`` is neither read nor changed.
-        """
-        return self._listings.page("tools", cursor, timeout, meta)
-
-    def iter_tools(
-        self,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        meta: Optional[Mapping[str, Any]] = None,
-        max_pages: Optional[int] = None,
-    ) -> Iterator[Tool]:
-        """The server's tools, a page asked for only when the one before is used up.
-
-        ``timeout`` bounds each page; ``max_pages`` and the repeated-cursor check as for ``list_tools``.
-        """
-        return self._listings.iterate("tools", timeout, meta, max_pages)
-
-    @property
-    def tools(self) -> list[Tool]:
-        """The server's tools, fetched once and again after ``notifications/tools/list_changed``."""
-        cached = self._lists.get("tools")
-        return cached if cached is not None else self.list_tools()
-
-    @property
-    def prompts(self) -> list[Prompt]:
-        """The server's prompts, fetched once and again after ``notifications/prompts/list_changed``."""
-        cached = self._lists.get("prompts")
-        return cached if cached is not None else self.list_prompts()
-
-    @property
-    def resources(self) -> list[Resource]:
-        """The server's resources, fetched once and again after ``notifications/resources/list_changed``."""
-        cached = self._lists.get("resources")
-        return cached if cached is not None else self.list_resources()
-
-    def call_tool(
-        self,
-        name: str,
-        arguments: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        meta: Optional[Mapping[str, Any]] = None,
-        on_progress: Optional[ProgressCallback] = None,
-        max_total_timeout: Optional[float] = None,
-        progress_resets_timeout: Optional[bool] = None,
-        progress_bar: Optional[bool] = None,
-    ) -> CallToolResult:
-        """Call a tool and block for its result.
-
-        A tool's own failure comes back as ``result.is_error`` (call
-        ``result.raise_for_error()`` to raise ``ToolError``); a JSON-RPC error
-        (bad arguments, say) raises ``ServerError``. A name the server does not
-        list, once the client holds its tool list (``list_tools``, or a
-        Manager's), raises ``UnknownNameError`` with the closest names, whether
-        the server answered with an error or with an ``is_error`` result (most
-        do): a typo is never a result to overlook.
-
-        A call the server runs as a task (the tasks extension on 2026-07-28, or
-        a 2025-11-25 tool whose ``execution.taskSupport`` asks for one) is
-        waited for here: the task is polled at the server's pace, the input it
-        asks for goes to the same handlers, and its result comes back as if the
-        call had been synchronous. Its status messages are progress (a bar,
-        ``on_progress(step, None, message)``). A timeout or Ctrl-C cancels the
-        task on the server. ``start_tool`` gives you the task instead.
-
-        Args:
-            arguments: the tool's arguments (a JSON object).
-            timeout: seconds; ``None`` for no limit; default: the transport's. It
-                covers the whole call, a task's too.
-            meta: passed through as the request's ``_meta``.
-            on_progress, max_total_timeout, progress_resets_timeout: as for ``request``.
-            progress_bar: show the server's progress as a bar (tqdm): ``True``,
-                ``False``, or ``None`` for the global setting, which by default
-                shows bars only when someone watches (``mcpsync.set_progress_bars``).
-                A bar never changes the timeout: the same call times out the
-                same way in a terminal, a notebook, and under cron.
-
-        Raises:
-            UnknownNameError: the server's tool list has no tool ``name``, and the call failed.
-            ServerError: the server answered with a JSON-RPC error.
-            OutputSchemaError: the tool declared an ``outputSchema`` that its
-                ``structuredContent`` does not match (``validate_structured_output``
-                turns the check off). The result is on the error's ``result``.
-            TaskCancelled: the call's task was cancelled on the server.
-        """
-        seconds = resolve_timeout(timeout, self.transport.default_timeout)
-        started = time.monotonic()
-        if progress_resets_timeout is None:
-            # Decided by the caller's own arguments, before a bar (there only when someone watches) joins in.
-            progress_resets_timeout = on_progress is not None or max_total_timeout is not None
-        bar = progress_bar_for(progress_bar, name, on_progress)
-        progress = bar.update if bar else on_progress
-        try:
-            done = self._tool_calls.start(
-                name,
-                arguments,
-                meta,
-                seconds,
-                on_progress=progress,
-                max_total_timeout=max_total_timeout,
-                progress_resets_timeout=progress_resets_timeout,
-                on_status=status_as_progress(progress) if progress else None,
-            )
-            if isinstance(done, CallToolResult):
-                return done  # answered at once: the usual case
-            return self._tool_calls.wait(done, seconds, started)
-        finally:
-            if bar is not None:
-                bar.close()
-
-    def start_tool(
-        self,
-        name: str,
-        arguments: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        meta: Optional[Mapping[str, Any]] = None,
-        on_status: Optional[OnStatus] = None,
-    ) -> ToolTask:
-        """Call a tool and return its task (a ``ToolTask``) as soon as the server has taken the call.
-
-        A server that answers at once gives a task that is done already. On
-        2025-11-25, a task is asked for when the server runs tools as tasks and
-        the tool allows it (``execution.taskSupport``); on 2026-07-28 the server
-        decides. ``task.result(timeout=)`` waits for the end (the input the task
-        asks for goes to the client's handlers), ``task.cancel()`` ends it,
-        ``task.status`` / ``task.status_message`` say where it is, and
-        ``on_status(task)`` hears each change. ``timeout`` bounds this call only.
-        """
-        seconds = resolve_timeout(timeout, self.transport.default_timeout)
-        started = self._tool_calls.start(name, arguments, meta, seconds, on_status=on_status, ask_for_task=True)
-        return started if isinstance(started, ToolTask) else self._tool_calls.task(name, None, on_status, done=started)
-
-    def task(
-        self,
-        task_id: str,
-        *,
-        tool: Optional[str] = None,
-        timeout: Timeout = USE_DEFAULT,
-        on_status: Optional[OnStatus] = None,
-    ) -> ToolTask:
-        """Re-attach to a task by its id: the ``ToolTask`` that ``start_tool`` gave, from any client of the
-        same server (another connection, another process, after a crash), as the tasks extension means
-        task ids to be kept.
-
-        The task is asked for at once (``tasks/get``), so ``task.status`` is the server's word of now;
-        ``task.refresh()``, ``task.result(timeout=)`` and ``task.cancel()`` work as on a task just
-        started. Works with the tasks extension (2026-07-28) and the 2025-11-25 tasks (``tasks/get``,
-        ``tasks/result``), where the server keeps tasks beyond the session that made them.
-
-        Args:
-            task_id: the server's task id (``ToolTask.id``).
-            tool: the tool's name, if known: its result is then checked against the tool's
-                ``outputSchema``, as ``call_tool`` does (the server does not say which tool a task runs).
-            timeout: seconds for the ``tasks/get``; default: the transport's.
-            on_status: ``fn(task)`` on each change of status, as for ``start_tool``.
-
-        Raises:
-            TaskNotFound: the server knows no task of that id (-32602: never made, another
-                server's or user's, or expired).
-            ServerError: the server refused otherwise (-32601: it runs no tasks).
-        """
-        seconds = resolve_timeout(timeout, self.transport.default_timeout)
-        return self._tool_calls.attach(task_id, tool, seconds, on_status)
-
-    def list_resources(
-        self,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        cache: bool = True,
-        meta: Optional[Mapping[str, Any]] = None,
-        max_pages: Optional[int] = None,
-    ) -> list[Resource]:
-        """All the server's resources, across every page (``timeout`` bounds the whole listing;
-        ``cache``, ``meta`` and ``max_pages`` as for ``list_tools``)."""
-        return self._listings.all("resources", timeout, cache, meta, max_pages)
-
-    def list_resources_page(
-        self, cursor: Optional[str] = None, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
-    ) -> Page[Resource]:
-        """One page of ``resources/list`` (as ``list_tools_page``)."""
-        return self._listings.page("resources", cursor, timeout, meta)
-
-    def iter_resources(
-        self,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        meta: Optional[Mapping[str, Any]] = None,
-        max_pages: Optional[int] = None,
-    ) -> Iterator[Resource]:
-        """The server's resources, page by page as they are used (as ``iter_tools``)."""
-        return self._listings.iterate("resources", timeout, meta, max_pages)
-
-    def list_resource_templates(
-        self,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        cache: bool = True,
-        meta: Optional[Mapping[str, Any]] = None,
-        max_pages: Optional[int] = None,
-    ) -> list[ResourceTemplate]:
-        """All the server's resource templates (``uriTemplate`` in RFC 6570 form), across every page
-        (``meta`` and ``max_pages`` as for ``list_tools``). ``cache``: served again while the server's
-        ``ttlMs`` says the listing is fresh (2026-07-28; a resource list change ends that)."""
-        return self._listings.all("resource_templates", timeout, cache, meta, max_pages)
-
-    def list_resource_templates_page(
-        self, cursor: Optional[str] = None, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
-    ) -> Page[ResourceTemplate]:
-        """One page of ``resources/templates/list`` (as ``list_tools_page``)."""
-        return self._listings.page("resource_templates", cursor, timeout, meta)
-
-    def iter_resource_templates(
-        self,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        meta: Optional[Mapping[str, Any]] = None,
-        max_pages: Optional[int] = None,
-    ) -> Iterator[ResourceTemplate]:
-        """The server's resource templates, page by page as they are used (as ``iter_tools``)."""
-        return self._listings.iterate("resource_templates", timeout, meta, max_pages)
-
-    def read_resource(
-        self,
-        uri: str,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        cache: bool = True,
-        meta: Optional[Mapping[str, Any]] = None,
-    ) -> ReadResourceResult:
-        """Read a resource: ``result.contents`` (text, or binary as ``.data`` bytes), ``result.text``.
-
-        ``cache``: serve the contents read last while the server's ``ttlMs`` says they are fresh
-        (2026-07-28; ``resources/updated`` for it, or a resource list change, ends that). A read
-        with ``meta`` (the request's ``_meta``) always asks the server and is not kept.
-
-        Raises:
-            ServerError: e.g. -32002, the resource does not exist.
-        """
-        held = self._lists.fresh(uri) if cache and meta is None else None
-        if held is not None:
-            return held  # type: ignore[no-any-return]
-        self._require("resources/read")
-        context = self._lists.context()
-        raw = self.request("resources/read", with_meta({"uri": uri}, meta), timeout=timeout)
-        result = ReadResourceResult.from_dict(raw, uri)
-        if meta is None:
-            self._lists.store(uri, result, [raw], context=context)
-        return result
-
-    def subscribe_resource(
-        self, uri: str, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
-    ) -> None:
-        """Ask for ``notifications/resources/updated`` when the resource changes (see ``on_notification``).
-
-        In the modern era the resource joins the client's ``subscriptions/listen``, a request shared
-        by every subscription, so ``meta`` (the legacy request's ``_meta``) has nothing to go with.
-        """
-        if self.era == MODERN:
-            self._check_open()
-            self._subscriptions.subscribe(uri)
-            return
-        self._require("resources/subscribe")
-        self.request("resources/subscribe", with_meta({"uri": uri}, meta), timeout=timeout)
-
-    def unsubscribe_resource(
-        self, uri: str, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
-    ) -> None:
-        """Stop the updates ``subscribe_resource`` asked for (``meta`` as there)."""
-        if self.era == MODERN:
-            self._check_open()
-            self._subscriptions.unsubscribe(uri)
-            return
-        self._require("resources/unsubscribe")
-        self.request("resources/unsubscribe", with_meta({"uri": uri}, meta), timeout=timeout)
-
-    def list_prompts(
-        self,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        cache: bool = True,
-        meta: Optional[Mapping[str, Any]] = None,
-        max_pages: Optional[int] = None,
-    ) -> list[Prompt]:
-        """All the server's prompts, across every page (``cache``, ``meta``, ``max_pages`` as for ``list_tools``)."""
-        return self._listings.all("prompts", timeout, cache, meta, max_pages)
-
-    def list_prompts_page(
-        self, cursor: Optional[str] = None, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
-    ) -> Page[Prompt]:
-        """One page of ``prompts/list`` (as ``list_tools_page``)."""
-        return self._listings.page("prompts", cursor, timeout, meta)
-
-    def iter_prompts(
-        self,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        meta: Optional[Mapping[str, Any]] = None,
-        max_pages: Optional[int] = None,
-    ) -> Iterator[Prompt]:
-        """The server's prompts, page by page as they are used (as ``iter_tools``)."""
-        return self._listings.iterate("prompts", timeout, meta, max_pages)
-
-    def get_prompt(
-        self,
-        name: str,
-        arguments: Optional[Mapping[str, str]] = None,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        meta: Optional[Mapping[str, Any]] = None,
-    ) -> GetPromptResult:
-        """Get a prompt filled in with ``arguments`` (strings, as the spec has them); ``meta`` is the
-        request's ``_meta``.
-
-        Raises:
-            TypeError: an argument value is not a string.
-            ServerError: e.g. -32602, an unknown prompt or a missing required argument.
-        """
-        self._require("prompts/get")
-        params: dict[str, Any] = {"name": name}
-        if arguments is not None:
-            bad = {key: value for key, value in arguments.items() if not isinstance(value, str)}
-            if bad:
-                raise TypeError(f"prompt arguments must be strings; not: {bad!r}")
-            params["arguments"] = dict(arguments)
-        return GetPromptResult.from_dict(self.request("prompts/get", with_meta(params, meta), timeout=timeout), name)
-
-    def complete(
-        self,
-        ref: Mapping[str, Any],
-        argument: Union[Mapping[str, str], tuple[str, str]],
-        context: Optional[Mapping[str, str]] = None,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        meta: Optional[Mapping[str, Any]] = None,
-    ) -> Completion:
-        """Ask for completions of an argument of a prompt or a resource template.
-
-        Args:
-            ref: ``{"type": "ref/prompt", "name": ...}`` or ``{"type": "ref/resource", "uri": <template>}``.
-            argument: ``{"name": ..., "value": <typed so far>}``, or the pair ``(name, value)``.
-            context: values of other arguments already chosen (sent as ``context.arguments``).
-            meta: the request's ``_meta``.
-        """
-        self._require("completion/complete")
-        if isinstance(argument, tuple):
-            argument = {"name": argument[0], "value": argument[1]}
-        params: dict[str, Any] = {"ref": dict(ref), "argument": dict(argument)}
-        if context is not None:
-            params["context"] = {"arguments": dict(context)}
-        return Completion.from_dict(self.request("completion/complete", with_meta(params, meta), timeout=timeout))
-
-    # -- skills (the io.modelcontextprotocol/skills extension) -------------------------------
-
-    def list_skills(
-        self,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        cache: bool = True,
-        meta: Optional[Mapping[str, Any]] = None,
-        max_pages: Optional[int] = None,
-    ) -> list[Skill]:
-        """The server's skills, across every page; reads none of their files.
-
-        An entry that breaks the extension's rules (its name not the last segment of its path, its
-        files not all listed, over 512 files or 16 MiB) is left out, with a warning naming it and
-        the rule. ``cache``, ``meta`` and ``max_pages`` as for ``list_tools`` (the listing's ``ttlMs``).
-
-        Raises:
-            ExtensionNotDeclared: the server does not declare ``io.modelcontextprotocol/skills``.
-            PageLimitExceeded: the server still had a cursor after ``max_pages`` pages.
-            ProtocolError: a malformed page, or a repeated cursor.
-        """
-        return self._listings.all("skills", timeout, cache, meta, max_pages)
-
-    def list_skills_page(
-        self, cursor: Optional[str] = None, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
-    ) -> Page[Skill]:
-        """One page of ``skills/list`` (as ``list_tools_page``; entries that break the rules left out,
-        as ``list_skills`` leaves them out)."""
-        return self._listings.page("skills", cursor, timeout, meta)
-
-    def get_skill(self, uri: str, *, timeout: Timeout = USE_DEFAULT) -> Skill:
-        """One skill's entry (``skills/get``), by its SKILL.md URI; reads none of its files.
-
-        Raises:
-            ExtensionNotDeclared: the server does not declare the skills extension.
-            ServerError: -32602, the server has no such skill.
-        """
-        return self._skills.get(uri, timeout=timeout)
-
-    def load_skill(
-        self, skill: Union[Skill, str], *, allow_dynamic: bool = False, timeout: Timeout = USE_DEFAULT
-    ) -> LoadedSkill:
-        """Read a skill's SKILL.md, verify it, and nothing else: ``.text``, ``.frontmatter``, ``.read(path)``.
-
-        ``skill``: an entry this client listed, or a SKILL.md URI (its entry is asked for with
-        ``skills/get``). The entry's rules and limits are checked before anything is read; the
-        file's size and SHA-256 must be the listed ones, and its YAML frontmatter equal, field by
-        field, to the entry's. ``LoadedSkill.read`` reads the other files one by one, each only if
-        the entry lists it, verified the same way. A dynamic skill (``resources: "dynamic"``) has
-        nothing to verify its files by, and loads only with ``allow_dynamic=True``.
-
-        Raises:
-            SkillVerificationError: the entry or its SKILL.md is not what it must be (what was read is
-                not used); the message names the skill, the file, and what was expected and got.
-            ExtensionNotDeclared: the server does not declare the skills extension.
-            ValueError: a ``Skill`` listed by another client (identity is server and URI).
-        """
-        return self._skills.load(skill, allow_dynamic=allow_dynamic, timeout=timeout)
-
-    def read_directory(
-        self, uri: str, *, timeout: Timeout = USE_DEFAULT, max_pages: Optional[int] = None
-    ) -> list[Resource]:
-        """The direct children of a directory resource (``resources/directory/read`` of the skills
-        extension, every page): files as ``Resource`` (``size``, ``mime_type``), subdirectories with
-        ``mime_type`` ``"inode/directory"``. Only where the server declares ``directoryRead: true``.
-        Nothing is verified here: ``LoadedSkill.list_directory`` lists a skill's directory against its entry.
-
-        Raises:
-            ExtensionNotDeclared: the server does not declare the extension or ``directoryRead``
-                (the extension forbids sending it then: nothing is sent).
-            ServerError: -32602, ``uri`` is no directory the server serves.
-            PageLimitExceeded, ProtocolError: as for ``list_tools``.
-        """
-        found: list[Resource] = []
-        for page in self._skills.read_directory(uri, timeout, max_pages):
-            for item in page:
-                found.append(Resource.from_dict(item, f"resources/directory/read {uri!r} item #{len(found)}"))
-        return found
-
-    def set_logging_level(
-        self, level: str, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
-    ) -> None:
-        """Ask the server to send log messages at ``level`` and above (debug ... emergency).
-
-        They go to the logger ``mcpsync.server.<name>`` and to ``on_log``. On 2026-07-28 every
-        request asks for the level in its ``_meta`` (a server of that revision logs to no request
-        that does not; a client given ``on_log`` asks for ``info`` until told otherwise), and no
-        request of its own is sent; ``meta`` is the ``logging/setLevel`` request's ``_meta``.
-        """
-        if level not in LOG_LEVELS:
-            raise ValueError(f"unknown logging level {level!r}; one of {', '.join(LOG_LEVELS)}")
-        if self.era == MODERN and self._channel.meta is not None:
-            # The 2026-07-28 revision has no logging/setLevel: each request carries the level it wants.
-            self._log_level = level
-            self._ask_for_logs()
-            return
-        self._require("logging/setLevel")
-        self.request("logging/setLevel", with_meta({"level": level}, meta), timeout=timeout)
 
     def set_roots(self, roots: Roots) -> None:
         """Replace the roots offered to the server, and tell it (``notifications/roots/list_changed``).
@@ -1218,45 +621,17 @@ class Client:
         # Reader thread: the dispatch queue was full and a notification's callback was left out.
         self.transport.stats.dropped += 1
 
-    # -- what the server says changed -------------------------------------------------
-
     def _list_changed(self, kind: str) -> None:
         # Reader thread: the list is forgotten; the tool schemas go with the tools.
         if kind == "tools":
             self._output_schemas.forget()
 
-    def refresh(self, kind: str) -> None:
-        """Fetch the ``"tools"``, ``"prompts"`` or ``"resources"`` list again (as ``refresh_on_list_changed`` does)."""
-        {"tools": self.list_tools, "prompts": self.list_prompts, "resources": self.list_resources}[kind]()
-
 
 # A Ctrl-C leaves these with a short KeyboardInterrupt (see interrupts.py).
 shorten_interrupts(
     Client,
-    (
-        "initialize",
-        "request",
-        "ping",
-        "discover",
-        "list_tools",
-        "list_tools_page",
-        "call_tool",
-        "start_tool",
-        "list_resources",
-        "list_resources_page",
-        "list_resource_templates",
-        "list_resource_templates_page",
-        "read_resource",
-        "subscribe_resource",
-        "unsubscribe_resource",
-        "list_prompts",
-        "list_prompts_page",
-        "get_prompt",
-        "complete",
-        "set_logging_level",
-        "list_skills",
-        "list_skills_page",
-        "get_skill",
-        "load_skill",
-    ),
+    """initialize request ping discover list_tools list_tools_page call_tool start_tool list_resources
+    list_resources_page list_resource_templates list_resource_templates_page read_resource subscribe_resource
+    unsubscribe_resource list_prompts list_prompts_page get_prompt complete set_logging_level list_skills
+    list_skills_page get_skill load_skill""".split(),
 )

@@ -26,7 +26,14 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from .._core.eras import LEGACY_VERSIONS, MODERN_VERSIONS, SERVER_INFO, UNSUPPORTED_VERSION, is_modern_error
+from .._core.eras import (
+    LEGACY_VERSIONS,
+    MODERN_VERSIONS,
+    SERVER_INFO,
+    UNSUPPORTED_VERSION,
+    is_modern_error,
+    param_headers,
+)
 from .._core.errors import (
     HTTPStatusError,
     ProtocolError,
@@ -37,8 +44,8 @@ from .._core.errors import (
 )
 from .._core.timeouts import USE_DEFAULT, Deadline
 from .channel import Channel
-from .era import AUTO
-from .models import ServerInfo
+from .era import AUTO, LEGACY
+from .models import ServerInfo, Tool
 from .tasks import TASKS_EXTENSION
 
 __all__ = [
@@ -49,12 +56,14 @@ __all__ = [
     "PROBE_TIMEOUT",
     "SUPPORTED_PROTOCOL_VERSIONS",
     "Agreement",
+    "call_headers",
     "choose_version",
     "from_discover",
     "from_initialize",
     "legacy_handshake",
     "listed_versions",
     "modern_capabilities",
+    "negotiate",
     "probe",
     "version_after_refusal",
 ]
@@ -106,12 +115,18 @@ def listed_versions(error: ServerError) -> tuple[str, ...]:
     return tuple(v for v in data.get("supported") or () if isinstance(v, str))
 
 
-def version_after_refusal(error: ServerError, sent: Optional[str], server: str) -> str:
-    """The version to send a request of a session under way again with, after the server's -32022 to it.
+def version_after_refusal(error: ServerError, sent: Optional[str], server: str, resent: Optional[str] = None) -> str:
+    """The version to send a request of a session under way again with, after the server's -32022 to
+    it; ``resent``: the version it went again with already (a request goes again once).
 
     Raises:
-        UnsupportedProtocolVersion: we share no version with it.
+        UnsupportedProtocolVersion: we share no version with it, or it refused the same version twice.
+        ServerError: ``error``, to a request sent again already with another version.
     """
+    if resent is not None:
+        if resent != sent:
+            raise error
+        raise UnsupportedProtocolVersion(sent, listed_versions(error), sent=sent, retried=(sent,)) from error
     supported = listed_versions(error)
     version = choose_version(supported, sent)
     if version is None:
@@ -190,6 +205,43 @@ def modern_capabilities(capabilities: Mapping[str, Any], auth: Any) -> dict[str,
     declared = dict(capabilities)
     declared["extensions"] = {**declared.get("extensions", {}), **extensions}
     return declared
+
+
+def negotiate(
+    channel: Channel,
+    protocol: str,
+    capabilities: Mapping[str, Any],
+    modern: Mapping[str, Any],
+    client_info: Mapping[str, Any],
+    deadline: Deadline,
+) -> tuple[dict[str, Any], Agreement]:
+    """The version a newly opened connection speaks, the way ``protocol`` (``Client(protocol=)``) says:
+    the probe, then the handshake if the server is a legacy one. Returns the server's answer
+    (``server/discover``'s or ``initialize``'s) and what it settles. ``capabilities``: the handshake's;
+    ``modern``: those a modern request declares."""
+    transport = channel.transport
+    if protocol != LEGACY and transport.kind != "sse":  # HTTP+SSE is legacy only
+        discovered = probe(
+            channel,
+            protocol=protocol,
+            capabilities=modern,
+            client_info=client_info,
+            timeout=deadline.left(),
+            stdio=transport.kind == "stdio",
+        )
+        if discovered is not None:
+            return discovered, from_discover(discovered, channel.version)
+    return legacy_handshake(channel, capabilities, client_info, deadline)
+
+
+def call_headers(tools: Optional[list[Tool]], method: str, params: Optional[dict[str, Any]]) -> dict[str, str]:
+    """A modern ``tools/call``'s ``Mcp-Param-*`` headers, from the listed tool's ``x-mcp-header`` annotations."""
+    if method != "tools/call" or not params:
+        return {}
+    for tool in tools or ():
+        if tool.name == params.get("name"):
+            return param_headers(tool.input_schema, params.get("arguments"))
+    return {}
 
 
 def legacy_handshake(

@@ -35,24 +35,11 @@ import logging
 import math
 import time
 from collections.abc import Mapping
-from typing import Any, Callable, Optional, Protocol, Union
+from typing import Any, Callable, Optional
 
-from .._core.errors import (
-    MCPError,
-    ProtocolError,
-    RequestTimeout,
-    ServerError,
-    TaskCancelled,
-    TaskNotFound,
-    UnknownNameError,
-)
-from .._core.jsonrpc import ErrorCode
-from .._core.text import cut, did_you_mean
+from .._core.errors import MCPError, ProtocolError, RequestTimeout, ServerError, TaskCancelled
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
-from . import server_capabilities
-from .models import CallToolResult, Tool
 from .progress import ProgressCallback
-from .structured_output import OutputSchemas
 from .tracebacks import shorten_interrupts
 
 __all__ = [
@@ -62,7 +49,6 @@ __all__ = [
     "STATUSES",
     "TASKS_EXTENSION",
     "TERMINAL",
-    "ToolCalls",
     "ToolTask",
     "created_task",
     "status_as_progress",
@@ -89,12 +75,6 @@ Request = Callable[[str, Optional[dict[str, Any]], Optional[float]], dict[str, A
 AnswerInput = Callable[[str, Optional[dict[str, Any]]], dict[str, Any]]
 #: ``fn(task)``, called on the caller's thread whenever the status or its message changes.
 OnStatus = Callable[["ToolTask"], None]
-#: ``(method, params, seconds, on_progress, max_total_timeout, progress_resets_timeout) -> result``:
-#: the client's request, to its final answer.
-Exchange = Callable[
-    [str, Optional[dict[str, Any]], Optional[float], Optional[ProgressCallback], Optional[float], Optional[bool]],
-    dict[str, Any],
-]
 
 
 def created_task(result: Mapping[str, Any], *, modern: bool) -> Optional[dict[str, Any]]:
@@ -325,227 +305,3 @@ def _task_id(snapshot: Mapping[str, Any], where: str) -> str:
 
 # A Ctrl-C leaves these with a short KeyboardInterrupt (see interrupts.py).
 shorten_interrupts(ToolTask, ("refresh", "cancel", "result"))
-
-
-class ToolClient(Protocol):
-    """What ``ToolCalls`` needs of its client."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def era(self) -> Optional[str]: ...
-
-    server_capabilities: dict[str, Any]
-    validate_structured_output: bool
-
-    def list_tools(self, *, timeout: Timeout = USE_DEFAULT, cache: bool = True) -> list[Tool]: ...
-
-    def request(
-        self, method: str, params: Optional[dict[str, Any]] = None, *, timeout: Timeout = USE_DEFAULT
-    ) -> dict[str, Any]: ...
-
-
-class ToolCalls:
-    """A client's ``tools/call``, from its arguments to the typed result or the ``ToolTask``: a task asked
-    for where a 2025-11-25 tool wants one, an unknown name said with the closest names, the structured
-    content checked against the tool's ``outputSchema``.
-
-    Args:
-        client: the ``Client``.
-        exchange: its request, to the final answer (progress, renegotiation, ``input_required`` rounds).
-        require: ``fn(method)``: the client is open and may send ``method``.
-        held_tools: ``fn() -> the tool list the client holds``, if any.
-        output_schemas: the client's tool output schemas.
-        answer: answers one input request with the client's handlers.
-        default_timeout: ``fn() -> seconds``, the transport's default timeout (a task's own requests).
-    """
-
-    def __init__(
-        self,
-        client: ToolClient,
-        exchange: Exchange,
-        require: Callable[[str], None],
-        held_tools: Callable[[], Optional[list[Tool]]],
-        output_schemas: OutputSchemas,
-        answer: AnswerInput,
-        default_timeout: Callable[[], Optional[float]],
-    ) -> None:
-        self._default_timeout = default_timeout
-        self._client = client
-        self._exchange = exchange
-        self._require = require
-        self._held_tools = held_tools
-        self._output_schemas = output_schemas
-        self._answer = answer
-
-    def start(
-        self,
-        name: str,
-        arguments: Optional[Mapping[str, Any]],
-        meta: Optional[Mapping[str, Any]],
-        seconds: Optional[float],
-        *,
-        on_progress: Optional[ProgressCallback] = None,
-        max_total_timeout: Optional[float] = None,
-        progress_resets_timeout: Optional[bool] = None,
-        on_status: Optional[OnStatus] = None,
-        ask_for_task: bool = False,
-    ) -> Union[CallToolResult, ToolTask]:
-        """``tools/call``, as a task where the 2025-11-25 tool asks for one (or allows one, with
-        ``ask_for_task``): the result when the server answered at once, else the ``ToolTask``."""
-        if arguments is not None and not isinstance(arguments, Mapping):
-            raise TypeError(f"arguments must be a mapping, not {type(arguments).__name__}")
-        self._require("tools/call")
-        client = self._client
-        started = time.monotonic()
-        params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
-        if meta is not None:
-            params["_meta"] = dict(meta)
-        modern = client.era == "modern"
-        # Once: a modern listing's x-mcp-header annotations say which headers go with a call; a 2025-11-25
-        # server that runs tools as tasks says in its listing which tools need one.
-        runs_tasks = not modern and self.runs_tasks()
-        listed = (modern or runs_tasks) and self._held_tools() is None
-        if listed:
-            # A server that does not declare tools may list them all the same (strict: _require refused).
-            server_capabilities.items_served(
-                lambda: client.list_tools(timeout=seconds), client.server_capabilities, "tools/list", strict=False
-            )
-        wanted = ("required", "optional") if ask_for_task else ("required",)
-        if runs_tasks and self.legacy_task_support(name) in wanted:
-            params["task"] = {}
-        first = not listed
-        while True:  # twice at most: a 2025-11-25 tool that runs only as a task goes again as one
-            left = seconds if first else _left(seconds, started)
-            try:
-                result = self._exchange(
-                    "tools/call", params, left, on_progress, max_total_timeout, progress_resets_timeout
-                )
-                break
-            except RequestTimeout as exc:
-                if seconds is None or left == seconds or exc.timeout != left:
-                    raise  # the caller's figure already (or max_total_timeout's)
-                raise RequestTimeout(exc.method, seconds) from None  # the caller's figure, not what was left of it
-            except ServerError as exc:
-                # -32602 is what the spec has a server answer for an unknown tool; other errors say something else.
-                unknown = (
-                    self.unknown_tool(name, exc.message) if type(exc) is ServerError and exc.code == -32602 else None
-                )
-                if unknown is not None:
-                    raise unknown from exc
-                # A 2025-11-25 tool that runs only as a task, called before its listing said so: list, and again.
-                if modern or "task" in params or exc.code != -32601 or not self.runs_tasks():
-                    raise
-                client.list_tools(timeout=_left(seconds, started), cache=False)
-                if self.legacy_task_support(name) not in wanted:
-                    raise
-                params = {**params, "task": {}}
-                first = False
-        snapshot = created_task(result, modern=modern)
-        if snapshot is None:
-            if result.get("isError") is True:
-                unknown = self.unknown_tool(name, CallToolResult.from_dict(result, name).text)
-                if unknown is not None:
-                    raise unknown
-            return self.result(result, name, seconds)
-        return self.task(name, snapshot, on_status)
-
-    @staticmethod
-    def wait(task: ToolTask, seconds: Optional[float], started: float) -> CallToolResult:
-        """A blocking call's task, waited for within what is left of ``seconds``; given up (cancelled on
-        the server) if it fails, times out or is interrupted."""
-        try:
-            return task.result(timeout=_left(seconds, started))  # type: ignore[no-any-return]
-        except RequestTimeout as exc:
-            task.give_up()
-            raise RequestTimeout(exc.method, seconds or 0.0) from None  # the caller's figure
-        except BaseException:  # Ctrl-C, a handler's failure, a server's lie: the task is not left running
-            task.give_up()
-            raise
-
-    def attach(
-        self, task_id: str, tool: Optional[str], seconds: Optional[float], on_status: Optional[OnStatus]
-    ) -> ToolTask:
-        """A task re-attached by its id (``Client.task``), asked for at once with ``tasks/get``."""
-        if not isinstance(task_id, str) or not task_id:
-            raise TypeError(f"task_id must be a non-empty string, not {task_id!r}")
-        try:
-            snapshot = self._client.request("tasks/get", {"taskId": task_id}, timeout=seconds)
-        except ServerError as exc:
-            if exc.code != ErrorCode.INVALID_PARAMS:
-                raise
-            raise TaskNotFound(exc.code, exc.message, exc.data, task_id=task_id, server=self._client.name) from None
-        return self.task(tool, snapshot, on_status)
-
-    def unknown_tool(self, name: str, said: str) -> Optional[UnknownNameError]:
-        """The error for a failed call of a tool the held tool list does not name (``None``: it names
-        it, or no list is held). ``said``: the server's words, whose start the message quotes."""
-        tools = self._held_tools()
-        if tools is None or any(tool.name == name for tool in tools):
-            return None
-        known = [tool.name for tool in tools]
-        hint = did_you_mean(name, known) or (f"; its tools: {cut(', '.join(known), 200)}" if known else "")
-        answered = f" (it answered: {cut(said, 120)!r})" if said else ""
-        return UnknownNameError(f"server {self._client.name!r} lists no tool named {name!r}{hint}{answered}")
-
-    def task(
-        self,
-        name: Optional[str],
-        snapshot: Optional[dict[str, Any]],
-        on_status: Optional[OnStatus],
-        done: Optional[CallToolResult] = None,
-    ) -> ToolTask:
-        """The ``ToolTask`` of a call: the server's task, or (``done``) a call it answered at once;
-        ``name`` ``None``: a task re-attached by id, its tool unknown (no ``outputSchema`` check)."""
-        client = self._client
-        seconds = self._default_timeout()
-
-        def finish(final: dict[str, Any]) -> CallToolResult:
-            if name is None:
-                return CallToolResult.from_dict(final, "")
-            return self.result(final, name, seconds)
-
-        return ToolTask(
-            name or "",
-            snapshot or {},
-            modern=client.era == "modern",
-            request=lambda method, params, left: client.request(method, params, timeout=left),
-            answer=self._answer,
-            finish=finish,
-            default_timeout=seconds,
-            server=client.name,
-            on_status=on_status,
-            done=done,
-        )
-
-    def runs_tasks(self) -> bool:
-        """Whether a 2025-11-25 server runs tool calls as tasks (``tasks.requests.tools.call``)."""
-        tasks = self._client.server_capabilities.get("tasks")
-        requests = tasks.get("requests") if isinstance(tasks, dict) else None
-        tools = requests.get("tools") if isinstance(requests, dict) else None
-        return isinstance(tools, dict) and "call" in tools
-
-    def legacy_task_support(self, name: str) -> str:
-        """A 2025-11-25 tool's ``taskSupport``, as its listing says (``"forbidden"`` when unknown)."""
-        if not self.runs_tasks():
-            return "forbidden"
-        for tool in self._held_tools() or ():
-            if tool.name == name:
-                return str(tool.task_support)
-        return "forbidden"
-
-    def result(self, result: dict[str, Any], name: str, timeout: Optional[float]) -> CallToolResult:
-        """A ``tools/call`` result, typed, its structured content checked against the tool's schema."""
-        typed = CallToolResult.from_dict(result, name)
-        schemas = self._output_schemas
-        if self._client.validate_structured_output and (typed.has_structured_content or schemas.known):
-            if not schemas.known:
-                self._client.list_tools(timeout=timeout)  # once: the schemas are kept until the tool list changes
-            schemas.check(typed)
-        return typed
-
-
-def _left(seconds: Optional[float], started: float) -> Optional[float]:
-    """What is left of ``seconds`` counted from ``started`` (``None``: no limit); at least a millisecond."""
-    return None if seconds is None else max(0.001, seconds - (time.monotonic() - started))
