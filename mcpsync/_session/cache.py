@@ -34,6 +34,7 @@ __all__ = [
     "MAX_TTL",
     "PRIVATE",
     "PUBLIC",
+    "SKILLS_KEY",
     "TEMPLATES_KEY",
     "ListCache",
     "cache_scope",
