@@ -18,7 +18,7 @@ from typing import Any, Optional
 from requests.structures import CaseInsensitiveDict
 
 from .._core.errors import AuthorizationError, MCPError
-from .._wire.http_client import HTTPClient, released_after, origin
+from .._wire.http_client import HTTPClient, origin, released_after
 from .addresses import check_url
 
 __all__ = ["AUTH_TIMEOUT", "MAX_BODY", "Answer", "AuthHTTP"]

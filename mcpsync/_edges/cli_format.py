@@ -11,17 +11,16 @@ import shutil
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Optional, TextIO
 
-from .._session.models import (
+from .._session.content import (
     AudioContent,
-    CallToolResult,
     ContentBlock,
     EmbeddedResource,
-    GetPromptResult,
     ImageContent,
     ResourceContents,
     ResourceLink,
     TextContent,
 )
+from .._session.models import CallToolResult, GetPromptResult
 
 if TYPE_CHECKING:
     from .._manager.manager import ServerStatus
@@ -29,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ProgressLine",
     "describe_contents",
+    "is_terminal",
     "status_dict",
     "table",
     "write_json",
@@ -38,6 +38,14 @@ __all__ = [
 
 #: The longest description or error a table cell shows.
 CELL_LIMIT = 80
+
+
+def is_terminal(stream: TextIO) -> bool:
+    """Whether ``stream`` is a terminal (``False`` for a pipe, a file, or a stream without ``isatty``)."""
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def table(rows: Sequence[tuple[str, ...]], out: TextIO, *, indent: str = "  ") -> None:
@@ -130,10 +138,7 @@ class ProgressLine:
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
-        try:
-            self.interactive = stream.isatty()
-        except (AttributeError, ValueError):
-            self.interactive = False
+        self.interactive = is_terminal(stream)
         self._showing = False
 
     def __call__(self, progress: float, total: Optional[float], message: Optional[str]) -> None:

@@ -11,7 +11,8 @@ import threading
 import time
 from typing import TextIO
 
-from .._core.errors import RequestTimeout, ToolError
+from .._core.errors import RequestTimeout
+from .._core.feature_errors import ToolError
 from .._session.connect import connect
 from .._session.models import parameters_signature
 from ..testing import server_config

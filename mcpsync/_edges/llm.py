@@ -39,7 +39,8 @@ from .._core.errors import AuthorizationError, ConfigurationError, MCPError, Tra
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .._manager.naming import qualify_all
 from .._session.client import Client
-from .._session.models import CallToolResult, EmbeddedResource, ImageContent, ResourceLink, TextContent, Tool
+from .._session.content import EmbeddedResource, ImageContent, ResourceLink, TextContent
+from .._session.models import CallToolResult, Tool
 from .llm_schemas import FORMATS, adapt_schema, safe_names
 
 __all__ = ["FORMATS", "ToolBox", "ToolDefinitions"]

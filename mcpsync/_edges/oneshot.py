@@ -84,8 +84,8 @@ def call_mcp(
         MessageTooLarge: the answer is over ``max_message_size``.
         InvalidMessage, NoResponseError: the answer is not a JSON-RPC envelope for this request.
     """
-    from .._wire.http_client import ACCEPT, JSON, HTTPClient, released_after
     from .._threads.signals import deferred_interrupts
+    from .._wire.http_client import ACCEPT, JSON, HTTPClient, released_after
 
     seconds = math.inf if timeout is None else timeout
     http = HTTPClient(

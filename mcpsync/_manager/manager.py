@@ -6,8 +6,8 @@
         manager.clients["github"]                         # the connected Client
         manager.status()                                  # per server: connected, failed (+ why), ...
 
-Each enabled server has a supervisor thread (``mcpsync-manager-<name>``, in
-``supervisor``) that connects it, at most ``max_parallel_connects`` at a time, and connects it again
+Each enabled server has a ``ServerSupervisor`` (in ``supervisor``) whose thread
+(``mcpsync-manager-<name>``) connects it, at most ``max_parallel_connects`` at a time, and connects it again
 when its connection is lost, when ``mcpsync.reconnect.ReconnectPolicy`` says:
 exponential backoff with jitter, then a slow retry, and a crash-loop breaker
 for servers that die right after starting.
@@ -32,20 +32,21 @@ from typing import Any, Callable, Optional, TypeVar, Union
 
 from .._core.errors import ConfigurationError, MCPError, ServerUnavailable, TransportClosed, UnknownNameError
 from .._core.text import did_you_mean
-from .._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout, resolve_timeout
+from .._core.timeouts import USE_DEFAULT, Timeout
 from .._session import exit_cleanup, server_capabilities
 from .._session.client import Client
-from .._session.tracebacks import shorten_interrupts
 from .._session.models import CallToolResult, GetPromptResult, ReadResourceResult, Tool
-from .._wire.config import STDERR_MODES
-from .._threads.signals import deferred_interrupts
+from .._session.tracebacks import shorten_interrupts
 from .._threads.latches import Changes
+from .._threads.signals import deferred_interrupts
+from .._wire.config import STDERR_MODES
+from .attempt import ConnectSettings
 from .config_files import LoadedConfig, load_config, parse_config
 from .naming import DEFAULT_SEPARATOR, Collision, qualify_all, server_prefix
 from .reconnect import ReconnectPolicy
 from .records import ManagedPrompt, ManagedResource, ManagedTool, ServerState, ServerStatus
 from .supervisor import POLL as _POLL
-from .supervisor import ServerRecord, Supervision
+from .supervisor import ManagerLink, ServerSupervisor
 from .tool_cache import ToolCache
 
 __all__ = ["ManagedPrompt", "ManagedResource", "ManagedTool", "Manager", "ServerState", "ServerStatus"]
@@ -60,7 +61,7 @@ CLOSE_WAIT = 15.0
 _T = TypeVar("_T")
 
 
-class Manager(Supervision):
+class Manager:
     """Many named MCP servers, connected in parallel, behind one thread-safe object.
 
     Args:
@@ -151,27 +152,29 @@ class Manager(Supervision):
         self._closing = False
         self._announcing = False  # a thread is calling on_tools_changed
         self._announce_wanted = False  # the tools changed since it took them
-        self._connect_slots = threading.BoundedSemaphore(max(1, max_parallel_connects))
-        self._tool_names: dict[str, tuple[str, str]] = {}
+        self._tool_names: dict[str, tuple[str, str]] = {}  # see _names()
+        self._named_revisions: Optional[tuple[int, ...]] = None
+        self._collisions: list[Collision] = []
         self._prompt_names: dict[str, tuple[str, str]] = {}
-        self.collisions: list[Collision] = []
-        self._servers: dict[str, ServerRecord] = {}
+        link = ManagerLink(
+            lock=self._lock,
+            changes=self._changes,
+            connect_slots=threading.BoundedSemaphore(max(1, max_parallel_connects)),
+            policy=self.policy,
+            settings=ConnectSettings(self._client_options, connect_timeout, stderr),
+            cache=self._cache,
+            announce_tools=self._announce_tools,
+        )
+        self._servers: dict[str, ServerSupervisor] = {}
         with deferred_interrupts():
             exit_cleanup.track(self)
         cached = self._cache.get_many(self.config.enabled()) if self._cache is not None else {}
         for name, entry in self.config.servers.items():
             raw_tools = cached.get(name)
-            self._servers[name] = ServerRecord(
-                entry, self._tools_from(raw_tools, name) if raw_tools is not None else None
-            )
-        with self._lock:
-            self._rename_tools()
+            tools = self._tools_from(raw_tools, name) if raw_tools is not None else None
+            self._servers[name] = ServerSupervisor(entry, tools, link)
         for server in self._servers.values():
-            if server.state is ServerState.CONNECTING:
-                server.thread = threading.Thread(
-                    target=self._supervise, args=(server,), name=f"mcpsync-manager-{server.name}", daemon=True
-                )
-                server.thread.start()
+            server.start()
         try:
             self.wait_until_ready(startup_timeout)
         except BaseException:  # Ctrl-C while waiting: leave nothing running
@@ -195,35 +198,22 @@ class Manager(Supervision):
         """Each configured server's state, in configuration order."""
         now = time.monotonic()
         with self._lock:
-            result = {}
-            for server in self._servers.values():
-                tools, _ = server.visible_tools()
-                client = server.client if server.state is ServerState.CONNECTED else None
-                error = server.error
-                result[server.name] = ServerStatus(
-                    name=server.name,
-                    state=server.state,
-                    source=server.entry.source,
-                    transport=server.transport,
-                    error=str(error) if error is not None else None,
-                    stderr_tail=tuple(getattr(error, "stderr_tail", ()) or ()),
-                    tools=len(tools),
-                    tools_from_cache=server.state is ServerState.CONNECTING and bool(tools),
-                    attempts=server.attempts,
-                    retry_in=max(0.0, server.retry_at - now) if server.retry_at is not None else None,
-                    server_info=client.server_info if client is not None else None,
-                )
-            return result
+            return {server.name: server.status(now) for server in self._servers.values()}
 
     @property
     def clients(self) -> dict[str, Client]:
         """The connected clients by server name (a snapshot)."""
         with self._lock:
-            return {
-                s.name: s.client
-                for s in self._servers.values()
-                if s.state is ServerState.CONNECTED and s.client is not None
-            }
+            clients = {s.name: s.connected_client for s in self._servers.values()}
+            return {name: client for name, client in clients.items() if client is not None}
+
+    @property
+    def collisions(self) -> list[Collision]:
+        """The tool names of different servers that came out the same, and how they were told apart
+        (``naming.Collision``); each is logged once, when it is first seen."""
+        with self._lock:
+            self._names()
+            return self._collisions
 
     def client(self, server: str, *, timeout: Timeout = USE_DEFAULT) -> Client:
         """The client of ``server``, waiting (within ``timeout``) while it connects.
@@ -233,7 +223,7 @@ class Manager(Supervision):
             ServerUnavailable: it is disabled or failed, or did not connect in time.
         """
         record = self._server(server)
-        return self._client_of(record, self._deadline(record, timeout))
+        return record.client_within(record.deadline(timeout))
 
     def wait_until_ready(self, timeout: Optional[float] = None) -> bool:
         """Wait until no server is connecting or reconnecting; ``False`` if ``timeout`` passed first."""
@@ -283,12 +273,12 @@ class Manager(Supervision):
         """
         started = time.monotonic()
         server, tool = self._resolve(name, timeout, started)
-        deadline = self._deadline(server, timeout, started)
+        deadline = server.deadline(timeout, started)
         retry = self.retry_calls if retry is None else retry
         while True:
-            client = self._client_of(server, deadline)
+            client = server.client_within(deadline)
             try:
-                return client.call_tool(tool, arguments, timeout=self._remaining(deadline), **options)
+                return client.call_tool(tool, arguments, timeout=_remaining(deadline), **options)
             except TransportClosed:
                 if not retry or self._closing:
                     raise
@@ -319,7 +309,7 @@ class Manager(Supervision):
         if known is None:
             raise UnknownNameError(self._unknown("prompt", name, list(self._prompt_names)))
         server = self._server(known[0])
-        return self._client_of(server, self._deadline(server, timeout)).get_prompt(known[1], arguments, timeout=timeout)
+        return server.client_within(server.deadline(timeout)).get_prompt(known[1], arguments, timeout=timeout)
 
     def list_resources(self, *, timeout: Timeout = USE_DEFAULT) -> list[ManagedResource]:
         """The resources of every connected server, each with its server's name."""
@@ -338,9 +328,7 @@ class Manager(Supervision):
             if self._closing:
                 return
             self._closing = True
-            clients = [c for s in self._servers.values() for c in (s.client, s.connecting) if c is not None]
-            for server in self._servers.values():
-                server.wake.set()
+            clients = [client for server in self._servers.values() for client in server.stop()]
             self._changes.notify_all()
         # Plain threads, not a pool: close() may run at interpreter exit, when pools take no new work.
         closers = [threading.Thread(target=c.close, name="mcpsync-close", daemon=True) for c in clients]
@@ -350,16 +338,7 @@ class Manager(Supervision):
         for closer in closers:
             closer.join(max(0.0, deadline - time.monotonic()))
         for server in self._servers.values():
-            if server.thread is not None:
-                server.thread.join(max(0.0, deadline - time.monotonic()))
-                if server.thread.is_alive():
-                    logger.warning("manager: supervisor of %r still running after close", server.name)
-        with self._lock:
-            for server in self._servers.values():
-                if server.state is not ServerState.DISABLED:
-                    server.state = ServerState.CLOSED
-                server.client = None
-            self._changes.notify_all()
+            server.join(deadline)
 
     def __enter__(self) -> Manager:
         return self
@@ -376,68 +355,33 @@ class Manager(Supervision):
 
     # -- helpers ----------------------------------------------------------------------------
 
-    def _server(self, name: str) -> ServerRecord:
+    def _server(self, name: str) -> ServerSupervisor:
         server = self._servers.get(name)
         if server is None:
             raise UnknownNameError(self._unknown("server", name, list(self._servers)))
         return server
 
-    def _deadline(self, server: ServerRecord, timeout: Timeout, started: Optional[float] = None) -> Optional[float]:
-        """When a call with ``timeout`` (``USE_DEFAULT``: the server's, else 30 s) begun at ``started`` must end."""
-        configured = server.config.timeout if server.config is not None else USE_DEFAULT
-        seconds = resolve_timeout(timeout, DEFAULT_TIMEOUT if configured is USE_DEFAULT else configured)
-        return None if seconds is None else (time.monotonic() if started is None else started) + seconds
-
-    @staticmethod
-    def _remaining(deadline: Optional[float]) -> Optional[float]:
-        return None if deadline is None else max(0.001, deadline - time.monotonic())
-
-    def _client_of(self, server: ServerRecord, deadline: Optional[float]) -> Client:
-        """The connected client of ``server``, waiting while it connects or reconnects."""
-        while True:
-            with self._lock:
-                if self._closing:
-                    raise ServerUnavailable(f"server {server.name!r}: the manager is closed", state="closed")
-                if server.state is ServerState.CONNECTED and server.client is not None:
-                    if server.client.is_connected:
-                        return server.client
-                    # Lost a moment ago: its callers are failed before the manager is told. Wait for the news.
-                elif server.state not in (ServerState.CONNECTING, ServerState.RECONNECTING):
-                    why = f": {server.error}" if server.error is not None else ""
-                    raise ServerUnavailable(
-                        f"server {server.name!r} is unavailable ({server.state.value}){why}", state=server.state
-                    )
-                remaining = _POLL if deadline is None else min(_POLL, deadline - time.monotonic())
-                if remaining <= 0:
-                    why = f" (last error: {server.error})" if server.error is not None else ""
-                    raise ServerUnavailable(
-                        f"server {server.name!r} is still {server.state.value}; the call's time ran out{why}",
-                        state=server.state,
-                    )
-                changed = self._changes.current()
-            changed.wait(remaining)
-
-    def _resolve(self, name: str, timeout: Timeout, started: float) -> tuple[ServerRecord, str]:
+    def _resolve(self, name: str, timeout: Timeout, started: float) -> tuple[ServerSupervisor, str]:
         """(server, the server's own tool name) for a qualified tool name.
 
         A name that starts with the prefix of a server still connecting
         without cached tools waits for that server's list.
         """
         with self._lock:
-            known = self._tool_names.get(name)
+            known = self._names().get(name)
             if known is not None:
                 return self._servers[known[0]], known[1]
             owners = [s for s in self._servers.values() if name.startswith(server_prefix(s.name, self.separator))]
         for server in owners:
             if server.state in (ServerState.CONNECTING, ServerState.RECONNECTING):
                 # Its tools are not known yet: wait for the server (within the call's time), then look again.
-                self._client_of(server, self._deadline(server, timeout, started))
+                server.client_within(server.deadline(timeout, started))
             with self._lock:
-                known = self._tool_names.get(name)
+                known = self._names().get(name)
             if known is not None:
                 return self._servers[known[0]], known[1]
         with self._lock:
-            names = list(self._tool_names)
+            names = list(self._names())
             unavailable = [s for s in owners if s.state not in (ServerState.CONNECTED, ServerState.RECONNECTING)]
         if unavailable:
             server = unavailable[0]
@@ -453,18 +397,25 @@ class Manager(Supervision):
         hint = did_you_mean(name, known) or f" ({len(known)} known)"
         return f"no {kind} named {name!r}{hint}"
 
-    def _rename_tools(self) -> None:
-        # Caller holds the lock.
-        pairs = [(s.name, t.name) for s in self._servers.values() for t in s.visible_tools()[0]]
-        self._tool_names, collisions = qualify_all(pairs, self.separator)
-        for collision in collisions:
-            if collision not in self.collisions:
-                logger.warning("manager: tool names collide: %s", collision)
-        self.collisions = collisions
+    def _names(self) -> dict[str, tuple[str, str]]:
+        """``{qualified name: (server, tool)}`` of the tools on offer; the caller holds the lock.
+
+        Named again when a supervisor's ``tools_revision`` moved since the last naming (each change
+        of a server's state or tools moves it), so a name is never older than the lock hold reading it.
+        """
+        revisions = tuple(s.tools_revision for s in self._servers.values())
+        if revisions != self._named_revisions:
+            pairs = [(s.name, t.name) for s in self._servers.values() for t in s.visible_tools()[0]]
+            self._tool_names, collisions = qualify_all(pairs, self.separator)
+            for collision in collisions:
+                if collision not in self._collisions:
+                    logger.warning("manager: tool names collide: %s", collision)
+            self._collisions, self._named_revisions = collisions, revisions
+        return self._tool_names
 
     def _managed_tools(self) -> list[ManagedTool]:
         # Caller holds the lock.
-        by_pair = {pair: name for name, pair in self._tool_names.items()}
+        by_pair = {pair: name for name, pair in self._names().items()}
         result: list[ManagedTool] = []
         for server in self._servers.values():
             tools, deferred = server.visible_tools()
@@ -502,10 +453,6 @@ class Manager(Supervision):
                 self._announcing = False
             raise
 
-    def _save_tools(self, server: ServerRecord, tools: list[Tool], scope: Optional[str] = None) -> None:
-        if self._cache is not None and server.config is not None:
-            self._cache.put(server.name, server.config, [dict(t.raw) for t in tools], scope)
-
     @staticmethod
     def _tools_from(raw_tools: list[dict[str, Any]], server: str) -> Optional[list[Tool]]:
         try:
@@ -538,6 +485,10 @@ class Manager(Supervision):
                 except MCPError as exc:
                     logger.warning("manager: server %r: %s", name, exc)
             return found
+
+
+def _remaining(deadline: Optional[float]) -> Optional[float]:
+    return None if deadline is None else max(0.001, deadline - time.monotonic())
 
 
 # A Ctrl-C leaves these with a short KeyboardInterrupt (see mcpsync/_session/interrupts.py).

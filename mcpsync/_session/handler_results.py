@@ -27,7 +27,7 @@ import threading
 from typing import Any, Callable, Optional
 
 from .._core import jsonrpc
-from .._core.errors import HandlerResultError
+from .._core.feature_errors import HandlerResultError
 from .._core.text import cut
 
 __all__ = ["RESULT_SCHEMAS", "checked_answer", "handler_name"]

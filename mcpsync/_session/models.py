@@ -1,162 +1,55 @@
-"""Typed views of what servers send: server info, tools, tool results.
+r"""Typed views of the results servers send: server info, the entries of listings, tool results.
 
-Each keeps the dict it came from in ``raw``, so nothing the server sent is
-lost when the typed fields do not cover it. ``from_dict`` raises
-``ProtocolError`` naming the field when a required member is missing or of
-the wrong type. What is required is what the schema of every revision requires
-(``REQUIRED_FIELDS``); everything else is optional here, and members we do not
-know are kept in ``raw`` and never refused.
+``ServerInfo``; the entries of listings (``Tool``, ``Resource``, ``ResourceTemplate``, ``Prompt``,
+with their ``Icon``\ s) and a ``Page`` of them; the results of ``tools/call``, ``resources/read``,
+``prompts/get`` and ``completion/complete``. Each keeps the dict it came from in ``raw``, so
+nothing the server sent is lost when the typed fields do not cover it. ``from_dict`` raises
+``ProtocolError`` naming the field when a required member is missing or of the wrong type; what
+is required is in ``fields.REQUIRED_FIELDS``, the content blocks results carry in ``content``.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Optional, TypeVar, Union
+from typing import Any, ClassVar, Generic, Optional, TypeVar
 
-from .._core.errors import ProtocolError, ToolError
+from .._core.errors import ProtocolError
+from .._core.feature_errors import ToolError
 from .._core.text import cut, first_line
+from .content import ContentBlock, ResourceContents, TextContent, block_gist, content_block
+from .fields import (
+    RESOURCE_FIELDS,
+    TEMPLATE_FIELDS,
+    TOOL_FIELDS,
+    FieldSpec,
+    as_object,
+    optional_member,
+    read_fields,
+    required_member,
+)
 
 __all__ = [
-    "LENIENT_FIELDS",
-    "REQUIRED_FIELDS",
-    "RESULT_HINTS",
-    "AudioContent",
     "CallToolResult",
     "Completion",
-    "ContentBlock",
-    "EmbeddedResource",
     "GetPromptResult",
     "Icon",
-    "ImageContent",
     "Page",
     "Prompt",
     "PromptArgument",
     "PromptMessage",
     "ReadResourceResult",
     "Resource",
-    "ResourceContents",
-    "ResourceLink",
     "ResourceTemplate",
     "ServerInfo",
-    "TextContent",
     "Tool",
-    "UnknownContent",
-    "content_block",
+    "parameters_signature",
 ]
 
 
-def _require(data: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
-    value = data.get(key)
-    if not isinstance(value, kind):
-        raise ProtocolError(f"{where}: '{key}' must be a {kind.__name__}, got {value!r}")
-    return value
-
-
-def _optional(data: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
-    value = data.get(key)
-    if value is not None and not isinstance(value, kind):
-        raise ProtocolError(f"{where}: '{key}' must be a {kind.__name__}, got {value!r}")
-    return value
-
-
-#: A field read from the wire: (attribute, wire key, type, required).
-_Spec = tuple[tuple[str, str, type, bool], ...]
-
-
-def _object(data: Any, where: str) -> Mapping[str, Any]:
-    if not isinstance(data, Mapping):
-        raise ProtocolError(f"{where}: expected an object, got {data!r}")
-    return data
-
-
-def _read(data: Mapping[str, Any], spec: _Spec, where: str) -> dict[str, Any]:
-    """Read the fields ``spec`` names, each checked for its type (and presence, if required)."""
-    return {attr: (_require if needed else _optional)(data, key, kind, where) for attr, key, kind, needed in spec}
-
-
-_DESCRIBED: _Spec = (
-    ("name", "name", str, True),
-    ("title", "title", str, False),
-    ("description", "description", str, False),
-)
-_RESOURCE: _Spec = (
-    ("uri", "uri", str, True),
-    *_DESCRIBED,
-    ("mime_type", "mimeType", str, False),
-    ("size", "size", int, False),
-    ("annotations", "annotations", Mapping, False),
-)
-
-
-_TOOL: _Spec = (
-    *_DESCRIBED,
-    ("input_schema", "inputSchema", Mapping, True),
-    ("output_schema", "outputSchema", Mapping, False),
-    ("annotations", "annotations", Mapping, False),
-    ("execution", "execution", Mapping, False),
-)
-
-
-_TEMPLATE: _Spec = (
-    ("uri_template", "uriTemplate", str, True),
-    *_DESCRIBED,
-    ("mime_type", "mimeType", str, False),
-    ("annotations", "annotations", Mapping, False),
-)
-
-
-def _required(spec: _Spec, *also: str) -> tuple[str, ...]:
-    return (*also, *(key for _, key, _, needed in spec if needed))
-
-
-#: The members a server's message must have, by the schema definition (``$defs``) that describes it:
-#: without one (or with one of the wrong type), reading it is a ``ProtocolError`` naming the member.
-#: Each is required by the schema of every revision that has the definition; all else is optional.
-REQUIRED_FIELDS: Mapping[str, tuple[str, ...]] = {
-    "InitializeResult": ("protocolVersion", "serverInfo"),
-    "DiscoverResult": ("supportedVersions",),
-    "Implementation": ("name",),
-    "Tool": _required(_TOOL),
-    "ListToolsResult": ("tools",),
-    "CallToolResult": (),
-    "Resource": _required(_RESOURCE),
-    "ListResourcesResult": ("resources",),
-    "ResourceTemplate": _required(_TEMPLATE),
-    "ListResourceTemplatesResult": ("resourceTemplates",),
-    "ReadResourceResult": ("contents",),
-    "TextResourceContents": ("uri", "text"),
-    "BlobResourceContents": ("uri", "blob"),
-    "Prompt": ("name",),
-    "PromptArgument": ("name",),
-    "ListPromptsResult": ("prompts",),
-    "GetPromptResult": ("messages",),
-    "PromptMessage": ("role", "content"),
-    "CompleteResult": ("completion",),
-    "TextContent": ("type", "text"),
-    "ImageContent": ("type", "data", "mimeType"),
-    "AudioContent": ("type", "data", "mimeType"),
-    "ResourceLink": _required(_RESOURCE, "type"),
-    "EmbeddedResource": ("type", "resource"),
-}
-#: The 2026-07-28 revision's members of every result that the schema requires and we do without:
-#: an absent ``resultType`` means complete (as from a server of an earlier revision), absent cache
-#: hints mean no caching.
-RESULT_HINTS = ("resultType", "ttlMs", "cacheScope")
 #: Characters of a failed tool call's first text shown in its repr: enough for what went wrong.
 ERROR_GIST = 120
-#: Members a schema requires that are read with a default when a server leaves them out (besides
-#: ``RESULT_HINTS``), by definition: liberal in what we accept, where the default says no more
-#: than the server did.
-LENIENT_FIELDS: Mapping[str, tuple[str, ...]] = {
-    "InitializeResult": ("capabilities",),  # {}: nothing declared
-    "DiscoverResult": ("capabilities",),  # {}: nothing declared
-    "Implementation": ("version",),  # "": the server did not say
-    "CallToolResult": ("content",),  # []: a result with structuredContent alone
-}
 
 
 def parameters_signature(schema: Any) -> str:
@@ -172,13 +65,6 @@ def parameters_signature(schema: Any) -> str:
 def _gist(description: Optional[str]) -> str:
     line = first_line(description, 60)
     return f": {line}" if line else ""
-
-
-def _size(holder: Any) -> str:
-    try:
-        return f"{len(holder.data)} bytes"
-    except ProtocolError:
-        return "invalid base64"
 
 
 _Wire = TypeVar("_Wire", bound="_FromWire")
@@ -255,15 +141,15 @@ class Page(Generic[_Item]):
 class _FromWire:
     """``from_dict`` for the types read straight from a table of fields (``_SPEC``)."""
 
-    _SPEC: ClassVar[_Spec]
+    _SPEC: ClassVar[FieldSpec]
     _WHAT: ClassVar[str]
 
     @classmethod
     def from_dict(cls: type[_Wire], data: Any, where: Optional[str] = None) -> _Wire:
         """Build from the dict the server sent; ``ProtocolError`` names the field that is wrong."""
         where = where or cls._WHAT
-        data = _object(data, where)
-        return cls(**_read(data, cls._SPEC, where), icons=_icons(data), raw=data)  # type: ignore[call-arg]
+        data = as_object(data, where)
+        return cls(**read_fields(data, cls._SPEC, where), icons=_icons(data), raw=data)  # type: ignore[call-arg]
 
 
 @dataclass(frozen=True)
@@ -289,10 +175,10 @@ class ServerInfo:
         if not isinstance(data, Mapping):
             raise ProtocolError(f"{where}: expected an object, got {data!r}")
         return cls(
-            name=_require(data, "name", str, where),
+            name=required_member(data, "name", str, where),
             # Some servers leave the version out; an empty string says so honestly.
-            version=_optional(data, "version", str, where) or "",
-            title=_optional(data, "title", str, where),
+            version=optional_member(data, "version", str, where) or "",
+            title=optional_member(data, "title", str, where),
             icons=_icons(data),
             raw=data,
         )
@@ -318,7 +204,7 @@ class Tool(_FromWire):
     icons: tuple[Icon, ...] = field(default=(), repr=False)
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
-    _SPEC: ClassVar[_Spec] = _TOOL
+    _SPEC: ClassVar[FieldSpec] = TOOL_FIELDS
     _WHAT: ClassVar[str] = "tool"
 
     @property
@@ -391,7 +277,7 @@ class CallToolResult:
             structured_content=data.get("structuredContent"),
             is_error=is_error,
             tool_name=tool_name,
-            meta=_optional(data, "_meta", dict, where),
+            meta=optional_member(data, "_meta", dict, where),
             raw=data,
         )
 
@@ -415,7 +301,7 @@ class CallToolResult:
         return self
 
     def __repr__(self) -> str:
-        parts = [_block_gist(block) for block in self.content[:5]]
+        parts = [block_gist(block) for block in self.content[:5]]
         if self.is_error and self.content and isinstance(self.content[0], TextContent):
             parts[0] = f"text {cut(self.content[0].text, ERROR_GIST)!r}"  # the start of what went wrong
         if len(self.content) > 5:
@@ -441,7 +327,7 @@ class Resource(_FromWire):
     icons: tuple[Icon, ...] = field(default=(), repr=False)
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
-    _SPEC: ClassVar[_Spec] = _RESOURCE
+    _SPEC: ClassVar[FieldSpec] = RESOURCE_FIELDS
     _WHAT: ClassVar[str] = "resource"
 
     def __repr__(self) -> str:
@@ -463,61 +349,12 @@ class ResourceTemplate(_FromWire):
     icons: tuple[Icon, ...] = field(default=(), repr=False)
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
-    _SPEC: ClassVar[_Spec] = _TEMPLATE
+    _SPEC: ClassVar[FieldSpec] = TEMPLATE_FIELDS
     _WHAT: ClassVar[str] = "resource template"
 
     def __repr__(self) -> str:
         kind = f" {self.mime_type}" if self.mime_type else ""
         return f"<ResourceTemplate {self.uri_template!r}{kind}{_gist(self.description or self.title)}>"
-
-
-@dataclass(frozen=True)
-class ResourceContents:
-    """One item of a resource's contents: ``text``, or ``blob`` (base64) for binary data."""
-
-    uri: str
-    mime_type: Optional[str] = None
-    text: Optional[str] = None
-    blob: Optional[str] = None
-    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    @classmethod
-    def from_dict(cls, data: Any, where: str = "resource contents") -> ResourceContents:
-        """Build from one entry of ``resources/read``'s ``contents``."""
-        if not isinstance(data, Mapping):
-            raise ProtocolError(f"{where}: expected an object, got {data!r}")
-        text = _optional(data, "text", str, where)
-        blob = _optional(data, "blob", str, where)
-        if (text is None) == (blob is None):
-            raise ProtocolError(f"{where}: needs exactly one of 'text' and 'blob'")
-        return cls(
-            uri=_require(data, "uri", str, where),
-            mime_type=_optional(data, "mimeType", str, where),
-            text=text,
-            blob=blob,
-            raw=data,
-        )
-
-    @property
-    def is_binary(self) -> bool:
-        """Whether the contents came as a base64 ``blob``."""
-        return self.blob is not None
-
-    @property
-    def data(self) -> bytes:
-        """The contents as bytes: the blob decoded from base64, or the text as UTF-8.
-
-        Raises:
-            ProtocolError: the blob is not valid base64.
-        """
-        if self.blob is None:
-            return (self.text or "").encode("utf-8")
-        return _decode_base64(self.blob, f"resource {self.uri!r} blob")
-
-    def __repr__(self) -> str:
-        if self.blob is not None:
-            return f"<ResourceContents {self.uri!r} {self.mime_type or 'binary'}, {_size(self)}>"
-        return f"<ResourceContents {self.uri!r} {self.mime_type or 'text'}: {cut(self.text or '', 40)!r}>"
 
 
 @dataclass(frozen=True)
@@ -584,15 +421,15 @@ class Prompt:
                 raise ProtocolError(f"{spot}: expected an object, got {item!r}")
             parsed.append(
                 PromptArgument(
-                    name=_require(item, "name", str, spot),
-                    description=_optional(item, "description", str, spot),
-                    required=bool(_optional(item, "required", bool, spot)),
+                    name=required_member(item, "name", str, spot),
+                    description=optional_member(item, "description", str, spot),
+                    required=bool(optional_member(item, "required", bool, spot)),
                 )
             )
         return cls(
-            name=_require(data, "name", str, where),
-            title=_optional(data, "title", str, where),
-            description=_optional(data, "description", str, where),
+            name=required_member(data, "name", str, where),
+            title=optional_member(data, "title", str, where),
+            description=optional_member(data, "description", str, where),
             arguments=tuple(parsed),
             icons=_icons(data),
             raw=data,
@@ -640,9 +477,9 @@ class GetPromptResult:
             spot = f"{where} message #{n}"
             if not isinstance(item, Mapping):
                 raise ProtocolError(f"{spot}: expected an object, got {item!r}")
-            content = content_block(_require(item, "content", Mapping, spot), f"{spot} content")
-            parsed.append(PromptMessage(_require(item, "role", str, spot), content))
-        return cls(parsed, _optional(data, "description", str, where), raw=data)
+            content = content_block(required_member(item, "content", Mapping, spot), f"{spot} content")
+            parsed.append(PromptMessage(required_member(item, "role", str, spot), content))
+        return cls(parsed, optional_member(data, "description", str, where), raw=data)
 
     def __repr__(self) -> str:
         count = f"{len(self.messages)} message{'' if len(self.messages) == 1 else 's'}"
@@ -672,131 +509,7 @@ class Completion:
             raise ProtocolError(f"{where}: 'values' must be a list of strings, got {values!r}")
         return cls(
             values=values,
-            total=_optional(completion, "total", int, where),
-            has_more=bool(_optional(completion, "hasMore", bool, where)),
+            total=optional_member(completion, "total", int, where),
+            has_more=bool(optional_member(completion, "hasMore", bool, where)),
             raw=data,
         )
-
-
-def _decode_base64(value: str, where: str) -> bytes:
-    try:
-        return base64.b64decode(value, validate=True)
-    except (binascii.Error, ValueError) as exc:
-        raise ProtocolError(f"{where}: not valid base64: {exc}") from exc
-
-
-@dataclass(frozen=True)
-class TextContent:
-    """A text content block."""
-
-    text: str
-    annotations: Optional[Mapping[str, Any]] = None
-    meta: Optional[Mapping[str, Any]] = None
-    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
-    type: ClassVar[str] = "text"
-
-
-@dataclass(frozen=True)
-class _MediaContent:
-    base64_data: str
-    mime_type: str
-    annotations: Optional[Mapping[str, Any]] = None
-    meta: Optional[Mapping[str, Any]] = None
-    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
-    type: ClassVar[str] = ""
-
-    @property
-    def data(self) -> bytes:
-        """The bytes (the wire carries base64; ``ProtocolError`` if it is broken)."""
-        return _decode_base64(self.base64_data, f"{self.type} content")
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.mime_type}, {_size(self)}>"
-
-
-@dataclass(frozen=True, repr=False)  # keeps the short repr of _MediaContent
-class ImageContent(_MediaContent):
-    """An image content block: ``data`` (bytes), ``mime_type``."""
-
-    type: ClassVar[str] = "image"
-
-
-@dataclass(frozen=True, repr=False)  # keeps the short repr of _MediaContent
-class AudioContent(_MediaContent):
-    """An audio content block: ``data`` (bytes), ``mime_type``."""
-
-    type: ClassVar[str] = "audio"
-
-
-@dataclass(frozen=True)
-class ResourceLink:
-    """A link to a resource the client may read (``resource_link``)."""
-
-    uri: str
-    name: str
-    title: Optional[str] = None
-    description: Optional[str] = None
-    mime_type: Optional[str] = None
-    size: Optional[int] = None
-    annotations: Optional[Mapping[str, Any]] = None
-    meta: Optional[Mapping[str, Any]] = None
-    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
-    type: ClassVar[str] = "resource_link"
-
-
-@dataclass(frozen=True)
-class EmbeddedResource:
-    """A resource's contents embedded in the result (``resource``)."""
-
-    resource: ResourceContents
-    annotations: Optional[Mapping[str, Any]] = None
-    meta: Optional[Mapping[str, Any]] = None
-    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
-    type: ClassVar[str] = "resource"
-
-
-@dataclass(frozen=True)
-class UnknownContent:
-    """A content block of a type this version does not know; ``raw`` has all of it."""
-
-    type: str
-    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-
-ContentBlock = Union[TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource, UnknownContent]
-
-
-def content_block(data: Any, where: str = "content") -> ContentBlock:
-    """Build the typed view of one content block (text, image, audio, resource_link, resource)."""
-    if not isinstance(data, Mapping):
-        raise ProtocolError(f"{where}: expected an object, got {data!r}")
-    kind = _require(data, "type", str, where)
-    common = {
-        "annotations": _optional(data, "annotations", Mapping, where),
-        "meta": _optional(data, "_meta", Mapping, where),
-        "raw": data,
-    }
-    if kind == "text":
-        return TextContent(_require(data, "text", str, where), **common)
-    if kind in ("image", "audio"):
-        media = ImageContent if kind == "image" else AudioContent
-        return media(_require(data, "data", str, where), _require(data, "mimeType", str, where), **common)
-    if kind == "resource_link":
-        return ResourceLink(**_read(data, _RESOURCE, where), meta=common["meta"], raw=data)
-    if kind == "resource":
-        resource = _require(data, "resource", Mapping, where)
-        return EmbeddedResource(ResourceContents.from_dict(resource, f"{where} resource"), **common)
-    return UnknownContent(kind, raw=data)
-
-
-def _block_gist(block: ContentBlock) -> str:
-    """A content block in a few words, for a result's repr."""
-    if isinstance(block, TextContent):
-        return f"text {cut(block.text, 40)!r}"
-    if isinstance(block, (ImageContent, AudioContent)):
-        return f"{block.type} {block.mime_type} {_size(block)}"
-    if isinstance(block, ResourceLink):
-        return f"link {block.uri!r}"
-    if isinstance(block, EmbeddedResource):
-        return f"resource {block.resource.uri!r}"
-    return f"{block.type} block"

@@ -39,9 +39,9 @@ from .._core.errors import (
     ProtocolError,
     RequestTimeout,
     ServerError,
-    UnsupportedProtocolVersion,
     WriteTimeout,
 )
+from .._core.feature_errors import UnsupportedProtocolVersion
 from .._core.timeouts import USE_DEFAULT, Deadline
 from .channel import Channel
 from .era import AUTO, LEGACY

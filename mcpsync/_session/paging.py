@@ -14,7 +14,8 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import Any, Callable, Optional, TypeVar
 
-from .._core.errors import PageLimitExceeded, ProtocolError, RequestTimeout
+from .._core.errors import ProtocolError, RequestTimeout
+from .._core.feature_errors import PageLimitExceeded
 from .._core.timeouts import Timeout
 from .models import Page
 

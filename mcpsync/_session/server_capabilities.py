@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Callable, Optional, TypeVar
 
-from .._core.errors import CapabilityNotDeclared, CapabilityNotServed, ServerError
+from .._core.errors import ServerError
+from .._core.feature_errors import CapabilityNotDeclared, CapabilityNotServed
 
 __all__ = ["METHOD_NOT_FOUND", "REQUIRED", "declared", "items_served", "not_served", "require"]
 

@@ -20,14 +20,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Callable, Optional, Union
 
 from .._core import jsonrpc
-from .._core.errors import (
-    ConfigurationError,
-    HandlerResultError,
-    MCPError,
-    NotSupportedError,
-    ProtocolError,
-    ServerError,
-)
+from .._core.errors import ConfigurationError, MCPError, NotSupportedError, ProtocolError, ServerError
+from .._core.feature_errors import HandlerResultError
 from .._core.jsonrpc import Message
 from .channel import Channel
 from .dispatch import Dispatcher

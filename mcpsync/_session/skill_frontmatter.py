@@ -14,7 +14,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any, Callable
 
-from .._core.errors import SkillVerificationError
+from .._core.feature_errors import SkillVerificationError
 from .._core.text import cut
 
 __all__ = ["MAX_FRONTMATTER", "MAX_FRONTMATTER_DEPTH", "MAX_FRONTMATTER_VALUES", "differences", "parse_frontmatter"]

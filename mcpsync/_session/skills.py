@@ -43,7 +43,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
-from .._core.errors import ExtensionNotDeclared, ProtocolError, SkillVerificationError
+from .._core.errors import ProtocolError
+from .._core.feature_errors import ExtensionNotDeclared, SkillVerificationError
 from .._core.text import cut, first_line
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .models import ReadResourceResult, Resource

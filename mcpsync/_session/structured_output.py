@@ -14,7 +14,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any, Optional
 
-from .._core.errors import OutputSchemaError
+from .._core.feature_errors import OutputSchemaError
 from .models import CallToolResult, Tool
 
 __all__ = ["OutputSchemas"]

@@ -37,7 +37,8 @@ import time
 from collections.abc import Mapping
 from typing import Any, Callable, Optional
 
-from .._core.errors import MCPError, ProtocolError, RequestTimeout, ServerError, TaskCancelled
+from .._core.errors import MCPError, ProtocolError, RequestTimeout, ServerError
+from .._core.feature_errors import TaskCancelled
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
 from .progress import ProgressCallback
 from .tracebacks import shorten_interrupts

@@ -14,7 +14,8 @@ import time
 from collections.abc import Mapping
 from typing import Any, Callable, Optional, Protocol, Union
 
-from .._core.errors import RequestTimeout, ServerError, TaskNotFound, UnknownNameError
+from .._core.errors import RequestTimeout, ServerError, UnknownNameError
+from .._core.feature_errors import TaskNotFound
 from .._core.jsonrpc import ErrorCode
 from .._core.text import cut, did_you_mean
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout

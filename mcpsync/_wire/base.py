@@ -30,8 +30,8 @@ from .._core.errors import MCPError, ProtocolError, ProtocolWarning, RequestTime
 from .._core.jsonrpc import Kind, Message
 from .._core.pending import RequestFuture
 from .._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout, check_timeout, resolve_timeout
-from .config import MessageSize, check_max_message_size
 from .._threads.latches import Latch
+from .config import MessageSize, check_max_message_size
 
 __all__ = ["Receiver", "Transport", "TransportState", "TransportStats"]
 

@@ -65,11 +65,11 @@ from .._core.errors import (
     WriteTimeout,
 )
 from .._core.text import excerpt
-from .http_session import can_cut, close_session, current, new_session
-from .._threads.signals import interrupted
 from .._threads.latches import Latch
+from .._threads.signals import interrupted
 from .._threads.watchdog import Watchdog
 from .._threads.workers import Workers
+from .http_session import can_cut, close_session, current, new_session
 
 __all__ = [
     "ACCEPT",

@@ -26,12 +26,12 @@ from .._core.errors import ConnectError, MCPError, ProtocolError, TransportClose
 from .._core.pending import RequestFuture
 from .._core.sse import events
 from .._core.timeouts import USE_DEFAULT, Timeout
+from .._threads.latches import Latch
+from .._threads.signals import acquire_deferred, deferred_interrupts
+from .._threads.workers import Workers
 from .base import CLOSE_NOTICE_BUDGET, logger
 from .http_base import HTTPTransportBase, public_url
-from .http_client import EVENT_STREAM, JSON, released_after, origin
-from .._threads.signals import acquire_deferred, deferred_interrupts
-from .._threads.latches import Latch
-from .._threads.workers import Workers
+from .http_client import EVENT_STREAM, JSON, origin, released_after
 
 __all__ = ["SSETransport"]
 

@@ -44,10 +44,10 @@ from .._core.endpoint import ID_SCAN_BYTES
 from .._core.errors import ConfigurationError, ConnectError, MCPError, NotSupportedError, TransportClosed, WriteTimeout
 from .._core.text import cut
 from .._core.timeouts import USE_DEFAULT, Timeout
-from .base import CLOSE_NOTICE_BUDGET, NOTICE_TIMEOUT, READER_WRITE_TIMEOUT, Transport
-from .config import STDERR_MODES, StdioServerConfig
 from .._threads.signals import POLL, acquire_deferred, interrupted
 from .._threads.workers import Workers
+from .base import CLOSE_NOTICE_BUDGET, NOTICE_TIMEOUT, READER_WRITE_TIMEOUT, Transport
+from .config import STDERR_MODES, StdioServerConfig
 
 __all__ = ["DEFAULT_INHERITED_ENV_VARS", "StdioTransport", "default_environment"]
 

@@ -51,12 +51,12 @@ from .._core.errors import (
 from .._core.pending import RequestFuture
 from .._core.sse import events
 from .._core.timeouts import USE_DEFAULT, Timeout
+from .._threads.latches import Latch
+from .._threads.signals import acquire_deferred, deferred_interrupts, interrupted
+from .._threads.workers import Workers
 from .base import CLOSE_NOTICE_BUDGET, NOTICE_TIMEOUT, logger
 from .http_base import HTTPTransportBase, StreamPosition
 from .http_client import ACCEPT, EVENT_STREAM, JSON, Exchange, content_type, released_after
-from .._threads.signals import acquire_deferred, deferred_interrupts, interrupted
-from .._threads.latches import Latch
-from .._threads.workers import Workers
 
 __all__ = ["LAST_EVENT_ID", "MCP_PROTOCOL_VERSION", "MCP_SESSION_ID", "StreamableHTTPTransport"]
 

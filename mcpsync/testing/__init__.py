@@ -6,7 +6,8 @@
     with mcpsync.connect(server_command()) as client:
         client.call_tool("echo", {"text": "hi"}).text   # "hi"
 
-See ``mcpsync.testing.server`` for its tools and options.
+See ``python -m mcpsync.testing --help`` for its tools and options, and the modules of this
+package for what each part does (``catalogue``, ``tools``, ``server``, ``http`` ...).
 """
 
 from __future__ import annotations

@@ -23,43 +23,13 @@ with -32020 (HeaderMismatch). A version it does not accept gets 400 with
 line's server options (``--modern-versions``, ``--page-size`` ...) hold for
 every session and the stateless server alike.
 
-Faults are switched on with POSTs to control URLs (not MCP). "The next MCP
-POST" is the next one to ``/mcp`` or ``/messages``:
-
-    /control/expire-sessions      forget every session: the next request gets 404
-    /control/cut-next-stream      the next SSE answer sends its first event, then the
-                                  connection is cut; the rest waits for a resumption
-    /control/cut-next-event       the next answer is cut in the middle of its message:
-                                  half an SSE event (the rest waits for a resumption),
-                                  half a JSON body, or, on an HTTP+SSE stream, half of
-                                  the next event and the stream ends
-    /control/fail-next?status=N   the next MCP POST is answered with status N
-                                  (401 comes with WWW-Authenticate and Mcp-Auth-Server)
-    /control/reset-next           the next MCP POST is read, then its connection reset (RST)
-    /control/delay-next?seconds=S the next MCP POST waits S seconds before anything happens
-    /control/cookie-next?value=V  the answer to the next MCP POST sets the cookie V
-    /control/redirect-next        the next MCP POST is answered 307, to the same URL
-    /control/last-cookie          answers with the Cookie header of the last MCP POST
-    /control/gzip-next            the answer to the next MCP POST is gzip-compressed
-                                  (a JSON body whole, an event stream flushed per event)
-    /control/keepalive-next?interval=S  the next SSE answer sends a ": ping" comment
-                                  every S seconds while its answer is not ready
-    /control/trickle-next?interval=S  the next answer with a whole body (JSON) sends it
-                                  one byte every S seconds
-    /control/trickle-headers-next?interval=S  the next MCP POST gets a status line, then one
-                                  header line every S seconds, and never the end of its headers
-    /control/trickle-delete-next?interval=S  the same for the next DELETE (a session's end)
-    /control/linger-next          the next SSE answer keeps its stream open after the answer
-                                  (a server that does not end it, as it SHOULD)
-    /control/retry-next?ms=N      the next SSE answer announces ``retry: N`` (ms) to resume after
-    /control/end-trickles         every trickle running now ends (closes its connection)
-    /control/seen                 answers with the JSON list of the methods (or "answer") of every
-                                  MCP message posted so far, in order
+Faults are switched on with POSTs to control URLs (not MCP), listed in ``mcpsync.testing.http_controls``;
+the sessions are in ``mcpsync.testing.http_sessions``, the check of the 2026-07-28 headers in
+``mcpsync.testing.http_headers``.
 """
 
 from __future__ import annotations
 
-import base64
 import gzip
 import itertools
 import json
@@ -72,193 +42,23 @@ import time
 import uuid
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, ClassVar, Optional
+from typing import Any, Callable, Optional
 from urllib.parse import parse_qs, urlsplit
 
 from .._core.jsonrpc import ErrorCode
-from .minimal import make_server
-from .server import HANDSHAKE_VERSIONS, TestServer
+from .http_controls import RETRY_MS, Controls
+from .http_headers import header_mismatch
+from .http_sessions import LegacySession, Session, Stream
+from .protocol import HANDSHAKE_VERSIONS, HEADER_MISMATCH
 
 __all__ = ["serve_http"]
 
-#: The 2026-07-28 revision's error for headers that do not match the body (with a 400).
-HEADER_MISMATCH = -32020
 METHOD_NOT_FOUND = ErrorCode.METHOD_NOT_FOUND
 
 #: Seconds a request's stream waits for its answer before giving up.
 ANSWER_WAIT = 60.0
-#: The ``retry`` (ms) announced on every stream.
-RETRY_MS = 50
 #: Seconds between keep-alive comments on an idle HTTP+SSE stream (how a gone client is noticed).
 KEEPALIVE = 1.0
-
-
-_SAME = object()
-
-
-class _Stream:
-    """The events of one request's answer: kept for resumption, handed to whoever reads them."""
-
-    def __init__(self, stream_id: str, request_id: Any, answer_id: Any = None) -> None:
-        self.stream_id = stream_id
-        self.request_id = request_id
-        #: The id the answer goes out with, when the server saw the request under another (modern requests).
-        self.answer_id = _SAME if answer_id is None else answer_id
-        self.events: list[bytes] = []  # every event sent so far, for replay
-        self.queue: queue.Queue[Optional[bytes]] = queue.Queue()
-        self.done = False
-
-    def add(self, message: bytes) -> None:
-        self.events.append(message)
-        self.queue.put(message)
-
-
-def _whole_lines(partial: bytearray, data: bytes) -> list[bytes]:
-    """The lines ``data`` completes (without their newlines); what is left of a line stays in ``partial``."""
-    if b"\n" not in data:
-        partial += data
-        return []
-    first, *lines = data.split(b"\n")
-    lines.insert(0, bytes(partial + first) if partial else first)
-    partial[:] = lines.pop()
-    return [line for line in lines if line.strip()]
-
-
-class _Session:
-    """One MCP session: a TestServer whose output is routed to the streams of open requests."""
-
-    def __init__(self, session_id: str, name: str, options: Optional[dict[str, Any]] = None) -> None:
-        self.session_id = session_id
-        self.lock = threading.Lock()
-        self.open: dict[Any, _Stream] = {}  # request id -> stream waiting for its answer
-        self.streams: dict[str, _Stream] = {}
-        self.ids = itertools.count(1)
-        self.server = make_server(name, options, stdout=self)
-        self._partial = bytearray()  # a line written in pieces, until its end comes
-
-    # The TestServer writes encoded lines here (under its write lock), whole or in pieces.
-    def write(self, data: bytes) -> None:
-        for line in _whole_lines(self._partial, data):
-            self._route(line)
-
-    def flush(self) -> None:
-        # Over HTTP every message is framed: half a line the server flushed is a message of its own.
-        if self._partial:
-            self._route(bytes(self._partial))
-            self._partial.clear()
-
-    def _route(self, line: bytes) -> None:
-        try:
-            message = json.loads(line)
-        except ValueError:
-            message = None
-        with self.lock:
-            subscription = _subscription_of(message)
-            if subscription is not None and subscription in self.open:
-                # A subscription's notification: on its own stream, tagged with the id the client gave it.
-                stream = self.open[subscription]
-                if stream.answer_id is not _SAME:
-                    params = {**message["params"], "_meta": {**message["params"]["_meta"], _TAG: stream.answer_id}}
-                    line = json.dumps({**message, "params": params}).encode()
-                stream.add(line)
-                return
-            if isinstance(message, dict) and "method" not in message and message.get("id") in self.open:
-                stream = self.open.pop(message["id"])
-                if stream.answer_id is not _SAME:  # a modern request's own id, in place of the one it had here
-                    line = json.dumps({**message, "id": stream.answer_id}).encode()
-                stream.add(line)
-                stream.done = True
-                stream.queue.put(None)
-                return
-            # Notifications, requests to the client, garbage: to the oldest open stream.
-            target = next(iter(self.open.values()), None)
-        if target is not None:
-            target.add(line)
-
-    def open_stream(self, request_id: Any, answer_id: Any = None) -> _Stream:
-        with self.lock:
-            stream = _Stream(f"{self.session_id[:8]}-{next(self.ids)}", request_id, answer_id)
-            self.open[request_id] = stream
-            self.streams[stream.stream_id] = stream
-            return stream
-
-
-class _LegacySession:
-    """One HTTP+SSE (2024-11-05) session: everything the TestServer writes goes to its one stream."""
-
-    def __init__(self, session_id: str, name: str) -> None:
-        self.session_id = session_id
-        self.queue: queue.Queue[bytes] = queue.Queue()
-        self.server = TestServer(name, stdout=self)
-        self._partial = bytearray()
-
-    def write(self, data: bytes) -> None:
-        for line in _whole_lines(self._partial, data):
-            self.queue.put(line)
-
-    def flush(self) -> None:
-        if self._partial:
-            self.queue.put(bytes(self._partial))
-            self._partial.clear()
-
-
-#: The switches of the control URLs: the attribute of ``_Controls`` each sets, and the query
-#: parameter its value comes from (its type and default), or ``None`` for a switch that is just on.
-_SWITCHES: dict[str, tuple[str, Optional[str], Callable[[str], Any], str]] = {
-    "cut-next-stream": ("cut_next", None, str, ""),
-    "cut-next-event": ("cut_mid_event", None, str, ""),
-    "fail-next": ("fail_next", "status", int, "500"),
-    "reset-next": ("reset_next", None, str, ""),
-    "delay-next": ("delay_next", "seconds", float, "1"),
-    "cookie-next": ("cookie_next", "value", str, "test=1"),
-    "redirect-next": ("redirect_next", None, str, ""),
-    "gzip-next": ("gzip_next", None, str, ""),
-    "keepalive-next": ("keepalive_next", "interval", float, "0.1"),
-    "trickle-next": ("trickle_next", "interval", float, "0.05"),
-    "trickle-headers-next": ("trickle_headers_next", "interval", float, "0.5"),
-    "trickle-delete-next": ("trickle_delete_next", "interval", float, "0.5"),
-    "linger-next": ("linger_next", None, str, ""),
-    "retry-next": ("retry_next", "ms", int, str(RETRY_MS)),
-}
-
-
-class _Controls:
-    """The faults switched on; each strikes once, then is off again."""
-
-    OFF: ClassVar[dict[str, Any]] = {
-        "cut_next": False,
-        "cut_mid_event": False,
-        "fail_next": None,
-        "reset_next": False,
-        "delay_next": 0.0,
-        "cookie_next": None,
-        "redirect_next": False,
-        "gzip_next": False,
-        "keepalive_next": 0.0,
-        "trickle_next": 0.0,
-        "trickle_headers_next": 0.0,
-        "trickle_delete_next": 0.0,
-        "linger_next": False,
-        "retry_next": None,
-    }
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        for name, value in self.OFF.items():
-            setattr(self, name, value)
-        #: The Cookie header of the last MCP POST.
-        self.last_cookie = ""
-        #: The method (or "answer") of every MCP message posted, in order (``/control/seen``).
-        self.seen: list[str] = []
-        #: Counts ``/control/end-trickles``: a trickle ends when it changes.
-        self.trickles_ended = 0
-
-    def take(self, name: str) -> Any:
-        """A switch's value, switching it off."""
-        with self.lock:
-            value = getattr(self, name)
-            setattr(self, name, self.OFF[name])
-            return value
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -306,7 +106,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             time.sleep(self._trickle)
 
-    def _session(self) -> Optional[_Session]:
+    def _session(self) -> Optional[Session]:
         session_id = self.headers.get("Mcp-Session-Id")
         with self.server.lock:
             return self.server.sessions.get(session_id) if session_id else None
@@ -323,9 +123,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._not_here(path.path)
             return
         controls = self.server.controls
-        with controls.lock:
-            controls.last_cookie = self.headers.get("Cookie", "")
-            controls.seen.append(_method_of(body))
+        controls.record(self.headers.get("Cookie", ""), body)
         self._set_cookie = controls.take("cookie_next")
         self._gzip = controls.take("gzip_next")
         self._trickle = controls.take("trickle_next")
@@ -344,9 +142,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if self._modern_post(message):
             return
-        session: Optional[_Session]
+        session: Optional[Session]
         if message.get("method") == "initialize":
-            session = _Session(uuid.uuid4().hex, self.server.name, self.server.options)
+            session = Session(uuid.uuid4().hex, self.server.name, self.server.options)
             with self.server.lock:
                 self.server.sessions[session.session_id] = session
         else:
@@ -362,7 +160,7 @@ class _Handler(BaseHTTPRequestHandler):
         session.server.handle_line(body)
         self._answer(stream, {"Mcp-Session-Id": session.session_id})
 
-    def _answer(self, stream: _Stream, headers: dict[str, str], events: bool = False) -> None:
+    def _answer(self, stream: Stream, headers: dict[str, str], events: bool = False) -> None:
         """Send the answer of a request: a JSON body, or an event stream (with the faults switched on)."""
         controls = self.server.controls
         if self.server.json_replies and not events:
@@ -416,7 +214,7 @@ class _Handler(BaseHTTPRequestHandler):
             modern.server.handle_line(json.dumps(message).encode())
             self._reply(202)
             return True
-        mismatch = self._header_mismatch(message, version)
+        mismatch = header_mismatch(self.headers, message, version, modern.server.tools)
         refusal = (HEADER_MISMATCH, f"Header mismatch: {mismatch}", None) if mismatch else None
         refusal = refusal or modern.server.modern_refusal(method, version)
         if refusal is not None:
@@ -434,34 +232,6 @@ class _Handler(BaseHTTPRequestHandler):
         modern.server.handle_line(json.dumps({**message, "id": internal}).encode())
         self._answer(stream, {}, events=method == "subscriptions/listen")  # a subscription: always a stream
         return True
-
-    def _header_mismatch(self, message: dict[str, Any], version: str) -> Optional[str]:
-        """What the standard headers of a modern POST get wrong (``None``: nothing)."""
-        method = message["method"]
-        params: dict[str, Any] = message["params"] if isinstance(message.get("params"), dict) else {}
-        sent = self.headers.get("MCP-Protocol-Version")
-        if sent != version:
-            return f"MCP-Protocol-Version header {sent!r} does not match the body's {version!r}"
-        if self.headers.get("Mcp-Method") != method:
-            return f"Mcp-Method header {self.headers.get('Mcp-Method')!r} does not match the body's {method!r}"
-        named = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}.get(method)
-        if named is not None:
-            header = self.headers.get("Mcp-Name")
-            if header is None or _decoded(header) != params.get(named):
-                return f"Mcp-Name header {header!r} does not match the body's {params.get(named)!r}"
-        if method == "tools/call":
-            arguments: dict[str, Any] = params["arguments"] if isinstance(params.get("arguments"), dict) else {}
-            tool = next((t for t in self.server.modern.server.tools if t["name"] == params.get("name")), None)
-            properties = (tool or {}).get("inputSchema", {}).get("properties", {})
-            for name, schema in properties.items():
-                header_name = schema.get("x-mcp-header") if isinstance(schema, dict) else None
-                value = arguments.get(name)
-                if not isinstance(header_name, str) or not header_name or value is None:
-                    continue
-                header = self.headers.get(f"Mcp-Param-{header_name}")
-                if header is None or not _same_value(_decoded(header), value):
-                    return f"Mcp-Param-{header_name} header {header!r} does not match the body's {value!r}"
-        return None
 
     def _injected_fault(self) -> bool:
         """Apply the fault switched on for the next MCP POST, if any; ``True`` if it took the answer's place."""
@@ -589,7 +359,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _legacy_stream(self) -> None:
         """GET /sse: the session's one stream; its first event names the URL to POST to."""
-        session = _LegacySession(uuid.uuid4().hex, self.server.name)
+        session = LegacySession(uuid.uuid4().hex, self.server.name)
         with self.server.lock:
             self.server.legacy_sessions[session.session_id] = session
         self.send_response(200)
@@ -645,24 +415,17 @@ class _Handler(BaseHTTPRequestHandler):
             self._reply(200, seen, "application/json")
             return
         name = path[len("/control/") :]
-        with controls.lock:
-            if name == "expire-sessions":
-                with self.server.lock:
-                    self.server.sessions.clear()
-            elif name == "end-trickles":
-                controls.trickles_ended += 1
-            elif name in _SWITCHES:
-                attribute, parameter, kind, default = _SWITCHES[name]
-                value = True if parameter is None else kind(query.get(parameter, [default])[0])
-                setattr(controls, attribute, value)
-            else:
-                self._reply(404, b"unknown control")
-                return
+        if name == "expire-sessions":
+            with self.server.lock:
+                self.server.sessions.clear()
+        elif not controls.switch(name, query):
+            self._reply(404, b"unknown control")
+            return
         self._reply(200, b"ok")
 
     # -- answers ---------------------------------------------------------------------
 
-    def _wait_answer(self, stream: _Stream) -> Optional[bytes]:
+    def _wait_answer(self, stream: Stream) -> Optional[bytes]:
         while True:
             try:
                 item = stream.queue.get(timeout=ANSWER_WAIT)
@@ -674,7 +437,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _stream_events(
         self,
-        stream: _Stream,
+        stream: Stream,
         headers: dict[str, str],
         start: int,
         cut_after_first: bool = False,
@@ -730,50 +493,6 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.write(packer.flush())
 
 
-_TAG = "io.modelcontextprotocol/subscriptionId"
-
-
-def _subscription_of(message: Any) -> Any:
-    """The subscription a notification belongs to (``_meta`` subscriptionId), if any."""
-    if not isinstance(message, dict) or "id" in message or not isinstance(message.get("params"), dict):
-        return None
-    meta = message["params"].get("_meta")
-    return meta.get(_TAG) if isinstance(meta, dict) else None
-
-
-def _decoded(header: str) -> str:
-    """A header value as sent: ``=?base64?...?=`` decoded (UTF-8), anything else as it is."""
-    if header.startswith("=?base64?") and header.endswith("?="):
-        try:
-            return base64.b64decode(header[len("=?base64?") : -2], validate=True).decode("utf-8")
-        except ValueError:
-            return header
-    return header
-
-
-def _same_value(header: str, value: Any) -> bool:
-    """Whether a ``Mcp-Param-*`` header carries the body's value (numbers compared as numbers)."""
-    if isinstance(value, bool):
-        return header == ("true" if value else "false")
-    if isinstance(value, (int, float)):
-        try:
-            return float(header) == float(value)
-        except ValueError:
-            return False
-    return header == str(value)
-
-
-def _method_of(body: bytes) -> str:
-    """What an MCP message posted is, for ``/control/seen``: its method, "answer", or "not JSON"."""
-    try:
-        message = json.loads(body)
-    except ValueError:
-        return "not JSON"
-    if not isinstance(message, dict):
-        return "not an object"
-    return str(message.get("method", "answer"))
-
-
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
 
@@ -784,13 +503,13 @@ class _HTTPServer(ThreadingHTTPServer):
         #: The TestServer options of every session (the command line's).
         self.options = dict(options or {})
         #: The one stateless server of the 2026-07-28 requests (no session), and the ids it saw them under.
-        self.modern = _Session("modern", name, self.options)
+        self.modern = Session("modern", name, self.options)
         self.modern_counter = itertools.count(1)
         self.modern_ids: dict[str, str] = {}
         self.lock = threading.Lock()
-        self.sessions: dict[str, _Session] = {}
-        self.legacy_sessions: dict[str, _LegacySession] = {}
-        self.controls = _Controls()
+        self.sessions: dict[str, Session] = {}
+        self.legacy_sessions: dict[str, LegacySession] = {}
+        self.controls = Controls()
 
 
 def serve_http(

@@ -4,7 +4,7 @@
 
 A legal server may send no more than its revision's schema requires, and a client must work
 with it. This server serves the same tools, resources, prompts and completions as the full one
-(``mcpsync.testing.server``), in both eras, but:
+(``mcpsync.testing.catalogue``), in both eras, but:
 
 - ``initialize`` answers ``protocolVersion``, ``capabilities: {}`` and ``serverInfo`` with
   ``name`` and ``version`` only; ``server/discover`` answers ``supportedVersions``,
@@ -31,13 +31,16 @@ A result that asks for more (``input_required``) is sent as it is: its requests 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Optional
+from typing import Any, ClassVar, Optional
 
 from .._core import jsonrpc as messages
 from .._version import __version__
-from .server import HANDSHAKE_VERSIONS, TestServer, ToolCall
+from .calls import ToolCall
+from .protocol import HANDSHAKE_VERSIONS
+from .server import TestServer
+from .tools import Tools
 
-__all__ = ["MINIMAL_TOOL", "MinimalServer", "make_server"]
+__all__ = ["MINIMAL_TOOL", "MinimalServer", "MinimalTools", "make_server"]
 
 #: The tool only the minimal server has: structured content that is an array.
 MINIMAL_TOOL: dict[str, Any] = {
@@ -119,8 +122,21 @@ def minimal_result(method: str, result: Mapping[str, Any]) -> dict[str, Any]:
     return kept
 
 
+class MinimalTools(Tools):
+    """The test server's tools, and ``numbers``."""
+
+    def tool_numbers(self, call: ToolCall, count: int = 3) -> dict[str, Any]:
+        numbers = list(range(1, count + 1))
+        result: dict[str, Any] = {"content": [{"type": "text", "text": str(numbers)}]}
+        if call.modern is not None:
+            result["structuredContent"] = numbers  # 2025-11-25 and before: an object only, so none
+        return result
+
+
 class MinimalServer(TestServer):
     """The test server sending only what the schema requires (see the module docstring)."""
+
+    tools_class: ClassVar[type[Tools]] = MinimalTools
 
     def __init__(self, name: str = "mcpsync-test-server", **options: Any) -> None:
         options["skills"] = False  # an extension is declared, or it is not served
@@ -153,13 +169,6 @@ class MinimalServer(TestServer):
         version = self.protocol_version or (asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[0])
         result = {"protocolVersion": version, "capabilities": {}, "serverInfo": self._server_info()}
         self.send(messages.success_response(request_id, result))
-
-    def tool_numbers(self, call: ToolCall, count: int = 3) -> dict[str, Any]:
-        numbers = list(range(1, count + 1))
-        result: dict[str, Any] = {"content": [{"type": "text", "text": str(numbers)}]}
-        if call.modern is not None:
-            result["structuredContent"] = numbers  # 2025-11-25 and before: an object only, so none
-        return result
 
 
 def make_server(name: str, options: Optional[Mapping[str, Any]] = None, **extra: Any) -> TestServer:

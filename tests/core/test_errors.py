@@ -25,14 +25,20 @@ def test_server_error_prefix_of_another_code_is_kept() -> None:
 
 def test_both_error_trees_name_every_public_error_and_warning() -> None:
     """Scenario: the error tree is written twice, in ``_core/errors.py``'s docstring and in
-    docs/api.md. Promise: each names every exception and warning class ``errors.__all__`` exports
-    (docs/api.md lacked HeaderMismatch, MissingClientCapability and HandlerResultError)."""
+    docs/api.md. Promise: each names every exception and warning class that ``errors.__all__``
+    and ``feature_errors.__all__`` export (docs/api.md lacked HeaderMismatch,
+    MissingClientCapability and HandlerResultError)."""
     import re
     from pathlib import Path
 
-    from mcpsync._core import errors
+    from mcpsync._core import errors, feature_errors
 
-    classes = [name for name in errors.__all__ if isinstance(getattr(errors, name), type)]
+    classes = [
+        name
+        for module in (errors, feature_errors)
+        for name in module.__all__
+        if isinstance(getattr(module, name), type)
+    ]
     # The doc's tree: the fenced block that starts with "MCPError".
     api = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text(encoding="utf-8")
     block = re.search(r"```\nMCPError\n(.*?)```", api, re.S)
@@ -41,3 +47,18 @@ def test_both_error_trees_name_every_public_error_and_warning() -> None:
         named = set(re.findall(r"(?:[├└]── |^\s*)([A-Z]\w+)", tree, re.M))
         missing = [name for name in classes if name not in named and name != "URLElicitation"]
         assert missing == [], f"{where} does not name {missing}"
+
+
+def test_feature_errors_are_public_mcp_errors() -> None:
+    """Scenario: the errors of MCP's features live in ``_core/feature_errors.py``, apart from the
+    roots. Promise: each is an ``MCPError``, exported by ``mcpsync`` under its own name and shown
+    as ``mcpsync.X`` (``tests/test_public_api.py`` walks ``errors.__all__`` alone)."""
+    import mcpsync
+    from mcpsync._core import feature_errors
+
+    assert feature_errors.__all__
+    for name in feature_errors.__all__:
+        kind = getattr(feature_errors, name)
+        assert issubclass(kind, mcpsync.MCPError), name
+        assert getattr(mcpsync, name) is kind and name in mcpsync.__all__, name
+        assert kind.__module__ == "mcpsync", name

@@ -22,7 +22,7 @@ import pytest
 import mcpsync
 from mcpsync._edges import cli, cli_args
 from mcpsync.testing import server_command
-from mcpsync.testing.server import PIXEL_PNG, TOOLS
+from mcpsync.testing.catalogue import PIXEL_PNG, TOOLS
 from tests.http_server import running_http_server
 
 #: Seconds one command may take (they take well under one).

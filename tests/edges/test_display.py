@@ -20,17 +20,16 @@ from typing import Any, Optional
 import pytest
 
 import mcpsync
-from mcpsync._edges import display
+from mcpsync._edges import safe_html
 from mcpsync._edges.display import status_html, to_html
 from mcpsync._manager.records import ManagedPrompt, ManagedResource, ManagedTool, ServerState, ServerStatus
+from mcpsync._session.content import ImageContent, ResourceContents
 from mcpsync._session.models import (
     CallToolResult,
     GetPromptResult,
-    ImageContent,
     Prompt,
     ReadResourceResult,
     Resource,
-    ResourceContents,
     ResourceTemplate,
     ServerInfo,
     Tool,
@@ -299,7 +298,7 @@ def test_an_error_result_is_marked() -> None:
 
 def test_long_texts_are_cut_with_a_note() -> None:
     text = safe(to_html(result([{"type": "text", "text": "y" * 25_000}]))).all_text
-    assert text.count("y") == display.TEXT_LIMIT and "15000 more characters not shown" in text
+    assert text.count("y") == safe_html.TEXT_LIMIT and "15000 more characters not shown" in text
 
 
 def test_media_show_inline_only_for_allowed_types_whose_bytes_match() -> None:

@@ -251,6 +251,25 @@ def test_colliding_names_are_made_unique_and_reported(tmp_path: Path) -> None:
             assert m.call_tool(name, {"text": server}).text == server
 
 
+def test_each_collision_is_logged_once_though_the_names_are_made_again(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Scenario: two servers whose names qualify alike; one re-lists its tools (list_changed), so the
+    manager names every tool again. Promise: each collision is in the log once, and still reported."""
+    with caplog.at_level("WARNING", logger="mcpsync.manager"):
+        with manager({"a.b": ours(), "a_b": ours()}, tmp_path) as m:
+            first = m.collisions
+            assert first and len(m.list_tools()) == len({t.name for t in m.list_tools()})
+            before = m.status()["a.b"].tools
+            # "a.b" keeps the plain qualified names (it comes first): this asks it to re-list.
+            m.call_tool("a_b__notify_client", {"method": "notifications/tools/list_changed"}, timeout=T)
+            assert wait_for(lambda: m._servers["a.b"].tools_revision > 1 and m.status()["a.b"].tools == before)
+            m.list_tools()
+            assert m.collisions == first
+    logged = [r.getMessage() for r in caplog.records if "tool names collide" in r.getMessage()]
+    assert len(logged) == len(first) == len(set(logged))
+
+
 def test_list_changed_updates_the_tools_and_calls_back(tmp_path: Path) -> None:
     changes: list[list[mcpsync.ManagedTool]] = []
     with manager({"s": ours()}, tmp_path, on_tools_changed=changes.append) as m:
@@ -292,10 +311,10 @@ def test_an_older_relisting_that_ends_last_does_not_win(tmp_path: Path, monkeypa
             return tools[:1] if delay else tools  # the slow, older listing saw fewer tools
 
         monkeypatch.setattr(mcpsync.Client, "list_tools", listing)
-        older = threading.Thread(target=m._tools_changed, args=(server, client))
+        older = threading.Thread(target=server.relist, args=(client,))
         older.start()
         time.sleep(0.1)
-        m._tools_changed(server, client)
+        server.relist(client)
         older.join(T)
         assert len(m.list_tools()) > 1
 

@@ -19,21 +19,18 @@ from typing import Any, Callable
 import pytest
 
 from mcpsync import ProtocolError
+from mcpsync._session.content import ResourceContents, content_block
+from mcpsync._session.fields import LENIENT_FIELDS, REQUIRED_FIELDS, RESULT_HINTS
 from mcpsync._session.models import (
-    LENIENT_FIELDS,
-    REQUIRED_FIELDS,
-    RESULT_HINTS,
     CallToolResult,
     Completion,
     GetPromptResult,
     Prompt,
     ReadResourceResult,
     Resource,
-    ResourceContents,
     ResourceTemplate,
     ServerInfo,
     Tool,
-    content_block,
 )
 from tests.published_schemas import BUNDLE, NODE, definitions, resolve
 

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from mcpsync._threads.signals import acquire_deferred, deferred_interrupts, interrupted
 from mcpsync._threads.latches import Changes, Latch
+from mcpsync._threads.signals import acquire_deferred, deferred_interrupts, interrupted
 
 main_only = pytest.mark.skipif(
     threading.current_thread() is not threading.main_thread(), reason="needs the main thread"
