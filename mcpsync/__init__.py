@@ -62,7 +62,7 @@ from ._core.feature_errors import (
     UnsupportedProtocolVersion,
 )
 from ._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout
-from ._session.client import LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, Client, ClientState
+from ._session.client import Client, ClientState
 from ._session.connect import connect
 from ._session.content import (
     AudioContent,
@@ -89,6 +89,13 @@ from ._session.models import (
     ResourceTemplate,
     ServerInfo,
     Tool,
+)
+from ._session.negotiation import (
+    ALL_PROTOCOL_VERSIONS,
+    HANDSHAKE_PROTOCOL_VERSIONS,
+    LATEST_PROTOCOL_VERSION,
+    MODERN_PROTOCOL_VERSIONS,
+    SUPPORTED_PROTOCOL_VERSIONS,
 )
 from ._session.progress_bars import set_progress_bars
 from ._session.skills import LoadedSkill, Skill, SkillDirectory, SkillResource
@@ -190,8 +197,11 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
+    "ALL_PROTOCOL_VERSIONS",
     "DEFAULT_TIMEOUT",
+    "HANDSHAKE_PROTOCOL_VERSIONS",
     "LATEST_PROTOCOL_VERSION",
+    "MODERN_PROTOCOL_VERSIONS",
     "SUPPORTED_PROTOCOL_VERSIONS",
     "USE_DEFAULT",
     "AudioContent",

@@ -32,6 +32,9 @@ PROMISED = {
     "Manager",
     "SkillDirectory",
     "TaskNotFound",
+    "HANDSHAKE_PROTOCOL_VERSIONS",
+    "MODERN_PROTOCOL_VERSIONS",
+    "ALL_PROTOCOL_VERSIONS",
 }
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from .._core.errors import RequestTimeout, TransportClosed
-from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
+from .._core.timeouts import USE_DEFAULT, Deadline, Timeout, resolve_timeout
 from .._session.client import Client
 from .._session.connect import handshake, transport_auth
 from .._session.models import Tool
@@ -106,8 +106,7 @@ def connect_once(
         # One bound for the whole attempt: the tool list gets what the handshake left of it
         # (a person's login during the handshake not counted: that was not the caller's time).
         seconds = resolve_timeout(timeout, client.transport.default_timeout)
-        spent = time.monotonic() - started - client._channel.person_time
-        left = None if seconds is None else max(0.001, seconds - spent)
+        left = Deadline(seconds, client._channel, start=started).left(floor=0.001)
         try:
             tools = items_served(
                 lambda: client.list_tools(timeout=left),

@@ -104,9 +104,23 @@ class Channel:
         logins = 0
         reissued = False
         started, given = time.monotonic(), timeout
+        # One loop, no frame per attempt: a request goes out again only after a lost answer stream or a login.
         while True:
+            sent_at = time.monotonic()
+            wire_deadline = math.inf if max_total is None else sent_at + max_total
+            if last_activity is None and timeout is not None:
+                wire_deadline = min(wire_deadline, sent_at + timeout)
+            future: Optional[RequestFuture] = None
             try:
-                return self._request_once(method, params, timeout, max_total, last_activity)
+                with deferred_interrupts():
+                    future = self._send(method, params, wire_deadline, last_activity is None, timeout)
+                return self._wait(future, timeout, sent_at, max_total, last_activity)
+            except KeyboardInterrupt as exc:
+                if future is None or exc.args:
+                    if future is not None:
+                        self.abandon(future, "interrupted by the user")
+                    raise
+                raise self._interrupted(method, future) from None
             except NoResponseError:
                 # The 2026-07-28 revision: a broken answer stream loses the request (nothing resumes
                 # it); it goes again, once, under a new id, in what is left of its time.
@@ -138,38 +152,17 @@ class Channel:
                     if timeout <= 0:
                         raise RequestTimeout(method, given) from None
 
-    def _request_once(
-        self,
-        method: str,
-        params: Optional[dict[str, Any]],
-        timeout: Optional[float],
-        max_total: Optional[float],
-        last_activity: Optional[Callable[[], float]],
-    ) -> dict[str, Any]:
-        started = time.monotonic()
-        limits = [math.inf if max_total is None else started + max_total]
-        if last_activity is None and timeout is not None:
-            limits.append(started + timeout)
-        wire_deadline = min(limits)
-        future: Optional[RequestFuture] = None
-        try:
-            with deferred_interrupts():
-                future = self._send(method, params, wire_deadline, last_activity is None, timeout)
-            return self._wait(future, timeout, started, max_total, last_activity)
-        except KeyboardInterrupt as exc:
-            if future is None:
-                raise
-            waiting = self.abandon(future, "interrupted by the user")
-            if exc.args:
-                raise
-            server = self.transport.name
-            if method == "initialize":  # never cancelled, as the spec demands: the connection is closed instead
-                raise KeyboardInterrupt(f"initialize interrupted: the connection to {server!r} is given up") from None
-            if waiting:  # abandon() sent notifications/cancelled
-                said = f"cancelled on the server {server!r}; the client is still usable"
-            else:  # the answer came first: there was nothing left to cancel
-                said = "its answer had already come and is dropped; the client is still usable"
-            raise KeyboardInterrupt(f"{method} interrupted: {said}") from None
+    def _interrupted(self, method: str, future: RequestFuture) -> KeyboardInterrupt:
+        """A Ctrl-C while a request was out: give it up (telling the server), and say what became of it."""
+        waiting = self.abandon(future, "interrupted by the user")
+        server = self.transport.name
+        if method == "initialize":  # never cancelled, as the spec demands: the connection is closed instead
+            return KeyboardInterrupt(f"initialize interrupted: the connection to {server!r} is given up")
+        if waiting:  # abandon() sent notifications/cancelled
+            said = f"cancelled on the server {server!r}; the client is still usable"
+        else:  # the answer came first: there was nothing left to cancel
+            said = "its answer had already come and is dropped; the client is still usable"
+        return KeyboardInterrupt(f"{method} interrupted: {said}")
 
     def send_request(self, method: str, params: Optional[dict[str, Any]] = None) -> RequestFuture:
         """Send a request and return at once with its ``concurrent.futures.Future`` (see ``Client.send_request``)."""

@@ -16,88 +16,42 @@ The server's requests to us (roots, sampling, elicitation) are answered by
 from __future__ import annotations
 
 import enum
+import functools
 import logging
-import math
 import threading
-import time
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Callable, Optional, TypeVar, Union
+from collections.abc import Mapping, Sequence
+from typing import Any, Callable, Optional
 
-from .._core.eras import (
-    LEGACY_VERSIONS,
-    LOG_LEVEL,
-    MODERN_VERSIONS,
-    SERVER_INFO,
-    UNSUPPORTED_VERSION,
-    header_problems,
-    name_header_problem,
-    param_headers,
-    result_type,
-)
-from .._core.errors import (
-    ConfigurationError,
-    NotSupportedError,
-    ProtocolError,
-    RequestTimeout,
-    ServerError,
-    UnknownNameError,
-    WriteTimeout,
-)
-from .._core.feature_errors import TaskNotFound, UnsupportedProtocolVersion
-from .._core.jsonrpc import LOG_LEVELS, ErrorCode
+from .._core.eras import LOG_LEVEL, UNSUPPORTED_VERSION, result_type
+from .._core.errors import ConfigurationError, ProtocolError, RequestTimeout, ServerError
 from .._core.pending import RequestFuture
-from .._core.text import cut, did_you_mean, shorten
-from .._core.timeouts import USE_DEFAULT, Timeout, check_timeout, resolve_timeout
+from .._core.timeouts import USE_DEFAULT, Deadline, Timeout, check_timeout, resolve_timeout
 from .._threads.signals import deferred_interrupts
 from .._version import __version__
 from .._wire.base import Transport, TransportStats
-from . import exit_cleanup, paging, server_capabilities
+from . import exit_cleanup, negotiation, server_capabilities
+from .cache import DISCOVER_KEY, ListCache
 from .channel import Channel
 from .dispatch import Dispatcher
-from .era import AUTO, LEGACY, MODERN, check_protocol, listed_versions, probe
-from .inbox import DISCOVER_KEY, Inbox, ListCache, LogHandler, NotificationHandler, cache_scope
-from .input_required import answer_input_required
-from .models import (
-    CallToolResult,
-    Completion,
-    GetPromptResult,
-    Page,
-    Prompt,
-    ReadResourceResult,
-    Resource,
-    ResourceTemplate,
-    ServerInfo,
-    Tool,
-)
+from .era import AUTO, MODERN, check_protocol, era_of
+from .inbox import Inbox, LogHandler, NotificationHandler
+from .input_required import next_round
+from .listings import ListingMethods, Listings, usable_tools
+from .models import ReadResourceResult, ServerInfo
 from .paging import with_meta
-from .progress import ProgressCallback, ProgressTokens, with_progress_token
-from .progress_bars import progress_bar_for
+from .progress import ProgressCallback, ProgressTokens, request_with_progress
 from .server_requests import ELICITATION_MODES, RequestHandler, Roots, ServerRequests
-from .skills import LoadedSkill, Skill, Skills
+from .skills import Skills
 from .structured_output import OutputSchemas
 from .subscriptions import Subscriptions
-from .tasks import TASKS_EXTENSION, OnStatus, ToolTask, created_task, status_as_progress
+from .tool_calls import ToolCalls, ToolMethods
 from .tracebacks import shorten_interrupts
 from .tracing import Tracing
+from .typed_methods import TypedMethods
 
-__all__ = [
-    "LATEST_PROTOCOL_VERSION",
-    "SUPPORTED_PROTOCOL_VERSIONS",
-    "Client",
-    "ClientState",
-]
+__all__ = ["Client", "ClientState"]
 
 logger = logging.getLogger("mcpsync.client")
-
-#: Protocol revisions we negotiate, newest first; we offer the first.
-SUPPORTED_PROTOCOL_VERSIONS: tuple[str, ...] = LEGACY_VERSIONS
-LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0]
-#: Seconds a call with ``on_progress`` waits, after its answer, for the progress callbacks queued before it.
-PROGRESS_DRAIN_WAIT = 1.0
-#: Seconds a server's ``ttlMs`` may keep a result fresh, at most.
-MAX_TTL = 24 * 3600.0
-
-_Item = TypeVar("_Item")
 
 
 class ClientState(enum.Enum):
@@ -108,7 +62,7 @@ class ClientState(enum.Enum):
     CLOSED = "closed"
 
 
-class Client:
+class Client(ListingMethods, ToolMethods, TypedMethods):
     """An MCP client session over one transport.
 
     Args:
@@ -266,17 +220,29 @@ class Client:
         self._initializing = False
         self._lock = threading.Lock()
         self._dispatcher = Dispatcher(transport.name, on_drop=self._dropped)
+        # A request with progress, or with a cap on its time (no frame of its own: a partial).
+        self._with_progress = functools.partial(request_with_progress, self._channel, self._progress, self._dispatcher)
         self._subscriptions = Subscriptions(self._channel, transport.name, lambda: self._state is ClientState.OPEN)
         self._skills = Skills(
             transport.name,
             lambda: self.server_capabilities,
-            self._skill_pages,
             lambda method, params, timeout: self.request(method, params, timeout=timeout),
             # Unchecked, uncached: the extension reads its files as resources whatever else is declared.
             lambda uri, timeout: ReadResourceResult.from_dict(
                 self.request("resources/read", {"uri": uri}, timeout=timeout), uri
             ),
-            context=self._lists.context,
+        )
+        self._listings = Listings(
+            lambda method, params, timeout: self.request(method, params, timeout=timeout),
+            self._require,
+            self._lists,
+            lambda: self.transport.default_timeout,
+            filters={
+                "tools": lambda tools, start: usable_tools(tools, self.era == MODERN, self.name),
+                "skills": self._skills.valid,
+            },
+            on_fetched={"tools": self._output_schemas.remember},
+            checks={"skills": self._skills.check_declared},
         )
         try:
             self._server_requests = ServerRequests(
@@ -296,6 +262,15 @@ class Client:
             self._dispatcher.close()  # bad arguments must not leave the dispatch thread behind
             raise
         self.capabilities = self._server_requests.capabilities
+        self._tool_calls = ToolCalls(
+            self,
+            self._exchange,
+            self._require,
+            lambda: self._lists.get("tools"),
+            self._output_schemas,
+            self._server_requests.answer_input_request,
+            lambda: self.transport.default_timeout,
+        )
         self._inbox = Inbox(
             transport.name,
             transport.server_logger,
@@ -340,14 +315,6 @@ class Client:
         """The connection's counters: messages sent, received, malformed, invalid, unmatched, cancelled, ..."""
         return self.transport.stats
 
-    @property
-    def cached_lists(self) -> dict[str, list[Any]]:
-        """The tools, prompts and resources lists the client holds now (fetched, and not changed since), by kind.
-
-        Reading it never asks the server.
-        """
-        return self._lists.held()
-
     def initialize(self, *, timeout: Timeout = USE_DEFAULT) -> dict[str, Any]:
         """Open the transport and run the MCP handshake.
 
@@ -369,32 +336,17 @@ class Client:
             self._initializing = True
         # The lock is not held while we wait, so close() from another thread can cut the handshake short.
         seconds = resolve_timeout(timeout, resolve_timeout(self.connect_timeout, self.transport.default_timeout))
-        deadline = math.inf if seconds is None else time.monotonic() + seconds  # opening counts too
-        paused = self._channel.person_time
+        # Opening counts too; a person who logs in meanwhile (the probe's, initialize's) is not the caller's time.
+        deadline = Deadline(seconds, self._channel)
         try:
             with deferred_interrupts():  # starting threads and processes: not to be cut in half
-                self.transport.open(self._inbox, deadline=deadline)
-            left = None if seconds is None else max(0.0, deadline - time.monotonic())
-            discovered = None
-            if self.protocol != LEGACY and self.transport.kind != "sse":  # HTTP+SSE is legacy only
-                discovered = probe(
-                    self._channel,
-                    protocol=self.protocol,
-                    capabilities=self._modern_capabilities(),
-                    client_info=self.client_info,
-                    timeout=left,
-                    stdio=self.transport.kind == "stdio",
-                )
-            if discovered is not None:
-                result = discovered
-                self._accept_discover_result(discovered)
-                self._lists.put_read(DISCOVER_KEY, discovered, _ttl(discovered), scope=cache_scope([discovered]))
-                assert self.protocol_version is not None
-                self.transport.negotiated(self.protocol_version)
-                self._ask_for_logs()
-            else:
-                # A person who logged in during the probe: their time is not the caller's.
-                result = self._initialize(seconds, deadline + self._channel.person_time - paused)
+                self.transport.open(self._inbox, deadline=deadline.at())
+            result, agreement = negotiation.negotiate(
+                self._channel, self.protocol, self.capabilities, self._modern_capabilities(), self.client_info, deadline
+            )
+            self._agree(agreement)
+            if agreement.supported_versions:  # a modern server's discover answer: served again while fresh
+                self._lists.store(DISCOVER_KEY, result, [result], context=None)
         except BaseException as exc:
             self.close()  # first: the stderr reader has drained the pipe then
             if isinstance(exc, RequestTimeout):
@@ -417,133 +369,37 @@ class Client:
         )
         return result
 
-    def _initialize(self, seconds: Optional[float], deadline: float) -> dict[str, Any]:
-        """The legacy handshake: ``initialize``, then ``notifications/initialized``."""
-        params = {
-            "protocolVersion": LATEST_PROTOCOL_VERSION,
-            "capabilities": self.capabilities,
-            "clientInfo": self.client_info,
-        }
-        left = None if seconds is None else max(0.0, deadline - time.monotonic())
-        paused = self._channel.person_time
-        try:
-            result = self._channel.request("initialize", params, timeout=left)
-        except RequestTimeout:
-            raise RequestTimeout("initialize", seconds or 0.0) from None  # the timeout given, not what was left
-        deadline += self._channel.person_time - paused  # a person who logged in meanwhile: not the caller's time
-        self._accept_initialize_result(result)
-        assert self.protocol_version is not None
-        self.transport.negotiated(self.protocol_version)
-        # The caller's timeout bounds every step, this POST (or write) too: not only the write timeout.
-        left = max(0.0, deadline - time.monotonic())
-        if left <= 0:
-            raise RequestTimeout("notifications/initialized", seconds or 0.0)
-        bounded = left < self.transport.write_timeout
-        try:
-            self._channel.notify("notifications/initialized", timeout=left if bounded else USE_DEFAULT)
-        except WriteTimeout:
-            if not bounded:
-                raise  # the write timeout's own verdict, not the handshake's
-            raise RequestTimeout("notifications/initialized", seconds or 0.0) from None
-        self.transport.handshake_complete(deadline=deadline)
-        return result
-
-    def _accept_discover_result(self, result: dict[str, Any]) -> None:
-        """A modern server's ``server/discover`` answer: its versions, capabilities, identity, instructions."""
-        supported = result.get("supportedVersions")
-        versions = tuple(v for v in supported if isinstance(v, str)) if isinstance(supported, list) else ()
-        chosen = self._channel.version
-        if chosen not in versions:
-            shared = [v for v in MODERN_VERSIONS if v in versions]
-            if not shared:
-                raise UnsupportedProtocolVersion(chosen, versions, sent=chosen)
-            chosen = shared[0]
-            self._channel.use_version(chosen, self._modern_capabilities(), self.client_info)
-        capabilities = result.get("capabilities", {})
-        if not isinstance(capabilities, dict):
-            raise ProtocolError(f"server/discover result: 'capabilities' must be an object, got {capabilities!r}")
-        meta = result.get("_meta")
-        instructions = result.get("instructions")
-        info = meta.get(SERVER_INFO) if isinstance(meta, dict) else None
-        # Optional in a DiscoverResult (the initialize answer's is required): none is an empty ServerInfo.
-        self.server_info = ServerInfo("", "") if info is None else ServerInfo.from_dict(info)
-        self.server_capabilities = capabilities
-        self.supported_versions = versions
-        self.protocol_version = chosen
-        self.instructions = instructions if isinstance(instructions, str) else None
-        self._channel.header_hook = self._param_headers
-
-    def discover(self, *, timeout: Timeout = USE_DEFAULT, cache: bool = True) -> dict[str, Any]:
-        """The server's ``server/discover`` answer (2026-07-28): its versions, capabilities, identity and
-        instructions, which ``server_info``, ``server_capabilities`` and ``instructions`` are taken from.
-
-        ``cache``: the answer of the connection (or of the last call) is served again while its
-        ``ttlMs`` says it is fresh; after that, or with ``cache=False``, the server is asked, and what
-        it says now becomes ``server_capabilities`` (and the rest).
-
-        Raises:
-            NotSupportedError: a server of the handshake era (its ``initialize`` answer said it all).
-        """
-        if self.era != MODERN:
-            raise NotSupportedError(
-                f"{self.name}: server/discover is of the 2026-07-28 revision, and this server speaks "
-                f"{self.protocol_version or 'nothing yet'}; its initialize answer is in server_info, "
-                "server_capabilities and instructions"
+    def _agree(self, agreement: negotiation.Agreement) -> None:
+        """Take what a ``server/discover`` or ``initialize`` answer settled; a modern version carries
+        its ``_meta`` on every request from now on."""
+        self.server_info = agreement.server_info
+        self.server_capabilities = agreement.capabilities
+        self.supported_versions = agreement.supported_versions
+        self.instructions = agreement.instructions
+        if era_of(agreement.version) == MODERN:
+            self._use_modern(agreement.version)
+            self._channel.header_hook = lambda method, params: negotiation.call_headers(
+                self._lists.get("tools"), method, params
             )
-        held = self._lists.fresh_read(DISCOVER_KEY) if cache else None
-        if held is not None:
-            return dict(held)
-        context = self._lists.context()
-        result = self.request("server/discover", timeout=timeout)
-        self._accept_discover_result(result)
-        self._ask_for_logs()
-        self._lists.put_read(DISCOVER_KEY, result, _ttl(result), scope=cache_scope([result]), context=context)
-        return result
+        else:
+            self.protocol_version = agreement.version
 
-    def _param_headers(self, method: str, params: Optional[dict[str, Any]]) -> dict[str, str]:
-        """A modern ``tools/call``'s ``Mcp-Param-*`` headers, from the tool's ``x-mcp-header`` annotations."""
-        if method != "tools/call" or not params:
-            return {}
-        for tool in self._lists.get("tools") or ():
-            if tool.name == params.get("name"):
-                return param_headers(tool.input_schema, params.get("arguments"))
-        return {}
+    def _call_headers(self, method: str, params: Optional[dict[str, Any]]) -> dict[str, str]:
+        """A modern request's headers of our own (a tool's ``Mcp-Param-*``), from the tool list held."""
+        return negotiation.call_headers(self._lists.get("tools"), method, params)
+
+    def _use_modern(self, version: str) -> None:
+        """Speak the modern ``version`` from now on (its ``_meta`` on every request, and over HTTP its headers)."""
+        if version != self._channel.version:
+            self._channel.use_version(version, self._modern_capabilities(), self.client_info)
+        if version != self.protocol_version:
+            self.protocol_version = version
+            self.transport.negotiated(version)
+        self._ask_for_logs()
 
     def _modern_capabilities(self) -> dict[str, Any]:
-        """The capabilities a modern request declares: ours, the tasks extension, and the authorization
-        extension the transport's auth uses (``io.modelcontextprotocol/oauth-client-credentials``, say)."""
-        # A tools/call may come back as a task: call_tool sees it through.
-        extensions: dict[str, Any] = {TASKS_EXTENSION: {}}
-        authorizer = self.transport.authorizer
-        extension = authorizer.extension if authorizer is not None else None
-        if extension is not None:
-            extensions[extension] = {}
-        capabilities = dict(self.capabilities)
-        capabilities["extensions"] = {**capabilities.get("extensions", {}), **extensions}
-        return capabilities
-
-    def _renegotiate(self, error: ServerError) -> str:
-        """The modern version to send a request again with, after the server's -32022 to it: the same
-        when the server still lists it (an instance behind a load balancer, a deploy under way),
-        else another we share, which the client switches to.
-
-        Raises:
-            UnsupportedProtocolVersion: we share no version with it.
-        """
-        supported = listed_versions(error)
-        sent = self.protocol_version
-        if sent in supported:
-            logger.info("server %r refused protocol version %s, which it lists: sending it once more", self.name, sent)
-            return sent
-        shared = [v for v in MODERN_VERSIONS if v in supported and v != sent]
-        if not shared:
-            raise UnsupportedProtocolVersion(sent, supported, sent=sent) from error
-        version = shared[0]
-        self._channel.use_version(version, self._modern_capabilities(), self.client_info)
-        self.protocol_version = version
-        self.transport.negotiated(version)
-        self._ask_for_logs()
-        return version
+        """The capabilities a modern request declares (``negotiation.modern_capabilities``)."""
+        return negotiation.modern_capabilities(self.capabilities, self.transport.authorizer)
 
     def _ask_for_logs(self) -> None:
         """On 2026-07-28, the log level each request asks for: ``set_logging_level``'s, else ``info`` for a
@@ -553,37 +409,11 @@ class Client:
         if level is not None and meta is not None:
             self._channel.meta = {**meta, LOG_LEVEL: level}
 
-    def _headers_valid(self, tool: Tool) -> bool:
-        """Whether a tool's name can travel as ``Mcp-Name`` and its ``x-mcp-header`` annotations keep
-        the rules; one that breaks them is left out."""
-        problems = header_problems(tool.input_schema)
-        name_problem = name_header_problem(tool.name)
-        if name_problem is not None:
-            problems.insert(0, name_problem)
-        for problem in problems:
-            logger.warning("server %r: tool %s left out: %s", self.name, shorten(tool.name, 80), problem)
-        return not problems
-
     @property
     def era(self) -> Optional[str]:
         """``"modern"`` (2026-07-28: no handshake, every request carries its version) or ``"legacy"``
         (the ``initialize`` handshake); ``None`` before ``initialize``."""
-        if self.protocol_version is None:
-            return None
-        return MODERN if self.protocol_version in MODERN_VERSIONS else LEGACY
-
-    def _accept_initialize_result(self, result: dict[str, Any]) -> None:
-        version = result.get("protocolVersion")
-        if version not in SUPPORTED_PROTOCOL_VERSIONS:
-            raise UnsupportedProtocolVersion(version, SUPPORTED_PROTOCOL_VERSIONS)
-        capabilities = result.get("capabilities", {})
-        if not isinstance(capabilities, dict):
-            raise ProtocolError(f"initialize result: 'capabilities' must be an object, got {capabilities!r}")
-        instructions = result.get("instructions")
-        self.server_info = ServerInfo.from_dict(result.get("serverInfo"))
-        self.server_capabilities = capabilities
-        self.protocol_version = version
-        self.instructions = instructions if isinstance(instructions, str) else None
+        return era_of(self.protocol_version)
 
     def close(self) -> None:
         """End the session: close the transport (and its process) and stop the dispatch thread.
@@ -677,82 +507,70 @@ class Client:
             TransportClosed: the connection closed first.
             KeyboardInterrupt: as usual; the request is cancelled on the server first.
         """
-        self._check_open()
-        seconds = resolve_timeout(timeout, self.transport.default_timeout)
-        started = time.monotonic()
+        return self._exchange(
+            method,
+            params,
+            resolve_timeout(timeout, self.transport.default_timeout),
+            on_progress,
+            max_total_timeout,
+            progress_resets_timeout,
+        )
 
-        def send(again: Optional[dict[str, Any]], left: Optional[float]) -> dict[str, Any]:
-            return self._request_once(method, again, left, on_progress, max_total_timeout, progress_resets_timeout)
-
+    def _exchange(
+        self,
+        method: str,
+        params: Optional[dict[str, Any]],
+        seconds: Optional[float],
+        on_progress: Optional[ProgressCallback] = None,
+        max_total_timeout: Optional[float] = None,
+        progress_resets_timeout: Optional[bool] = None,
+    ) -> dict[str, Any]:
+        """A request to its final answer (see ``request``), in one loop: a version the server stopped
+        taking is renegotiated and the request sent again once; ``input_required`` rounds are answered."""
+        if self._state is not ClientState.OPEN:
+            self._check_open()
+        deadline = Deadline(seconds)
+        sent, rounds = self.protocol_version, 0
+        resent: Optional[str] = None  # the version the request went again with, after a -32022
         try:
-            try:
-                result = send(params, seconds)
-            except ServerError as exc:
-                if exc.code != UNSUPPORTED_VERSION or self.era != MODERN:
-                    raise
-                # The server stopped taking our version: the same once more if it still lists it, else
-                # another we share; once, within the caller's timeout.
-                sent, version = self.protocol_version, self._renegotiate(exc)
-                left = None if seconds is None else started + seconds - time.monotonic()
-                if left is not None and left <= 0:
-                    raise RequestTimeout(method, seconds or 0.0) from None  # no time left to send it again
+            while True:
                 try:
-                    result = send(params, left)
-                except ServerError as again:
-                    if again.code != UNSUPPORTED_VERSION or version != sent:
+                    if on_progress is None and max_total_timeout is None:
+                        result = self._channel.request(method, params, timeout=seconds)  # the common case
+                    else:
+                        result = self._with_progress(
+                            method, params, seconds, on_progress, max_total_timeout, progress_resets_timeout
+                        )
+                except ServerError as exc:
+                    if exc.code != UNSUPPORTED_VERSION or self.era != MODERN or rounds:
                         raise
-                    listed = listed_versions(again)
-                    raise UnsupportedProtocolVersion(sent, listed, sent=sent, retried=(sent,)) from again
+                    # The server stopped taking our version: the same once more if it still lists it, else
+                    # another we share; once, within the caller's timeout.
+                    resent = negotiation.version_after_refusal(exc, sent, self.name, resent)
+                    self._use_modern(resent)
+                    seconds = deadline.left()
+                    if seconds is not None and seconds <= 0:
+                        raise RequestTimeout(method, deadline.seconds or 0.0) from None  # no time left to send it again
+                    continue
+                if result_type(result) != "input_required":
+                    break
+                params, seconds = next_round(
+                    method,
+                    params,
+                    result,
+                    answer=self._server_requests.answer_input_request,
+                    done=rounds,
+                    deadline=deadline,
+                    name=self.name,
+                )
+                rounds += 1
         except ServerError as exc:
             undeclared = server_capabilities.not_served(self.name, self.server_capabilities, method, exc)
             if undeclared is None:
                 raise
             raise undeclared from exc
-        if result_type(result) == "input_required":
-            result = answer_input_required(
-                method,
-                params,
-                result,
-                send=send,
-                answer=self._server_requests.answer_input_request,
-                timeout=seconds,
-                started=started,
-                name=self.name,
-            )
         if result_type(result) == "task" and method != "tools/call":
             raise ProtocolError(f"{self.name}: {method}: the server answered with a task, which only tools/call may")
-        return result
-
-    def _request_once(
-        self,
-        method: str,
-        params: Optional[dict[str, Any]],
-        seconds: Optional[float],
-        on_progress: Optional[ProgressCallback],
-        max_total_timeout: Optional[float],
-        progress_resets_timeout: Optional[bool],
-    ) -> dict[str, Any]:
-        """One request and its answer (see ``request``), whatever its ``resultType``."""
-        if on_progress is None and max_total_timeout is None:
-            return self._channel.request(method, params, timeout=seconds)
-        if progress_resets_timeout is None:
-            progress_resets_timeout = True  # the caller asked for progress, or for a cap on it
-        with deferred_interrupts():
-            token, watch = self._progress.open(on_progress)
-        try:
-            result = self._channel.request(
-                method,
-                with_progress_token(params, token),
-                timeout=seconds,
-                max_total=max_total_timeout,
-                last_activity=(lambda: watch.last) if progress_resets_timeout else None,
-            )
-        finally:
-            with deferred_interrupts():
-                self._progress.close(token)
-        if on_progress is not None and watch.notified:
-            # The server sent its progress before the answer; let the callbacks see all of it before we return.
-            self._dispatcher.drain(PROGRESS_DRAIN_WAIT)
         return result
 
     def send_request(self, method: str, params: Optional[dict[str, Any]] = None) -> RequestFuture:
@@ -776,8 +594,6 @@ class Client:
         self._check_open()
         self._channel.notify(method, params)
 
-    # -- typed methods ------------------------------------------------------
-
     def ping(self, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None) -> None:
         """Check the server answers; raises like ``request`` if it does not.
 
@@ -785,762 +601,6 @@ class Client:
         ``meta`` is sent as the request's ``_meta`` (as for every typed method).
         """
         self.request("server/discover" if self.era == MODERN else "ping", with_meta(None, meta), timeout=timeout)
-
-    def list_tools(
-        self,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        cache: bool = True,
-        meta: Optional[Mapping[str, Any]] = None,
-        max_pages: Optional[int] = None,
-    ) -> list[Tool]:
-        """All the server's tools, across every page (``timeout`` bounds the whole listing).
-
-        Args:
-            cache: serve the list fetched last while the server's ``ttlMs`` says it is fresh
-                (2026-07-28; a list change ends that); ``False`` always asks the server.
-            meta: sent as each page request's ``_meta`` (the modern era's own keys win over
-                yours). A listing with ``meta`` always asks the server and is not kept: what the
-                server answers may depend on it, and the cached list must not.
-            max_pages: the most pages to read (default ``MAX_PAGES``, 1000).
-
-        Raises:
-            CapabilityNotServed: the server does not declare ``tools`` and answered -32601 (with
-                ``strict_capabilities``, ``CapabilityNotDeclared`` and nothing is sent; every typed
-                method treats the capability its request needs in the same way).
-            PageLimitExceeded: the server still had a cursor after ``max_pages`` pages.
-            ProtocolError: the server repeated a cursor (it would page forever)
-                or sent a malformed tool.
-        """
-        held = self._lists.fresh("tools") if cache and meta is None else None
-        if held is not None:
-            return list(held)
-        context = self._lists.context()
-        tools, ttl, scope = self._list_ttl("tools/list", "tools", Tool.from_dict, timeout, meta, max_pages)
-        tools = self._usable_tools(tools)
-        if meta is None:
-            self._output_schemas.remember(tools)
-            self._lists.put("tools", tools, ttl, scope=scope, context=context)
-        return tools
-
-    def cache_scope(self, kind: str) -> Optional[str]:
-        """The ``cacheScope`` of the ``"tools"``, ``"prompts"`` or ``"resources"`` list fetched last:
-        ``"public"`` (any caller may be served it), ``"private"`` (only this authorization context),
-        or ``None`` (the server said nothing, as servers before 2026-07-28 do; or none was fetched)."""
-        return self._lists.scope(kind)
-
-    def _usable_tools(self, tools: list[Tool]) -> list[Tool]:
-        """The tools a listing may offer: in the modern era, those whose ``x-mcp-header`` keep the rules."""
-        return [tool for tool in tools if self._headers_valid(tool)] if self.era == MODERN else tools
-
-    def list_tools_page(
-        self, cursor: Optional[str] = None, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
-    ) -> Page[Tool]:
-        """One page of ``tools/list``: ``page.items`` and ``page.next_cursor`` (``None`` on the last).
-
-        Asks the server every time; the cached list of ``list_tools`` is neither read nor changed.
-        """
-        page = self._page("tools/list", "tools", Tool.from_dict, cursor, timeout, meta)
-        return Page(self._usable_tools(page.items), page.next_cursor, page.raw)
-
-    def iter_tools(
-        self,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        meta: Optional[Mapping[str, Any]] = None,
-        max_pages: Optional[int] = None,
-    ) -> Iterator[Tool]:
-        """The server's tools, a page asked for only when the one before is used up.
-
-        ``timeout`` bounds each page; ``max_pages`` and the repeated-cursor check as for ``list_tools``.
-        """
-        pages = self._iter_pages("tools/list", "tools", Tool.from_dict, timeout, meta, max_pages)
-        return (tool for page in pages for tool in self._usable_tools(page.items))
-
-    @property
-    def tools(self) -> list[Tool]:
-        """The server's tools, fetched once and again after ``notifications/tools/list_changed``."""
-        cached = self._lists.get("tools")
-        return cached if cached is not None else self.list_tools()
-
-    @property
-    def prompts(self) -> list[Prompt]:
-        """The server's prompts, fetched once and again after ``notifications/prompts/list_changed``."""
-        cached = self._lists.get("prompts")
-        return cached if cached is not None else self.list_prompts()
-
-    @property
-    def resources(self) -> list[Resource]:
-        """The server's resources, fetched once and again after ``notifications/resources/list_changed``."""
-        cached = self._lists.get("resources")
-        return cached if cached is not None else self.list_resources()
-
-    def _skill_pages(
-        self, timeout: Timeout, meta: Optional[Mapping[str, Any]], max_pages: Optional[int]
-    ) -> Iterator[tuple[list[Any], Optional[float], Mapping[str, Any]]]:
-        """The raw pages of ``skills/list``, each with its ``ttlMs`` in seconds and its result (``Skills``)."""
-        seconds = resolve_timeout(timeout, self.transport.default_timeout)
-        listing = paging.pages(self._request_page, "skills/list", "skills", seconds, meta=meta, max_pages=max_pages)
-        for items, result in listing:
-            yield items, _ttl(result), result
-
-    def _list_ttl(
-        self,
-        method: str,
-        key: str,
-        build: Callable[[Any, str], _Item],
-        timeout: Timeout,
-        meta: Optional[Mapping[str, Any]] = None,
-        max_pages: Optional[int] = None,
-    ) -> tuple[list[_Item], Optional[float], Optional[str]]:
-        """The items of a listing, for how many seconds the server says they stay fresh (the
-        least ``ttlMs`` of its pages; ``None`` when a page has none), and its ``cacheScope``."""
-        self._require(method)
-        seconds = resolve_timeout(timeout, self.transport.default_timeout)
-        items: list[_Item] = []
-        ttls: list[Optional[float]] = []
-        results: list[Mapping[str, Any]] = []
-        for page, result in paging.pages(self._request_page, method, key, seconds, meta=meta, max_pages=max_pages):
-            ttls.append(_ttl(result))
-            results.append(result)
-            for item in page:
-                items.append(build(item, f"{method} item #{len(items)}"))
-        fresh = None if not ttls or None in ttls else min(t for t in ttls if t is not None)
-        return items, fresh, cache_scope(results)
-
-    def _request_page(self, method: str, params: Optional[dict[str, Any]], timeout: Timeout) -> dict[str, Any]:
-        """A listing's request for one page (``paging``)."""
-        return self.request(method, params, timeout=timeout)
-
-    def _page(
-        self,
-        method: str,
-        key: str,
-        build: Callable[[Any, str], _Item],
-        cursor: Optional[str],
-        timeout: Timeout,
-        meta: Optional[Mapping[str, Any]],
-    ) -> Page[_Item]:
-        """One page of a listing, typed (the ``*_page`` methods)."""
-        self._require(method)
-        return paging.one_page(self._request_page, method, key, build, cursor, timeout, meta)
-
-    def _iter_pages(
-        self,
-        method: str,
-        key: str,
-        build: Callable[[Any, str], _Item],
-        timeout: Timeout,
-        meta: Optional[Mapping[str, Any]],
-        max_pages: Optional[int],
-    ) -> Iterator[Page[_Item]]:
-        """The pages of a listing, typed, one request each as they are used (the ``iter_*`` methods);
-        the capability is checked now, the first page asked for on first use."""
-        self._require(method)
-        seconds = resolve_timeout(timeout, self.transport.default_timeout)
-        return paging.typed_pages(self._request_page, method, key, build, seconds, meta=meta, max_pages=max_pages)
-
-    def call_tool(
-        self,
-        name: str,
-        arguments: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        meta: Optional[Mapping[str, Any]] = None,
-        on_progress: Optional[ProgressCallback] = None,
-        max_total_timeout: Optional[float] = None,
-        progress_resets_timeout: Optional[bool] = None,
-        progress_bar: Optional[bool] = None,
-    ) -> CallToolResult:
-        """Call a tool and block for its result.
-
-        A tool's own failure comes back as ``result.is_error`` (call
-        ``result.raise_for_error()`` to raise ``ToolError``); a JSON-RPC error
-        (bad arguments, say) raises ``ServerError``. A name the server does not
-        list, once the client holds its tool list (``list_tools``, or a
-        Manager's), raises ``UnknownNameError`` with the closest names, whether
-        the server answered with an error or with an ``is_error`` result (most
-        do): a typo is never a result to overlook.
-
-        A call the server runs as a task (the tasks extension on 2026-07-28, or
-        a 2025-11-25 tool whose ``execution.taskSupport`` asks for one) is
-        waited for here: the task is polled at the server's pace, the input it
-        asks for goes to the same handlers, and its result comes back as if the
-        call had been synchronous. Its status messages are progress (a bar,
-        ``on_progress(step, None, message)``). A timeout or Ctrl-C cancels the
-        task on the server. ``start_tool`` gives you the task instead.
-
-        Args:
-            arguments: the tool's arguments (a JSON object).
-            timeout: seconds; ``None`` for no limit; default: the transport's. It
-                covers the whole call, a task's too.
-            meta: passed through as the request's ``_meta``.
-            on_progress, max_total_timeout, progress_resets_timeout: as for ``request``.
-            progress_bar: show the server's progress as a bar (tqdm): ``True``,
-                ``False``, or ``None`` for the global setting, which by default
-                shows bars only when someone watches (``mcpsync.set_progress_bars``).
-                A bar never changes the timeout: the same call times out the
-                same way in a terminal, a notebook, and under cron.
-
-        Raises:
-            UnknownNameError: the server's tool list has no tool ``name``, and the call failed.
-            ServerError: the server answered with a JSON-RPC error.
-            OutputSchemaError: the tool declared an ``outputSchema`` that its
-                ``structuredContent`` does not match (``validate_structured_output``
-                turns the check off). The result is on the error's ``result``.
-            TaskCancelled: the call's task was cancelled on the server.
-        """
-        seconds = resolve_timeout(timeout, self.transport.default_timeout)
-        started = time.monotonic()
-        if progress_resets_timeout is None:
-            # Decided by the caller's own arguments, before a bar (there only when someone watches) joins in.
-            progress_resets_timeout = on_progress is not None or max_total_timeout is not None
-        bar = progress_bar_for(progress_bar, name, on_progress)
-        progress = bar.update if bar else on_progress
-        try:
-            task = self._start_tool(
-                name,
-                arguments,
-                meta,
-                seconds,
-                on_progress=progress,
-                max_total_timeout=max_total_timeout,
-                progress_resets_timeout=progress_resets_timeout,
-                on_status=status_as_progress(progress) if progress else None,
-            )
-            if isinstance(task, CallToolResult):
-                return task  # answered at once: the usual case
-            try:
-                return task.result(timeout=_left(seconds, started))  # type: ignore[no-any-return]
-            except RequestTimeout as exc:
-                task.give_up()
-                raise RequestTimeout(exc.method, seconds or 0.0) from None  # the caller's figure
-            except BaseException:  # Ctrl-C, a handler's failure, a server's lie: the task is not left running
-                task.give_up()
-                raise
-        finally:
-            if bar is not None:
-                bar.close()
-
-    def start_tool(
-        self,
-        name: str,
-        arguments: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        meta: Optional[Mapping[str, Any]] = None,
-        on_status: Optional[OnStatus] = None,
-    ) -> ToolTask:
-        """Call a tool and return its task (a ``ToolTask``) as soon as the server has taken the call.
-
-        A server that answers at once gives a task that is done already. On
-        2025-11-25, a task is asked for when the server runs tools as tasks and
-        the tool allows it (``execution.taskSupport``); on 2026-07-28 the server
-        decides. ``task.result(timeout=)`` waits for the end (the input the task
-        asks for goes to the client's handlers), ``task.cancel()`` ends it,
-        ``task.status`` / ``task.status_message`` say where it is, and
-        ``on_status(task)`` hears each change. ``timeout`` bounds this call only.
-        """
-        seconds = resolve_timeout(timeout, self.transport.default_timeout)
-        started = self._start_tool(name, arguments, meta, seconds, on_status=on_status, ask_for_task=True)
-        return started if isinstance(started, ToolTask) else self._tool_task(name, None, on_status, done=started)
-
-    def _start_tool(
-        self,
-        name: str,
-        arguments: Optional[Mapping[str, Any]],
-        meta: Optional[Mapping[str, Any]],
-        seconds: Optional[float],
-        *,
-        on_progress: Optional[ProgressCallback] = None,
-        max_total_timeout: Optional[float] = None,
-        progress_resets_timeout: Optional[bool] = None,
-        on_status: Optional[OnStatus] = None,
-        ask_for_task: bool = False,
-    ) -> Union[CallToolResult, ToolTask]:
-        """``tools/call``, as a task where the 2025-11-25 tool asks for one (or allows one, with
-        ``ask_for_task``): the result when the server answered at once, else the ``ToolTask``."""
-        if arguments is not None and not isinstance(arguments, Mapping):
-            raise TypeError(f"arguments must be a mapping, not {type(arguments).__name__}")
-        self._require("tools/call")
-        started = time.monotonic()
-        params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
-        if meta is not None:
-            params["_meta"] = dict(meta)
-        modern = self.era == MODERN
-        # Once: a modern listing's x-mcp-header annotations say which headers go with a call; a 2025-11-25
-        # server that runs tools as tasks says in its listing which tools need one.
-        runs_tasks = not modern and self._runs_tasks()
-        listed = (modern or runs_tasks) and self._lists.get("tools") is None
-        if listed:
-            # A server that does not declare tools may list them all the same (strict: _require refused).
-            server_capabilities.items_served(
-                lambda: self.list_tools(timeout=seconds), self.server_capabilities, "tools/list", strict=False
-            )
-        wanted = ("required", "optional") if ask_for_task else ("required",)
-        if runs_tasks and self._legacy_task_support(name) in wanted:
-            params["task"] = {}
-
-        def call(params: dict[str, Any], first: bool = False) -> dict[str, Any]:
-            left = seconds if first else _left(seconds, started)
-            try:
-                return self.request(
-                    "tools/call",
-                    params,
-                    timeout=left,
-                    on_progress=on_progress,
-                    max_total_timeout=max_total_timeout,
-                    progress_resets_timeout=progress_resets_timeout,
-                )
-            except RequestTimeout as exc:
-                if seconds is None or left == seconds or exc.timeout != left:
-                    raise  # the caller's figure already (or max_total_timeout's)
-                raise RequestTimeout(exc.method, seconds) from None  # the caller's figure, not what was left of it
-
-        try:
-            result = call(params, first=not listed)
-        except ServerError as exc:
-            # -32602 is what the spec has a server answer for an unknown tool; other errors say something else.
-            unknown = self._unknown_tool(name, exc.message) if type(exc) is ServerError and exc.code == -32602 else None
-            if unknown is not None:
-                raise unknown from exc
-            # A 2025-11-25 tool that runs only as a task, called before its listing said so: list, and again.
-            if modern or "task" in params or exc.code != -32601 or not self._runs_tasks():
-                raise
-            self.list_tools(timeout=_left(seconds, started), cache=False)
-            if self._legacy_task_support(name) not in wanted:
-                raise
-            result = call({**params, "task": {}})
-        snapshot = created_task(result, modern=modern)
-        if snapshot is None:
-            if result.get("isError") is True:
-                unknown = self._unknown_tool(name, CallToolResult.from_dict(result, name).text)
-                if unknown is not None:
-                    raise unknown
-            return self._tool_result(result, name, seconds)
-        return self._tool_task(name, snapshot, on_status)
-
-    def task(
-        self,
-        task_id: str,
-        *,
-        tool: Optional[str] = None,
-        timeout: Timeout = USE_DEFAULT,
-        on_status: Optional[OnStatus] = None,
-    ) -> ToolTask:
-        """Re-attach to a task by its id: the ``ToolTask`` that ``start_tool`` gave, from any client of the
-        same server (another connection, another process, after a crash), as the tasks extension means
-        task ids to be kept.
-
-        The task is asked for at once (``tasks/get``), so ``task.status`` is the server's word of now;
-        ``task.refresh()``, ``task.result(timeout=)`` and ``task.cancel()`` work as on a task just
-        started. Works with the tasks extension (2026-07-28) and the 2025-11-25 tasks (``tasks/get``,
-        ``tasks/result``), where the server keeps tasks beyond the session that made them.
-
-        Args:
-            task_id: the server's task id (``ToolTask.id``).
-            tool: the tool's name, if known: its result is then checked against the tool's
-                ``outputSchema``, as ``call_tool`` does (the server does not say which tool a task runs).
-            timeout: seconds for the ``tasks/get``; default: the transport's.
-            on_status: ``fn(task)`` on each change of status, as for ``start_tool``.
-
-        Raises:
-            TaskNotFound: the server knows no task of that id (-32602: never made, another
-                server's or user's, or expired).
-            ServerError: the server refused otherwise (-32601: it runs no tasks).
-        """
-        if not isinstance(task_id, str) or not task_id:
-            raise TypeError(f"task_id must be a non-empty string, not {task_id!r}")
-        seconds = resolve_timeout(timeout, self.transport.default_timeout)
-        try:
-            snapshot = self.request("tasks/get", {"taskId": task_id}, timeout=seconds)
-        except ServerError as exc:
-            if exc.code != ErrorCode.INVALID_PARAMS:
-                raise
-            raise TaskNotFound(exc.code, exc.message, exc.data, task_id=task_id, server=self.name) from None
-        return self._tool_task(tool, snapshot, on_status)
-
-    def _unknown_tool(self, name: str, said: str) -> Optional[UnknownNameError]:
-        """The error for a failed call of a tool the held tool list does not name (``None``: it names
-        it, or no list is held). ``said``: the server's words, whose start the message quotes."""
-        tools = self._lists.get("tools")
-        if tools is None or any(tool.name == name for tool in tools):
-            return None
-        known = [tool.name for tool in tools]
-        hint = did_you_mean(name, known) or (f"; its tools: {cut(', '.join(known), 200)}" if known else "")
-        answered = f" (it answered: {cut(said, 120)!r})" if said else ""
-        return UnknownNameError(f"server {self.name!r} lists no tool named {name!r}{hint}{answered}")
-
-    def _tool_task(
-        self,
-        name: Optional[str],
-        snapshot: Optional[dict[str, Any]],
-        on_status: Optional[OnStatus],
-        done: Optional[CallToolResult] = None,
-    ) -> ToolTask:
-        """The ``ToolTask`` of a call: the server's task, or (``done``) a call it answered at once;
-        ``name`` ``None``: a task re-attached by id, its tool unknown (no ``outputSchema`` check)."""
-        seconds = self.transport.default_timeout
-
-        def finish(final: dict[str, Any]) -> CallToolResult:
-            if name is None:
-                return CallToolResult.from_dict(final, "")
-            return self._tool_result(final, name, seconds)
-
-        return ToolTask(
-            name or "",
-            snapshot or {},
-            modern=self.era == MODERN,
-            request=lambda method, params, left: self.request(method, params, timeout=left),
-            answer=self._server_requests.answer_input_request,
-            finish=finish,
-            default_timeout=seconds,
-            server=self.name,
-            on_status=on_status,
-            done=done,
-        )
-
-    def _runs_tasks(self) -> bool:
-        """Whether a 2025-11-25 server runs tool calls as tasks (``tasks.requests.tools.call``)."""
-        tasks = self.server_capabilities.get("tasks")
-        requests = tasks.get("requests") if isinstance(tasks, dict) else None
-        tools = requests.get("tools") if isinstance(requests, dict) else None
-        return isinstance(tools, dict) and "call" in tools
-
-    def _legacy_task_support(self, name: str) -> str:
-        """A 2025-11-25 tool's ``taskSupport``, as its listing says (``"forbidden"`` when unknown)."""
-        if not self._runs_tasks():
-            return "forbidden"
-        for tool in self._lists.get("tools") or ():
-            if tool.name == name:
-                return str(tool.task_support)
-        return "forbidden"
-
-    def _tool_result(self, result: dict[str, Any], name: str, timeout: Optional[float]) -> CallToolResult:
-        """A ``tools/call`` result, typed, its structured content checked against the tool's schema."""
-        typed = CallToolResult.from_dict(result, name)
-        if self.validate_structured_output and (typed.has_structured_content or self._output_schemas.known):
-            if not self._output_schemas.known:
-                self.list_tools(timeout=timeout)  # once: the schemas are kept until the tool list changes
-            self._output_schemas.check(typed)
-        return typed
-
-    def list_resources(
-        self,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        cache: bool = True,
-        meta: Optional[Mapping[str, Any]] = None,
-        max_pages: Optional[int] = None,
-    ) -> list[Resource]:
-        """All the server's resources, across every page (``timeout`` bounds the whole listing;
-        ``cache``, ``meta`` and ``max_pages`` as for ``list_tools``)."""
-        held = self._lists.fresh("resources") if cache and meta is None else None
-        if held is not None:
-            return list(held)
-        context = self._lists.context()
-        resources, ttl, scope = self._list_ttl(
-            "resources/list", "resources", Resource.from_dict, timeout, meta, max_pages
-        )
-        if meta is None:
-            self._lists.put("resources", resources, ttl, scope=scope, context=context)
-        return resources
-
-    def list_resources_page(
-        self, cursor: Optional[str] = None, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
-    ) -> Page[Resource]:
-        """One page of ``resources/list`` (as ``list_tools_page``)."""
-        return self._page("resources/list", "resources", Resource.from_dict, cursor, timeout, meta)
-
-    def iter_resources(
-        self,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        meta: Optional[Mapping[str, Any]] = None,
-        max_pages: Optional[int] = None,
-    ) -> Iterator[Resource]:
-        """The server's resources, page by page as they are used (as ``iter_tools``)."""
-        pages = self._iter_pages("resources/list", "resources", Resource.from_dict, timeout, meta, max_pages)
-        return (resource for page in pages for resource in page.items)
-
-    def list_resource_templates(
-        self,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        cache: bool = True,
-        meta: Optional[Mapping[str, Any]] = None,
-        max_pages: Optional[int] = None,
-    ) -> list[ResourceTemplate]:
-        """All the server's resource templates (``uriTemplate`` in RFC 6570 form), across every page
-        (``meta`` and ``max_pages`` as for ``list_tools``). ``cache``: served again while the server's
-        ``ttlMs`` says the listing is fresh (2026-07-28; a resource list change ends that)."""
-        method, key, build = "resources/templates/list", "resourceTemplates", ResourceTemplate.from_dict
-        held = self._lists.fresh_read(_TEMPLATES) if cache and meta is None else None
-        if held is not None:
-            return list(held)
-        context = self._lists.context()
-        templates, ttl, scope = self._list_ttl(method, key, build, timeout, meta, max_pages)
-        if meta is None:
-            # Held only with a ttlMs, beside the reads.
-            self._lists.put_read(_TEMPLATES, templates, ttl, scope=scope, context=context)
-        return templates
-
-    def list_resource_templates_page(
-        self, cursor: Optional[str] = None, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
-    ) -> Page[ResourceTemplate]:
-        """One page of ``resources/templates/list`` (as ``list_tools_page``)."""
-        return self._page(
-            "resources/templates/list", "resourceTemplates", ResourceTemplate.from_dict, cursor, timeout, meta
-        )
-
-    def iter_resource_templates(
-        self,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        meta: Optional[Mapping[str, Any]] = None,
-        max_pages: Optional[int] = None,
-    ) -> Iterator[ResourceTemplate]:
-        """The server's resource templates, page by page as they are used (as ``iter_tools``)."""
-        method, key, build = "resources/templates/list", "resourceTemplates", ResourceTemplate.from_dict
-        pages = self._iter_pages(method, key, build, timeout, meta, max_pages)
-        return (template for page in pages for template in page.items)
-
-    def read_resource(
-        self,
-        uri: str,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        cache: bool = True,
-        meta: Optional[Mapping[str, Any]] = None,
-    ) -> ReadResourceResult:
-        """Read a resource: ``result.contents`` (text, or binary as ``.data`` bytes), ``result.text``.
-
-        ``cache``: serve the contents read last while the server's ``ttlMs`` says they are fresh
-        (2026-07-28; ``resources/updated`` for it, or a resource list change, ends that). A read
-        with ``meta`` (the request's ``_meta``) always asks the server and is not kept.
-
-        Raises:
-            ServerError: e.g. -32002, the resource does not exist.
-        """
-        held = self._lists.fresh_read(uri) if cache and meta is None else None
-        if held is not None:
-            return held  # type: ignore[no-any-return]
-        self._require("resources/read")
-        context = self._lists.context()
-        raw = self.request("resources/read", with_meta({"uri": uri}, meta), timeout=timeout)
-        result = ReadResourceResult.from_dict(raw, uri)
-        if meta is None:
-            self._lists.put_read(uri, result, _ttl(raw), scope=cache_scope([raw]), context=context)
-        return result
-
-    def subscribe_resource(
-        self, uri: str, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
-    ) -> None:
-        """Ask for ``notifications/resources/updated`` when the resource changes (see ``on_notification``).
-
-        In the modern era the resource joins the client's ``subscriptions/listen``, a request shared
-        by every subscription, so ``meta`` (the legacy request's ``_meta``) has nothing to go with.
-        """
-        if self.era == MODERN:
-            self._check_open()
-            self._subscriptions.subscribe(uri)
-            return
-        self._require("resources/subscribe")
-        self.request("resources/subscribe", with_meta({"uri": uri}, meta), timeout=timeout)
-
-    def unsubscribe_resource(
-        self, uri: str, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
-    ) -> None:
-        """Stop the updates ``subscribe_resource`` asked for (``meta`` as there)."""
-        if self.era == MODERN:
-            self._check_open()
-            self._subscriptions.unsubscribe(uri)
-            return
-        self._require("resources/unsubscribe")
-        self.request("resources/unsubscribe", with_meta({"uri": uri}, meta), timeout=timeout)
-
-    def list_prompts(
-        self,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        cache: bool = True,
-        meta: Optional[Mapping[str, Any]] = None,
-        max_pages: Optional[int] = None,
-    ) -> list[Prompt]:
-        """All the server's prompts, across every page (``cache``, ``meta``, ``max_pages`` as for ``list_tools``)."""
-        held = self._lists.fresh("prompts") if cache and meta is None else None
-        if held is not None:
-            return list(held)
-        context = self._lists.context()
-        prompts, ttl, scope = self._list_ttl("prompts/list", "prompts", Prompt.from_dict, timeout, meta, max_pages)
-        if meta is None:
-            self._lists.put("prompts", prompts, ttl, scope=scope, context=context)
-        return prompts
-
-    def list_prompts_page(
-        self, cursor: Optional[str] = None, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
-    ) -> Page[Prompt]:
-        """One page of ``prompts/list`` (as ``list_tools_page``)."""
-        return self._page("prompts/list", "prompts", Prompt.from_dict, cursor, timeout, meta)
-
-    def iter_prompts(
-        self,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        meta: Optional[Mapping[str, Any]] = None,
-        max_pages: Optional[int] = None,
-    ) -> Iterator[Prompt]:
-        """The server's prompts, page by page as they are used (as ``iter_tools``)."""
-        pages = self._iter_pages("prompts/list", "prompts", Prompt.from_dict, timeout, meta, max_pages)
-        return (prompt for page in pages for prompt in page.items)
-
-    def get_prompt(
-        self,
-        name: str,
-        arguments: Optional[Mapping[str, str]] = None,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        meta: Optional[Mapping[str, Any]] = None,
-    ) -> GetPromptResult:
-        """Get a prompt filled in with ``arguments`` (strings, as the spec has them); ``meta`` is the
-        request's ``_meta``.
-
-        Raises:
-            TypeError: an argument value is not a string.
-            ServerError: e.g. -32602, an unknown prompt or a missing required argument.
-        """
-        self._require("prompts/get")
-        params: dict[str, Any] = {"name": name}
-        if arguments is not None:
-            bad = {key: value for key, value in arguments.items() if not isinstance(value, str)}
-            if bad:
-                raise TypeError(f"prompt arguments must be strings; not: {bad!r}")
-            params["arguments"] = dict(arguments)
-        return GetPromptResult.from_dict(self.request("prompts/get", with_meta(params, meta), timeout=timeout), name)
-
-    def complete(
-        self,
-        ref: Mapping[str, Any],
-        argument: Union[Mapping[str, str], tuple[str, str]],
-        context: Optional[Mapping[str, str]] = None,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        meta: Optional[Mapping[str, Any]] = None,
-    ) -> Completion:
-        """Ask for completions of an argument of a prompt or a resource template.
-
-        Args:
-            ref: ``{"type": "ref/prompt", "name": ...}`` or ``{"type": "ref/resource", "uri": <template>}``.
-            argument: ``{"name": ..., "value": <typed so far>}``, or the pair ``(name, value)``.
-            context: values of other arguments already chosen (sent as ``context.arguments``).
-            meta: the request's ``_meta``.
-        """
-        self._require("completion/complete")
-        if isinstance(argument, tuple):
-            argument = {"name": argument[0], "value": argument[1]}
-        params: dict[str, Any] = {"ref": dict(ref), "argument": dict(argument)}
-        if context is not None:
-            params["context"] = {"arguments": dict(context)}
-        return Completion.from_dict(self.request("completion/complete", with_meta(params, meta), timeout=timeout))
-
-    # -- skills (the io.modelcontextprotocol/skills extension) -------------------------------
-
-    def list_skills(
-        self,
-        *,
-        timeout: Timeout = USE_DEFAULT,
-        cache: bool = True,
-        meta: Optional[Mapping[str, Any]] = None,
-        max_pages: Optional[int] = None,
-    ) -> list[Skill]:
-        """The server's skills, across every page; reads none of their files.
-
-        An entry that breaks the extension's rules (its name not the last segment of its path, its
-        files not all listed, over 512 files or 16 MiB) is left out, with a warning naming it and
-        the rule. ``cache``, ``meta`` and ``max_pages`` as for ``list_tools`` (the listing's ``ttlMs``).
-
-        Raises:
-            ExtensionNotDeclared: the server does not declare ``io.modelcontextprotocol/skills``.
-            PageLimitExceeded: the server still had a cursor after ``max_pages`` pages.
-            ProtocolError: a malformed page, or a repeated cursor.
-        """
-        return self._skills.list(timeout=timeout, cache=cache, meta=meta, max_pages=max_pages)
-
-    def list_skills_page(
-        self, cursor: Optional[str] = None, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
-    ) -> Page[Skill]:
-        """One page of ``skills/list`` (as ``list_tools_page``; entries that break the rules left out,
-        as ``list_skills`` leaves them out)."""
-        return self._skills.page(cursor, timeout=timeout, meta=meta)
-
-    def get_skill(self, uri: str, *, timeout: Timeout = USE_DEFAULT) -> Skill:
-        """One skill's entry (``skills/get``), by its SKILL.md URI; reads none of its files.
-
-        Raises:
-            ExtensionNotDeclared: the server does not declare the skills extension.
-            ServerError: -32602, the server has no such skill.
-        """
-        return self._skills.get(uri, timeout=timeout)
-
-    def load_skill(
-        self, skill: Union[Skill, str], *, allow_dynamic: bool = False, timeout: Timeout = USE_DEFAULT
-    ) -> LoadedSkill:
-        """Read a skill's SKILL.md, verify it, and nothing else: ``.text``, ``.frontmatter``, ``.read(path)``.
-
-        ``skill``: an entry this client listed, or a SKILL.md URI (its entry is asked for with
-        ``skills/get``). The entry's rules and limits are checked before anything is read; the
-        file's size and SHA-256 must be the listed ones, and its YAML frontmatter equal, field by
-        field, to the entry's. ``LoadedSkill.read`` reads the other files one by one, each only if
-        the entry lists it, verified the same way. A dynamic skill (``resources: "dynamic"``) has
-        nothing to verify its files by, and loads only with ``allow_dynamic=True``.
-
-        Raises:
-            SkillVerificationError: the entry or its SKILL.md is not what it must be (what was read is
-                not used); the message names the skill, the file, and what was expected and got.
-            ExtensionNotDeclared: the server does not declare the skills extension.
-            ValueError: a ``Skill`` listed by another client (identity is server and URI).
-        """
-        return self._skills.load(skill, allow_dynamic=allow_dynamic, timeout=timeout)
-
-    def read_directory(
-        self, uri: str, *, timeout: Timeout = USE_DEFAULT, max_pages: Optional[int] = None
-    ) -> list[Resource]:
-        """The direct children of a directory resource (``resources/directory/read`` of the skills
-        extension, every page): files as ``Resource`` (``size``, ``mime_type``), subdirectories with
-        ``mime_type`` ``"inode/directory"``. Only where the server declares ``directoryRead: true``.
-        Nothing is verified here: ``LoadedSkill.list_directory`` lists a skill's directory against its entry.
-
-        Raises:
-            ExtensionNotDeclared: the server does not declare the extension or ``directoryRead``
-                (the extension forbids sending it then: nothing is sent).
-            ServerError: -32602, ``uri`` is no directory the server serves.
-            PageLimitExceeded, ProtocolError: as for ``list_tools``.
-        """
-        found: list[Resource] = []
-        for page in self._skills.read_directory(uri, timeout, max_pages):
-            for item in page:
-                found.append(Resource.from_dict(item, f"resources/directory/read {uri!r} item #{len(found)}"))
-        return found
-
-    def set_logging_level(
-        self, level: str, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
-    ) -> None:
-        """Ask the server to send log messages at ``level`` and above (debug ... emergency).
-
-        They go to the logger ``mcpsync.server.<name>`` and to ``on_log``. On 2026-07-28 every
-        request asks for the level in its ``_meta`` (a server of that revision logs to no request
-        that does not; a client given ``on_log`` asks for ``info`` until told otherwise), and no
-        request of its own is sent; ``meta`` is the ``logging/setLevel`` request's ``_meta``.
-        """
-        if level not in LOG_LEVELS:
-            raise ValueError(f"unknown logging level {level!r}; one of {', '.join(LOG_LEVELS)}")
-        if self.era == MODERN and self._channel.meta is not None:
-            # The 2026-07-28 revision has no logging/setLevel: each request carries the level it wants.
-            self._log_level = level
-            self._ask_for_logs()
-            return
-        self._require("logging/setLevel")
-        self.request("logging/setLevel", with_meta({"level": level}, meta), timeout=timeout)
 
     def set_roots(self, roots: Roots) -> None:
         """Replace the roots offered to the server, and tell it (``notifications/roots/list_changed``).
@@ -1561,62 +621,17 @@ class Client:
         # Reader thread: the dispatch queue was full and a notification's callback was left out.
         self.transport.stats.dropped += 1
 
-    # -- what the server says changed -------------------------------------------------
-
     def _list_changed(self, kind: str) -> None:
         # Reader thread: the list is forgotten; the tool schemas go with the tools.
         if kind == "tools":
             self._output_schemas.forget()
 
-    def refresh(self, kind: str) -> None:
-        """Fetch the ``"tools"``, ``"prompts"`` or ``"resources"`` list again (as ``refresh_on_list_changed`` does)."""
-        {"tools": self.list_tools, "prompts": self.list_prompts, "resources": self.list_resources}[kind]()
-
-
-#: Where the resource templates are held in the client's cache: beside the reads (a resource list change ends both).
-_TEMPLATES = ("resources/templates/list",)
-
-
-def _left(seconds: Optional[float], started: float) -> Optional[float]:
-    """What is left of ``seconds`` counted from ``started`` (``None``: no limit); at least a millisecond."""
-    return None if seconds is None else max(0.001, seconds - (time.monotonic() - started))
-
-
-def _ttl(result: Mapping[str, Any]) -> Optional[float]:
-    """The seconds a result stays fresh by its ``ttlMs`` (2026-07-28); ``None`` without one, or a bad one."""
-    value = result.get("ttlMs")
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        return None
-    return min(float(value) / 1000.0, MAX_TTL)
-
 
 # A Ctrl-C leaves these with a short KeyboardInterrupt (see interrupts.py).
 shorten_interrupts(
     Client,
-    (
-        "initialize",
-        "request",
-        "ping",
-        "discover",
-        "list_tools",
-        "list_tools_page",
-        "call_tool",
-        "start_tool",
-        "list_resources",
-        "list_resources_page",
-        "list_resource_templates",
-        "list_resource_templates_page",
-        "read_resource",
-        "subscribe_resource",
-        "unsubscribe_resource",
-        "list_prompts",
-        "list_prompts_page",
-        "get_prompt",
-        "complete",
-        "set_logging_level",
-        "list_skills",
-        "list_skills_page",
-        "get_skill",
-        "load_skill",
-    ),
+    """initialize request ping discover list_tools list_tools_page call_tool start_tool list_resources
+    list_resources_page list_resource_templates list_resource_templates_page read_resource subscribe_resource
+    unsubscribe_resource list_prompts list_prompts_page get_prompt complete set_logging_level list_skills
+    list_skills_page get_skill load_skill""".split(),
 )

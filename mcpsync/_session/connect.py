@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import time
 from collections.abc import Mapping
 from typing import Any, Callable, Literal, Optional, Union
 from urllib.parse import urlsplit
@@ -12,7 +11,7 @@ from urllib.parse import urlsplit
 from .._core.authorizer import Authorizer
 from .._core.errors import ConfigurationError, HTTPStatusError, MCPError
 from .._core.text import EXCERPT_LIMIT, cut, first_line
-from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
+from .._core.timeouts import USE_DEFAULT, Deadline, Timeout, resolve_timeout
 from .._wire import create_transport
 from .._wire.config import (
     HTTP_OPTIONS,
@@ -164,11 +163,10 @@ def handshake(
         as ``Client.initialize``; when both transports were refused, the first answer's
         ``HTTPStatusError`` (the likelier truth: a 404 for a wrong path, say), saying what the other got.
     """
-    seconds = resolve_timeout(timeout, client.transport.default_timeout)
-    deadline = None if seconds is None else time.monotonic() + seconds  # one deadline for both attempts
-    paused = client._channel.person_time
+    # One deadline for both attempts; a person who logs in meanwhile is not the caller's time.
+    deadline = Deadline(resolve_timeout(timeout, client.transport.default_timeout), client._channel)
     try:
-        client.initialize(timeout=seconds)
+        client.initialize(timeout=deadline.seconds)
         return client
     except HTTPStatusError as exc:
         if not isinstance(config, HTTPServerConfig) or exc.status_code not in SSE_FALLBACK_STATUSES:
@@ -181,10 +179,8 @@ def handshake(
         first = exc
     logger.info("server %r: POST refused with %d; trying the HTTP+SSE transport", client.name, first.status_code)
     sse = again(dataclasses.replace(config, type="sse"))
-    if deadline is not None:
-        deadline += client._channel.person_time - paused  # a person who logged in meanwhile: not the caller's time
     try:
-        sse.initialize(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
+        sse.initialize(timeout=deadline.left())
     except MCPError as sse_error:
         raise first.retold(f"{first}; tried as HTTP+SSE too: {_briefly(sse_error)}") from sse_error
     return sse

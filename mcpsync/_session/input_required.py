@@ -6,65 +6,58 @@ and its ``inputRequests``, instead of sending requests of its own. Each one
 goes to the client's handlers (``elicitation=``, ``sampling=``, ``roots=``),
 and the request is sent again, under a new id, with ``inputResponses`` and the
 ``requestState`` as it came (none when none came), at most
-``MAX_INPUT_ROUNDS`` times, all within the caller's timeout. Tasks answer
+``MAX_INPUT_ROUNDS`` times, all within the caller's timeout. The client's
+request loop sends each round; ``next_round`` says what it sends. Tasks answer
 their input requests the same way through ``tasks/update`` (tasks.py).
 """
 
 from __future__ import annotations
 
-import math
-import time
 from typing import Any, Callable, Optional
 
-from .._core.eras import result_type
 from .._core.errors import ProtocolError, RequestTimeout
+from .._core.timeouts import Deadline
 
-__all__ = ["MAX_INPUT_ROUNDS", "answer_input_required"]
+__all__ = ["MAX_INPUT_ROUNDS", "next_round"]
 
 #: ``input_required`` rounds one request may take.
 MAX_INPUT_ROUNDS = 10
 
 
-def answer_input_required(
+def next_round(
     method: str,
     params: Optional[dict[str, Any]],
     result: dict[str, Any],
     *,
-    send: Callable[[Optional[dict[str, Any]], Optional[float]], dict[str, Any]],
     answer: Callable[[str, Optional[dict[str, Any]]], dict[str, Any]],
-    timeout: Optional[float],
-    started: float,
+    done: int,
+    deadline: Deadline,
     name: str,
-) -> dict[str, Any]:
-    """The final result of a request after its ``input_required`` rounds (see the module docstring).
-
-    ``send(params, timeout)`` sends the request again; ``answer(method, params)`` answers one input request.
+) -> tuple[dict[str, Any], Optional[float]]:
+    """The request to send again after an ``input_required`` ``result`` (see the module docstring): its
+    params, with the input requests answered (``answer(method, params)`` answers one) and the
+    ``requestState`` echoed, and the seconds of ``deadline`` left for it. ``done``: the rounds sent so far.
 
     Raises:
-        ProtocolError: more than ``MAX_INPUT_ROUNDS`` rounds, or a malformed input request.
-        RequestTimeout: the rounds took longer than ``timeout`` in all.
+        ProtocolError: past ``MAX_INPUT_ROUNDS`` rounds, or a malformed input request.
+        RequestTimeout: the rounds took longer than ``deadline`` gives.
     """
-    deadline = math.inf if timeout is None else started + timeout
-    for _ in range(MAX_INPUT_ROUNDS):
-        if result_type(result) != "input_required":
-            return result
-        requests = result.get("inputRequests") or {}
-        if not isinstance(requests, dict):
-            raise ProtocolError(f"{name}: {method}: 'inputRequests' must be an object, got {type(requests).__name__}")
-        responses: dict[str, Any] = {}
-        for key, request in requests.items():
-            if not isinstance(request, dict) or not isinstance(request.get("method"), str):
-                raise ProtocolError(f"{name}: {method}: input request {key!r} has no method")
-            responses[key] = answer(request["method"], request.get("params"))
-        again = {k: v for k, v in (params or {}).items() if k not in ("inputResponses", "requestState")}
-        if responses:
-            again["inputResponses"] = responses
-        if "requestState" in result:
-            again["requestState"] = result["requestState"]  # as it came, byte for byte
-        left = None if deadline == math.inf else deadline - time.monotonic()
-        if left is not None and left <= 0:
-            raise RequestTimeout(method, timeout or 0.0)
-        result = send(again, left)
-    if result_type(result) != "input_required":
-        return result
-    raise ProtocolError(f"{name}: {method}: the server asked for input {MAX_INPUT_ROUNDS} times; given up")
+    if done >= MAX_INPUT_ROUNDS:
+        raise ProtocolError(f"{name}: {method}: the server asked for input {MAX_INPUT_ROUNDS} times; given up")
+    requests = result.get("inputRequests") or {}
+    if not isinstance(requests, dict):
+        raise ProtocolError(f"{name}: {method}: 'inputRequests' must be an object, got {type(requests).__name__}")
+    responses: dict[str, Any] = {}
+    for key, request in requests.items():
+        if not isinstance(request, dict) or not isinstance(request.get("method"), str):
+            raise ProtocolError(f"{name}: {method}: input request {key!r} has no method")
+        responses[key] = answer(request["method"], request.get("params"))
+    again = {k: v for k, v in (params or {}).items() if k not in ("inputResponses", "requestState")}
+    if responses:
+        again["inputResponses"] = responses
+    if "requestState" in result:
+        again["requestState"] = result["requestState"]  # as it came, byte for byte
+    left = deadline.left()
+    if left is not None and left <= 0:
+        raise RequestTimeout(method, deadline.seconds or 0.0)
+    return again, left

@@ -2,9 +2,10 @@
 
 A listing method (``tools/list``, ``resources/list``, ...) answers one page at a time with an opaque
 ``nextCursor`` for the next. The client reads them all (``Client.list_tools``), one at a time as
-they are used (``iter_tools``), or one by hand (``list_tools_page``); all three go through here. A
-server may hand out cursors for ever, fresh or repeated: a cursor seen before ends the listing at
-once, and ``max_pages`` (by default ``MAX_PAGES``) and ``MAX_LIST_ITEMS`` bound the rest.
+they are used (``iter_tools``), or one by hand (``list_tools_page``); all three go through here
+(listings.py says which listings there are). A server may hand out cursors for ever, fresh or
+repeated: a cursor seen before ends the listing at once, and ``max_pages`` (by default ``MAX_PAGES``)
+and ``MAX_LIST_ITEMS`` bound the rest.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ __all__ = [
     "one_page",
     "page_items",
     "pages",
-    "typed_pages",
     "with_meta",
 ]
 
@@ -102,25 +102,6 @@ def pages(
             raise ProtocolError(f"{method} result: repeated nextCursor {cursor!r} (the pages loop)")
         seen.add(cursor)
     raise PageLimitExceeded(method, limit, cursor)
-
-
-def typed_pages(
-    request: Request,
-    method: str,
-    key: str,
-    build: Callable[[Any, str], _Item],
-    seconds: Optional[float],
-    *,
-    meta: Optional[Mapping[str, Any]] = None,
-    max_pages: Optional[int] = None,
-) -> Iterator[Page[_Item]]:
-    """The pages of a listing, typed, each asked for when the one before is used up (``seconds``
-    bounds each page); raises as ``pages`` does."""
-    count = 0
-    for items, result in pages(request, method, key, seconds, meta=meta, max_pages=max_pages, per_page=True):
-        typed = [build(item, f"{method} item #{count + n}") for n, item in enumerate(items)]
-        count += len(typed)
-        yield Page(typed, next_cursor(method, result), result)
 
 
 def one_page(

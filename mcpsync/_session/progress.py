@@ -13,9 +13,22 @@ import threading
 import time
 from typing import Any, Callable, Optional
 
-__all__ = ["ProgressCallback", "ProgressTokens", "ProgressWatch", "with_progress_token"]
+from .._threads.signals import deferred_interrupts
+from .channel import Channel
+from .dispatch import Dispatcher
+
+__all__ = [
+    "PROGRESS_DRAIN_WAIT",
+    "ProgressCallback",
+    "ProgressTokens",
+    "ProgressWatch",
+    "request_with_progress",
+    "with_progress_token",
+]
 
 ProgressCallback = Callable[[float, Optional[float], Optional[str]], None]
+#: Seconds a call with ``on_progress`` waits, after its answer, for the progress callbacks queued before it.
+PROGRESS_DRAIN_WAIT = 1.0
 
 
 class ProgressWatch:
@@ -84,3 +97,37 @@ def with_progress_token(params: Optional[dict[str, Any]], token: str) -> dict[st
     meta["progressToken"] = token
     params["_meta"] = meta
     return params
+
+
+def request_with_progress(
+    channel: Channel,
+    tokens: ProgressTokens,
+    dispatcher: Dispatcher,
+    method: str,
+    params: Optional[dict[str, Any]],
+    seconds: Optional[float],
+    on_progress: Optional[ProgressCallback],
+    max_total_timeout: Optional[float],
+    progress_resets_timeout: Optional[bool],
+) -> dict[str, Any]:
+    """One request with a progress token (``on_progress``), or a cap on its time whatever its activity
+    (see ``Client.request``); the callbacks of the progress sent before the answer have run when it returns."""
+    if progress_resets_timeout is None:
+        progress_resets_timeout = True  # the caller asked for progress, or for a cap on it
+    with deferred_interrupts():
+        token, watch = tokens.open(on_progress)
+    try:
+        result = channel.request(
+            method,
+            with_progress_token(params, token),
+            timeout=seconds,
+            max_total=max_total_timeout,
+            last_activity=(lambda: watch.last) if progress_resets_timeout else None,
+        )
+    finally:
+        with deferred_interrupts():
+            tokens.close(token)
+    if on_progress is not None and watch.notified:
+        # The server sent its progress before the answer; let the callbacks see all of it before we return.
+        dispatcher.drain(PROGRESS_DRAIN_WAIT)
+    return result

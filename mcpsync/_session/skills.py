@@ -31,10 +31,7 @@ What the client promises, and where it keeps each promise:
   ``files``: it is not read, ``read`` refuses it); the files of ``files`` are read and
   verified as any other (``read``).
 
-The frontmatter is parsed with PyYAML's safe loader (imported when first
-needed), timestamps left as the text they are (the listing carries fields
-verbatim, as JSON, which has no dates), in at most ``MAX_FRONTMATTER`` bytes
-and ``MAX_FRONTMATTER_VALUES`` values (aliases counted each time they are used).
+The frontmatter is parsed and compared in skill_frontmatter.py.
 """
 
 from __future__ import annotations
@@ -42,8 +39,6 @@ from __future__ import annotations
 import logging
 import posixpath
 import re
-import threading
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
@@ -52,12 +47,11 @@ from .._core.errors import ProtocolError
 from .._core.feature_errors import ExtensionNotDeclared, SkillVerificationError
 from .._core.text import cut, first_line
 from .._core.timeouts import USE_DEFAULT, Timeout
-from .inbox import PUBLIC, cache_scope
-from .models import Page, ReadResourceResult, Resource
-from .paging import next_cursor, page_items, pages, with_meta
+from .models import ReadResourceResult, Resource
+from .paging import pages
+from .skill_frontmatter import differences, parse_frontmatter
 
 __all__ = [
-    "MAX_FRONTMATTER",
     "MAX_RESOURCES",
     "MAX_TOTAL_SIZE",
     "SKILLS_EXTENSION",
@@ -66,7 +60,6 @@ __all__ = [
     "SkillDirectory",
     "SkillResource",
     "Skills",
-    "parse_frontmatter",
 ]
 
 logger = logging.getLogger("mcpsync.client")
@@ -76,14 +69,6 @@ SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 MAX_RESOURCES = 512
 #: Bytes all the files of one skill may hold together.
 MAX_TOTAL_SIZE = 16 * 1024 * 1024
-#: Bytes of YAML frontmatter we parse, at most.
-MAX_FRONTMATTER = 256 * 1024
-#: Values (scalars, lists, mappings) the frontmatter may hold, each use of an alias counted again.
-MAX_FRONTMATTER_VALUES = 10_000
-#: How deeply the frontmatter's lists and mappings may nest.
-MAX_FRONTMATTER_DEPTH = 32
-#: Seconds a listing's ``ttlMs`` may keep it fresh, at most.
-MAX_TTL = 24 * 3600.0
 
 SKILL_FILE = "SKILL.md"
 #: The MIME type of a directory resource (``resources/directory/read``).
@@ -91,7 +76,6 @@ DIRECTORY = "inode/directory"
 _SCHEME = "skill://"
 # Checked with fullmatch: ``$`` would also match before a final newline.
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
-_DELIMITER = re.compile(r"---[ \t]*\r?")
 
 
 @dataclass(frozen=True)
@@ -247,111 +231,6 @@ def _problem(uri: str, frontmatter: Any, listed: Any, resources: Optional[tuple[
     if total > MAX_TOTAL_SIZE:
         return f"its files hold {total} bytes, more than the {MAX_TOTAL_SIZE} a skill may have"
     return None
-
-
-# -- SKILL.md ------------------------------------------------------------------------------
-
-
-def parse_frontmatter(text: str, skill_uri: str = "", file_uri: str = "") -> tuple[dict[str, Any], str]:
-    """A SKILL.md's YAML frontmatter (a mapping) and its body.
-
-    Raises:
-        SkillVerificationError: no frontmatter, one that does not end, is not YAML, is not a
-            mapping, or is over the bounds (``MAX_FRONTMATTER``, ``MAX_FRONTMATTER_VALUES``,
-            ``MAX_FRONTMATTER_DEPTH``).
-    """
-
-    def refuse(reason: str) -> SkillVerificationError:
-        return SkillVerificationError(reason, skill_uri=skill_uri, file_uri=file_uri)
-
-    lines = text.lstrip("\ufeff").split("\n")
-    if not lines or not _DELIMITER.fullmatch(lines[0]):
-        raise refuse("it has no YAML frontmatter (the first line is not '---')")
-    end = next((n for n, line in enumerate(lines[1:], 1) if _DELIMITER.fullmatch(line)), None)
-    if end is None:
-        raise refuse("its YAML frontmatter does not end (no closing '---' line)")
-    block = "\n".join(lines[1:end])
-    if len(block.encode("utf-8")) > MAX_FRONTMATTER:
-        raise refuse(f"its YAML frontmatter is over {MAX_FRONTMATTER} bytes")
-    import yaml  # lazily: only loading a skill needs it
-
-    try:
-        parsed = yaml.load(block, Loader=_loader())  # a subclass of SafeLoader: no arbitrary objects
-    except RecursionError:
-        raise refuse("its YAML frontmatter nests too deeply") from None
-    except yaml.YAMLError as exc:
-        raise refuse(f"its frontmatter is not valid YAML: {cut(str(exc), 200)}") from None
-    if not isinstance(parsed, dict):
-        raise refuse(f"its YAML frontmatter is not a mapping but {type(parsed).__name__}")
-    _check_bounds(parsed, refuse)
-    return parsed, "\n".join(lines[end + 1 :])
-
-
-def _check_bounds(value: Any, refuse: Callable[[str], SkillVerificationError]) -> None:
-    """Walk the parsed frontmatter (aliases as often as they are used); refuse it past the bounds."""
-    count = 0
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        count += 1
-        if count > MAX_FRONTMATTER_VALUES:
-            raise refuse(f"its YAML frontmatter holds more than {MAX_FRONTMATTER_VALUES} values (aliases counted)")
-        if depth > MAX_FRONTMATTER_DEPTH:
-            raise refuse(f"its YAML frontmatter nests deeper than {MAX_FRONTMATTER_DEPTH}")
-        if isinstance(item, dict):
-            stack.extend((child, depth + 1) for pair in item.items() for child in pair)
-        elif isinstance(item, list):
-            stack.extend((child, depth + 1) for child in item)
-
-
-_LOADER: list[type] = []
-_LOADER_LOCK = threading.Lock()
-
-
-def _loader() -> type:
-    """PyYAML's safe loader without its timestamp resolver: a date stays the text it is."""
-    with _LOADER_LOCK:
-        if not _LOADER:
-            import yaml
-
-            class _VerbatimLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no types
-                pass
-
-            _VerbatimLoader.yaml_implicit_resolvers = {
-                first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-                for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-            }
-            _LOADER.append(_VerbatimLoader)
-        return _LOADER[0]
-
-
-def _differences(listed: Mapping[str, Any], found: Mapping[Any, Any]) -> list[tuple[str, Any, Any]]:
-    """The fields where the entry's frontmatter and SKILL.md's differ: (field, listed, in the file)."""
-    missing = object()
-    keys = sorted({*listed, *found}, key=str)
-    differing = []
-    for key in keys:
-        expected, got = listed.get(key, missing), found.get(key, missing)
-        if not _same(expected, got):
-            differing.append(
-                (str(key), None if expected is missing else expected, "(absent)" if got is missing else got)
-            )
-    return differing
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Equality as JSON has it: ``True`` is not ``1``, and a list is a list."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, Mapping) and isinstance(b, Mapping):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    if isinstance(a, (Mapping, list, tuple)) or isinstance(b, (Mapping, list, tuple)):
-        return False
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
-    return type(a) is type(b) and bool(a == b)
 
 
 # -- reading and verifying ----------------------------------------------------------------
@@ -597,7 +476,7 @@ def load(
     except UnicodeDecodeError as exc:
         raise SkillVerificationError(f"it is not UTF-8 text ({exc})", skill_uri=skill.uri, file_uri=skill.uri) from None
     frontmatter, body = parse_frontmatter(text, skill.uri, skill.uri)
-    differing = _differences(skill.frontmatter, frontmatter)
+    differing = differences(skill.frontmatter, frontmatter)
     if differing:
         key, expected, got = differing[0]
         fields = ", ".join(repr(name) for name, _, _ in differing)
@@ -614,44 +493,30 @@ def load(
 
 
 class Skills:
-    """One client's side of the extension: listing (with ``ttlMs``), getting, loading.
+    """One client's side of the extension: its checks, the entries it offers, getting, loading
+    (the listing itself is listings.py's, with the others).
 
     Args:
         name: the server's name (logs, and each skill's ``server``).
         capabilities: ``fn() -> server capabilities``.
-        pages: ``fn(timeout, meta, max_pages) -> iterator of (entries, ttl seconds or None, page
-            result)``, the pages of ``skills/list``.
         request: ``fn(method, params, timeout) -> result``.
         reader: reads a file from the server.
-        context: ``fn() -> the authorization context now`` (``Transport.authorization_context``): a
-            listing that is not ``cacheScope: "public"`` is served again only in the context it was
-            fetched in.
     """
 
     def __init__(
         self,
         name: str,
         capabilities: Callable[[], Mapping[str, Any]],
-        pages: Callable[
-            [Timeout, Optional[Mapping[str, Any]], Optional[int]],
-            Iterator[tuple[list[Any], Optional[float], Mapping[str, Any]]],
-        ],
         request: Callable[[str, dict[str, Any], Timeout], dict[str, Any]],
         reader: Reader,
-        context: Callable[[], str] = lambda: "",
     ) -> None:
         self._name = name
         self._capabilities = capabilities
-        self._pages = pages
         self._request = request
         self._reader = reader
-        self._lock = threading.Lock()
-        self._context = context
-        self._held: Optional[list[Skill]] = None
-        self._owner: Optional[str] = None  # the authorization context of a listing not public
-        self._fresh_until = 0.0
 
-    def _check_declared(self) -> None:
+    def check_declared(self) -> None:
+        """Refuse (``ExtensionNotDeclared``) unless the server declares the skills extension."""
         extensions = self._capabilities().get("extensions")
         if not isinstance(extensions, Mapping) or SKILLS_EXTENSION not in extensions:
             raise ExtensionNotDeclared(
@@ -659,53 +524,9 @@ class Skills:
                 extension=SKILLS_EXTENSION,
             )
 
-    def list(
-        self,
-        *,
-        timeout: Timeout,
-        cache: bool,
-        meta: Optional[Mapping[str, Any]] = None,
-        max_pages: Optional[int] = None,
-    ) -> list[Skill]:
-        """Every valid skill of every page; see ``Client.list_skills`` (with ``meta``: not cached)."""
-        self._check_declared()
-        context = self._context()
-        with self._lock:
-            if self._held is not None and self._owner is not None and self._owner != context:
-                self._held = None  # another authorization context's listing: never served
-            if cache and meta is None and self._held is not None and time.monotonic() < self._fresh_until:
-                return list(self._held)
-        found: list[Skill] = []
-        ttls: list[Optional[float]] = []
-        results: list[Mapping[str, Any]] = []
-        for entries, ttl, result in self._pages(timeout, meta, max_pages):
-            ttls.append(ttl)
-            results.append(result)
-            found.extend(self._valid(entries, len(found)))
-        if meta is not None:
-            return found
-        fresh = None if not ttls or None in ttls else min(t for t in ttls if t is not None)
-        public = cache_scope(results) == PUBLIC
-        with self._lock:
-            if public or self._context() == context:  # not kept if the context changed meanwhile
-                self._held = found
-                self._owner = None if public else context
-                self._fresh_until = time.monotonic() + min(fresh, MAX_TTL) if fresh else 0.0
-        return list(found)
-
-    def page(self, cursor: Optional[str], *, timeout: Timeout, meta: Optional[Mapping[str, Any]]) -> Page[Skill]:
-        """One page of ``skills/list``, its valid skills; see ``Client.list_skills_page``."""
-        self._check_declared()
-        if cursor is not None and not isinstance(cursor, str):
-            raise TypeError(f"cursor must be a string or None, not {type(cursor).__name__}")
-        params = with_meta({"cursor": cursor} if cursor is not None else {}, meta)
-        result = self._request("skills/list", params or {}, timeout)
-        skills = [*self._valid(page_items("skills/list", "skills", result), 0)]
-        return Page(skills, next_cursor("skills/list", result), result)
-
-    def _valid(self, entries: Sequence[Any], start: int) -> tuple[Skill, ...]:
+    def valid(self, entries: Sequence[Any], start: int) -> list[Skill]:
         """The entries of a page that are skills keeping the extension's rules; the rest are logged."""
-        found: tuple[Skill, ...] = ()
+        found: list[Skill] = []
         for entry in entries:
             try:
                 skill = Skill.from_dict(entry, self._name, f"skills/list item #{start + len(found)}")
@@ -715,12 +536,12 @@ class Skills:
             if skill.problem is not None:
                 logger.warning("server %r: skill %s left out: %s", self._name, skill.uri, skill.problem)
                 continue
-            found += (skill,)
+            found.append(skill)
         return found
 
     def get(self, uri: str, *, timeout: Timeout) -> Skill:
         """One skill's entry, from the server; see ``Client.get_skill``."""
-        self._check_declared()
+        self.check_declared()
         result = self._request("skills/get", {"uri": uri}, timeout)
         return Skill.from_dict(result.get("skill"), self._name, f"skills/get {uri!r} skill")
 
@@ -733,7 +554,7 @@ class Skills:
         elif skill.server != self._name:
             raise ValueError(f"the skill {skill.uri} was listed by server {skill.server!r}, not {self._name!r}")
         else:
-            self._check_declared()
+            self.check_declared()
         directory = self.read_directory if directory_read_declared(self._capabilities()) else None
         return load(skill, self._reader, allow_dynamic=allow_dynamic, timeout=timeout, directory=directory)
 
@@ -744,7 +565,7 @@ class Skills:
         Raises:
             ExtensionNotDeclared: the server does not declare ``directoryRead`` (nothing is sent).
         """
-        self._check_declared()
+        self.check_declared()
         if not directory_read_declared(self._capabilities()):
             raise ExtensionNotDeclared(
                 f"{self._name}: the server does not declare directoryRead ({SKILLS_EXTENSION}); "

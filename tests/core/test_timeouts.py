@@ -38,3 +38,55 @@ def test_none_means_no_limit_in_configs_and_transports_as_in_calls():
 def test_a_deadline_is_a_monotonic_time_or_infinity():
     assert deadline(None) == math.inf
     assert 0 < deadline(5) - __import__("time").monotonic() <= 5
+
+
+class _Clock:
+    """A fake ``time`` module whose ``monotonic()`` moves only when told."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+class _Logins:
+    """A connection's ``LoginClock``: the seconds people have spent logging in."""
+
+    def __init__(self, person_time: float = 0.0) -> None:
+        self.person_time = person_time
+
+
+def test_a_deadline_does_not_count_the_time_a_person_spent_logging_in(monkeypatch):
+    """Scenario: 10 s given; 4 s pass, of which 3 s a person logged in (the connection counted 3 s more
+    than it had when the deadline began). Promise: 9 s are left, not 6, and ``at()`` moved on by 3 s."""
+    import mcpsync._core.timeouts as timeouts_module
+    from mcpsync._core.timeouts import Deadline
+
+    clock = _Clock()
+    monkeypatch.setattr(timeouts_module, "time", clock)
+    logins = _Logins(person_time=5.0)  # logins before the deadline began are not its business
+    deadline = Deadline(10.0, logins)
+    clock.now += 4.0
+    logins.person_time += 3.0
+    assert deadline.person_time() == 3.0
+    assert deadline.left() == 9.0
+    assert deadline.at() == 1000.0 + 10.0 + 3.0
+    clock.now += 20.0
+    assert deadline.left() == 0.0 and deadline.left(floor=0.001) == 0.001
+
+
+def test_a_deadline_that_began_before_its_connection_counts_all_its_logins(monkeypatch):
+    """Scenario: the manager's bound began before the client was made (``start=``), and the client's
+    connection counted 2 s of a person's login. Promise: all 2 s are left out; no limit stays no limit."""
+    import mcpsync._core.timeouts as timeouts_module
+    from mcpsync._core.timeouts import Deadline
+
+    clock = _Clock()
+    monkeypatch.setattr(timeouts_module, "time", clock)
+    started = clock.now
+    clock.now += 5.0
+    deadline = Deadline(10.0, _Logins(person_time=2.0), start=started)
+    assert deadline.left() == 7.0
+    unbounded = Deadline(None, _Logins(person_time=2.0))
+    assert unbounded.left() is None and unbounded.at() == math.inf

@@ -12,7 +12,7 @@ import pytest
 import requests
 
 import mcpsync
-from mcpsync._session.inbox import ListCache, cache_scope
+from mcpsync._session.cache import ListCache, cache_scope
 from mcpsync._wire.streamable_http import StreamableHTTPTransport
 from tests.helpers import scripted_server
 

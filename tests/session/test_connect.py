@@ -203,13 +203,13 @@ def test_the_http_sse_fallback_after_a_login_keeps_the_callers_time(monkeypatch)
     attempt gets the caller's timeout, not what the person's time left of it (it got 0 s)."""
     import types
 
-    import mcpsync._session.connect as connect_module
+    import mcpsync._core.timeouts as timeouts_module
     from mcpsync import HTTPServerConfig, HTTPStatusError
     from mcpsync._session.connect import handshake
 
-    real = connect_module.time.monotonic
+    real = timeouts_module.time.monotonic
     late = [0.0]
-    monkeypatch.setattr(connect_module, "time", types.SimpleNamespace(monotonic=lambda: real() + late[0]))
+    monkeypatch.setattr(timeouts_module, "time", types.SimpleNamespace(monotonic=lambda: real() + late[0]))
     given: list[float] = []
 
     class Streamable:

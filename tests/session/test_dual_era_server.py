@@ -22,8 +22,8 @@ import requests
 
 import mcpsync
 from mcpsync import HTTPStatusError, MissingClientCapability, ProtocolError, ServerError, UnsupportedProtocolVersion
-from mcpsync._session import client as client_module
 from mcpsync._session import era as era_module
+from mcpsync._session import negotiation as negotiation_module
 from mcpsync.testing import server_command
 from tests.helpers import wait_for
 from tests.http_server import KINDS
@@ -160,7 +160,7 @@ def test_the_client_renegotiates_when_its_first_choice_is_refused_at_discovery(
 ) -> None:
     """A client that prefers a version the server does not take gets -32022 and picks one they share."""
     monkeypatch.setattr(era_module, "MODERN_VERSIONS", ("2099-01-01", MODERN))
-    monkeypatch.setattr(client_module, "MODERN_VERSIONS", ("2099-01-01", MODERN))
+    monkeypatch.setattr(negotiation_module, "MODERN_VERSIONS", ("2099-01-01", MODERN))
     with serving(kind) as target, mcpsync.connect(target, protocol="modern", timeout=T) as client:
         assert client.protocol_version == MODERN
         assert client.call_tool("echo", {"text": "after"}, timeout=T).text == "after"
@@ -172,7 +172,7 @@ def test_a_version_retired_mid_session_is_renegotiated_on_the_next_request(
 ) -> None:
     """retire_version: the next request gets -32022 with what is left; the client moves to it and resends."""
     monkeypatch.setattr(era_module, "MODERN_VERSIONS", (MODERN, "2099-01-01"))
-    monkeypatch.setattr(client_module, "MODERN_VERSIONS", (MODERN, "2099-01-01"))
+    monkeypatch.setattr(negotiation_module, "MODERN_VERSIONS", (MODERN, "2099-01-01"))
     with serving(kind, "--modern-versions", f"{MODERN},2099-01-01") as target:
         with mcpsync.connect(target, protocol="modern", timeout=T) as client:
             assert client.protocol_version == MODERN

@@ -541,13 +541,13 @@ def test_a_32022_that_comes_when_the_time_is_up_is_not_sent_again(monkeypatch):
     went again with a timeout of 0 and, answered at once, returned past its deadline)."""
     import types
 
-    import mcpsync._session.client as client_module
+    import mcpsync._core.timeouts as timeouts_module
 
     seen: list[tuple[dict[str, str], dict[str, Any]]] = []
     ok = {"resultType": "complete", "content": [{"type": "text", "text": "ok"}]}
     answers = {"server/discover": [DISCOVER], "tools/call": [REFUSED_YET_LISTED, ok]}
     answer = in_turn(seen, answers)
-    real = client_module.time.monotonic
+    real = timeouts_module.time.monotonic
     late = [0.0]
 
     def slow_refusal(request):
@@ -558,7 +558,7 @@ def test_a_32022_that_comes_when_the_time_is_up_is_not_sent_again(monkeypatch):
 
     responses.add_callback(responses.POST, URL, callback=slow_refusal)
     with mcpsync.connect(URL, protocol="modern", auth=False, timeout=T) as client:
-        monkeypatch.setattr(client_module, "time", types.SimpleNamespace(monotonic=lambda: real() + late[0]))
+        monkeypatch.setattr(timeouts_module, "time", types.SimpleNamespace(monotonic=lambda: real() + late[0]))
         with pytest.raises(mcpsync.RequestTimeout) as info:
             client.call_tool("t", {}, timeout=T)
         monkeypatch.undo()

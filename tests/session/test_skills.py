@@ -23,7 +23,7 @@ import requests
 import mcpsync
 from mcpsync import ExtensionNotDeclared, LoadedSkill, ServerError, Skill, SkillVerificationError
 from mcpsync._session import skills as skills_module
-from mcpsync._session.skills import parse_frontmatter
+from mcpsync._session.skill_frontmatter import parse_frontmatter
 from mcpsync.testing import server_command
 from mcpsync.testing.skills import GREETER, LIVE_NOTES, REFUNDS, REFUNDS_POLICY, REFUNDS_TABLE
 from tests.http_server import KINDS
@@ -435,7 +435,7 @@ def test_no_directory_read_is_sent_to_a_server_that_does_not_declare_directory_r
         return {"resources": []}
 
     extension = {"extensions": {"io.modelcontextprotocol/skills": {"directoryRead": False}}}
-    skills = skills_module.Skills("s", lambda: extension, lambda *a: iter(()), request, lambda u, t: None)  # type: ignore[arg-type,return-value]
+    skills = skills_module.Skills("s", lambda: extension, request, lambda u, t: None)  # type: ignore[arg-type,return-value]
     with pytest.raises(ExtensionNotDeclared, match="directoryRead"):
         list(skills.read_directory("skill://a/x", T))
     loaded = LoadedSkill(Skill.from_dict(entry()), {}, "", lambda uri, timeout: None)  # type: ignore[arg-type,return-value]
