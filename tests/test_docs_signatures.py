@@ -12,8 +12,8 @@ Anything else (``call_tool("echo",
 
 A signature must show every parameter of ``inspect.signature`` of the real object, in order, with
 its kind (the ``*`` before keyword-only ones, the ``/`` after positional-only ones) and its default;
-``...`` may stand for a default that is not a plain literal (a long tuple, a sentinel object) and
-for ``USE_DEFAULT``. ``self`` is left out of methods.
+``...`` may stand for a default that is not a plain literal (a tuple, a sentinel object such as
+``USE_DEFAULT``) or is a string over 30 characters. ``self`` is left out of methods.
 """
 
 from __future__ import annotations
@@ -222,7 +222,7 @@ def default_matches(written: object, real: object) -> bool:
     if not isinstance(written, ast.expr):
         return written is real
     if isinstance(written, ast.Constant) and written.value is Ellipsis:
-        plain = real is None or isinstance(real, (bool, int, float, str))
+        plain = real is None or isinstance(real, (bool, int, float)) or (isinstance(real, str) and len(real) <= 30)
         return not plain
     if isinstance(written, ast.Name):
         return getattr(mcpsync, written.id) is real
