@@ -178,7 +178,13 @@ def signatures(path: Path = API) -> list[Shown]:
                 defaults = [*params.defaults, *(d for d in params.kw_defaults if d is not None)]
                 if not all(plain_default(node) for node in defaults):
                     continue
-                found.append(Shown(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name}:{number}", match.group(1), params))
+                found.append(
+                    Shown(
+                        f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name}:{number}",
+                        match.group(1),
+                        params,
+                    )
+                )
     return found
 
 
@@ -257,7 +263,9 @@ def mismatches(shown: Shown) -> list[str]:
         if kind != parameter.kind:
             problems.append(f"{where}: {name} is shown {kind.description}, is {parameter.kind.description}")
         if (default is inspect.Parameter.empty) != (parameter.default is inspect.Parameter.empty):
-            problems.append(f"{where}: {name}'s default is shown {'missing' if default is inspect.Parameter.empty else 'present'}")
+            problems.append(
+                f"{where}: {name}'s default is shown {'missing' if default is inspect.Parameter.empty else 'present'}"
+            )
         elif default is not inspect.Parameter.empty and not default_matches(default, parameter.default):
             problems.append(f"{where}: {name}={ast.unparse(default)} but the code's default is {parameter.default!r}")  # type: ignore[arg-type]
     return problems
@@ -267,7 +275,14 @@ def test_the_convention_finds_the_signatures_of_the_main_objects() -> None:
     """The parser sees the signatures of connect, Client and its calls, Manager, ToolBox, OAuth:
     a convention that found nothing would make the next test pass vacuously."""
     targets = {shown.target for path in DOCS for shown in signatures(path)}
-    for needed in ("mcpsync.connect", "mcpsync.Client", "client.call_tool", "mcpsync.Manager", "mcpsync.ToolBox", "mcpsync.OAuth"):
+    for needed in (
+        "mcpsync.connect",
+        "mcpsync.Client",
+        "client.call_tool",
+        "mcpsync.Manager",
+        "mcpsync.ToolBox",
+        "mcpsync.OAuth",
+    ):
         assert needed in targets, (needed, sorted(targets))
 
 

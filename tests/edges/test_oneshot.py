@@ -70,7 +70,9 @@ def test_call_mcp_under_the_modern_version_is_answered_by_the_bundled_server() -
             url, "tools/call", {"name": "echo", "arguments": {"text": "hi"}}, protocol_version="2026-07-28", timeout=10
         )
         assert echoed["result"]["content"] == [{"type": "text", "text": "hi"}]
-        read = mcpsync.call_mcp(url, "resources/read", {"uri": "text://greeting"}, protocol_version="2026-07-28", timeout=10)
+        read = mcpsync.call_mcp(
+            url, "resources/read", {"uri": "text://greeting"}, protocol_version="2026-07-28", timeout=10
+        )
         assert read["result"]["contents"][0]["text"] == "Hello from a resource"
 
 
