@@ -13,12 +13,13 @@ import math
 from collections.abc import Mapping
 from typing import Any, Optional
 
-from .._core import jsonrpc
+from .._core import eras, jsonrpc
 from .._core.endpoint import DEFAULT_MAX_MESSAGE_SIZE
-from .._core.errors import InvalidMessage, MessageTooLarge, NoResponseError
+from .._core.errors import ConfigurationError, InvalidMessage, MessageTooLarge, NoResponseError
 from .._core.sse import parse_sse_text
 from .._core.text import shorten
 from .._core.timeouts import deadline
+from .._version import __version__
 
 __all__ = ["call_mcp", "parse_sse"]
 
@@ -50,6 +51,22 @@ def parse_sse(text: str, request_id: Any = None) -> Any:
     raise NoResponseError(request_id)
 
 
+def _for_version(
+    version: Optional[str], method: str, params: Optional[dict[str, Any]], headers: Optional[Mapping[str, str]]
+) -> tuple[Optional[dict[str, Any]], Optional[Mapping[str, str]]]:
+    """The params and headers of a request sent under ``version`` (both as given for ``None``)."""
+    if version is None:
+        return params, headers
+    if version in eras.MODERN_VERSIONS:
+        meta = eras.request_meta(version, {}, {"name": "mcpsync", "version": __version__})
+        params = eras.with_meta(params, meta)
+        return params, {**(headers or {}), **eras.http_headers(version, method, params)}
+    if version in eras.LEGACY_VERSIONS:
+        return params, {**(headers or {}), "MCP-Protocol-Version": version}
+    known = ", ".join(eras.MODERN_VERSIONS + eras.LEGACY_VERSIONS)
+    raise ConfigurationError(f"call_mcp: protocol_version={version!r} is not one mcpsync speaks ({known})")
+
+
 def call_mcp(
     url: str,
     method: str,
@@ -61,11 +78,19 @@ def call_mcp(
     request_id: int = 1,
     session: Any = None,
     max_message_size: Optional[int] = DEFAULT_MAX_MESSAGE_SIZE,
+    protocol_version: Optional[str] = None,
 ) -> dict[str, Any]:
     """POST one request and return the raw JSON-RPC envelope of the answer.
 
     The envelope may hold ``result`` or ``error``: nothing is raised for a
     JSON-RPC error (this is the raw layer); HTTP failures do raise.
+
+    Without ``protocol_version`` the request goes as it is given. With a modern version
+    (``"2026-07-28"``) it goes as that era wants a request with no handshake: its ``_meta`` says
+    the version, mcpsync's identity and no capabilities, and the ``MCP-Protocol-Version``,
+    ``Mcp-Method`` and (for a named tool, prompt or resource) ``Mcp-Name`` headers go with it. With
+    a handshake-era version only the ``MCP-Protocol-Version`` header is added (a stateless server's
+    way; one that keeps sessions wants a handshake first: use ``mcpsync.connect``).
 
     Args:
         url: the MCP endpoint.
@@ -76,8 +101,10 @@ def call_mcp(
         request_id: the JSON-RPC id to use.
         session: a ``requests.Session`` to use (else a fresh one, closed after).
         max_message_size: bytes the answer may have, decompressed (``None``: no limit).
+        protocol_version: the protocol version to send the request under (``None``: as it is).
 
     Raises:
+        ConfigurationError: ``protocol_version`` is not one mcpsync speaks.
         HTTPStatusError: a non-2xx answer (with an excerpt of the body and the auth hints).
         ConnectError, TransportError: the server could not be reached.
         WriteTimeout: the answer did not arrive within ``timeout``.
@@ -88,6 +115,7 @@ def call_mcp(
     from .._wire.http_auth import as_authorizer
     from .._wire.http_client import ACCEPT, JSON, HTTPClient, released_after
 
+    params, headers = _for_version(protocol_version, method, params, headers)
     seconds = math.inf if timeout is None else timeout
     authorizer = None if auth is False else as_authorizer(auth)
     http = HTTPClient(

@@ -52,3 +52,59 @@ def test_bad_answers_are_typed(body, error, words):
     assert mcpsync.parse_sse('{"a": 1}') == {"a": 1}
     with pytest.raises(error, match=words):
         mcpsync.parse_sse(body, 1)
+
+
+def test_call_mcp_under_the_modern_version_is_answered_by_the_bundled_server() -> None:
+    """``call_mcp(url, method, protocol_version="2026-07-28")`` against the bundled test server over
+    HTTP: the listing, a tool call (which needs ``Mcp-Name``) and a resource read are answered, where
+    the bare request is refused (no session, no version): the docs' one-shot example."""
+    from tests.http_server import running_http_server
+
+    with running_http_server() as base:
+        url = f"{base}/mcp"
+        with pytest.raises(mcpsync.HTTPStatusError, match="HTTP 400"):
+            mcpsync.call_mcp(url, "tools/list", timeout=10)
+        listed = mcpsync.call_mcp(url, "tools/list", protocol_version="2026-07-28", timeout=10)
+        assert "echo" in [tool["name"] for tool in listed["result"]["tools"]]
+        echoed = mcpsync.call_mcp(
+            url, "tools/call", {"name": "echo", "arguments": {"text": "hi"}}, protocol_version="2026-07-28", timeout=10
+        )
+        assert echoed["result"]["content"] == [{"type": "text", "text": "hi"}]
+        read = mcpsync.call_mcp(
+            url, "resources/read", {"uri": "text://greeting"}, protocol_version="2026-07-28", timeout=10
+        )
+        assert read["result"]["contents"][0]["text"] == "Hello from a resource"
+
+
+@responses.activate
+def test_call_mcp_under_a_version_sends_what_that_era_wants() -> None:
+    """What goes out: a modern version adds the era's ``_meta`` (the caller's own keys kept) and the
+    version, method and name headers; a handshake-era version only its ``MCP-Protocol-Version``."""
+    responses.add(responses.POST, URL, json={"jsonrpc": "2.0", "id": 1, "result": {}})
+    responses.add(responses.POST, URL, json={"jsonrpc": "2.0", "id": 1, "result": {}})
+    params = {"name": "echo", "arguments": {}, "_meta": {"mine": 1}}
+    mcpsync.call_mcp(URL, "tools/call", params, headers={"X-Key": "k"}, protocol_version="2026-07-28")
+    modern = responses.calls[0].request
+    meta = json.loads(modern.body)["params"]["_meta"]
+    assert meta["mine"] == 1
+    assert meta["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+    assert meta["io.modelcontextprotocol/clientInfo"]["name"] == "mcpsync"
+    assert meta["io.modelcontextprotocol/clientCapabilities"] == {}
+    assert (modern.headers["MCP-Protocol-Version"], modern.headers["Mcp-Method"], modern.headers["Mcp-Name"]) == (
+        "2026-07-28",
+        "tools/call",
+        "echo",
+    )
+    assert modern.headers["X-Key"] == "k"
+    assert params["_meta"] == {"mine": 1}  # the caller's dict is not changed
+    mcpsync.call_mcp(URL, "ping", protocol_version="2025-11-25")
+    legacy = responses.calls[1].request
+    assert json.loads(legacy.body) == {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    assert legacy.headers["MCP-Protocol-Version"] == "2025-11-25"
+    assert "Mcp-Method" not in legacy.headers
+
+
+def test_call_mcp_refuses_a_version_it_does_not_speak() -> None:
+    """An unknown ``protocol_version`` is a ``ConfigurationError`` naming it, before anything is sent."""
+    with pytest.raises(mcpsync.ConfigurationError, match=r"protocol_version='2099-01-01' is not one mcpsync speaks"):
+        mcpsync.call_mcp("http://127.0.0.1:9/mcp", "ping", protocol_version="2099-01-01")
