@@ -46,6 +46,7 @@ RECEIVERS = {
     "box": "ToolBox",
     "result": "CallToolResult",
     "store": "TokenStore",
+    "transport": "Transport",
 }
 
 #: Public names documented nowhere on purpose, with the reason.

@@ -18,6 +18,7 @@ from __future__ import annotations
 import enum
 import functools
 import logging
+import math
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, Callable, Optional
@@ -348,7 +349,9 @@ class Client(ListingMethods, ToolMethods, TypedMethods):
             if agreement.supported_versions:  # a modern server's discover answer: served again while fresh
                 self._lists.store(DISCOVER_KEY, result, [result], context=None)
         except BaseException as exc:
-            self.close()  # first: the stderr reader has drained the pipe then
+            # First: the stderr reader has drained the pipe then. Within the caller's deadline: a server
+            # that neither answered nor exits when its stdin closes is not waited for past it.
+            self._close(deadline.at())
             if isinstance(exc, RequestTimeout):
                 # Whichever request it was (the probe, initialize): the timeout given, not what was
                 # left of it, and what the server sent instead.
@@ -420,13 +423,17 @@ class Client(ListingMethods, ToolMethods, TypedMethods):
 
         Idempotent; every wait inside is bounded.
         """
+        self._close(math.inf)
+
+    def _close(self, deadline: float) -> None:
+        """``close``, its polite waits cut to end by ``deadline`` (a ``time.monotonic()``)."""
         with deferred_interrupts():
             with self._lock:
                 self._state = ClientState.CLOSED
             self._subscriptions.close()
             # Outside the lock: a handler calling close() while another thread closes must not deadlock.
             try:
-                self.transport.close()
+                self.transport.close(deadline=deadline)
             finally:
                 self._dispatcher.close()
 

@@ -148,6 +148,8 @@ class Transport:
         self._close_notified = False
         # close() must still reap and join after the connection was lost on its own.
         self._shutdown_started = False
+        #: The ``time.monotonic()`` by which ``close`` must be done (``math.inf``: none but each wait's own bound).
+        self._close_deadline = math.inf
         # Set when the connection was lost: the error that says why (and the latch, once it is known).
         self._lost_error: Optional[TransportClosed] = None
         self._lost = Latch()
@@ -220,12 +222,17 @@ class Transport:
         """The session is ready (after ``notifications/initialized``): HTTP opens its GET stream
         (waiting for its answer no later than ``deadline``, the handshake's, a ``time.monotonic()``)."""
 
-    def close(self) -> None:
+    def close(self, *, deadline: float = math.inf) -> None:
         """Close the connection, fail what is pending, and join every thread (bounded).
 
         Idempotent and safe from any thread, including a callback. A second
         caller waits (bounded) until the first has finished, except on the
         transport's own threads, which the first caller may be joining.
+
+        Args:
+            deadline: a ``time.monotonic()`` by which the caller must be done (a handshake's, when
+                it failed): the polite waits of the shutdown (a server given time to exit after
+                its stdin closes, or after SIGTERM) are cut to what is left of it.
         """
         with self._state_lock:
             first = not self._shutdown_started
@@ -241,6 +248,7 @@ class Transport:
         with self._state_lock:
             if self._state is not TransportState.CLOSED:  # not already lost
                 self._state = TransportState.CLOSING
+        self._close_deadline = deadline
         try:
             self._shutdown()
         finally:
@@ -526,6 +534,10 @@ class Transport:
 
     def _stop_working_for(self, future: RequestFuture) -> None:
         """Hook: a request was given up on (HTTP transports cut its exchange)."""
+
+    def _polite_wait(self, seconds: float, floor: float = 0.0) -> float:
+        """``seconds`` of a shutdown's polite wait, cut to what is left of ``close``'s deadline (at least ``floor``)."""
+        return max(floor, min(seconds, self._close_deadline - time.monotonic()))
 
     def _shutdown(self) -> None:
         """Close the wire and join every thread, each wait bounded."""

@@ -74,6 +74,8 @@ STDERR_TAIL_LINES = 20
 READ_SIZE = 64 * 1024
 #: Seconds close() waits for the readers after the server is gone, before it stops them itself.
 READER_JOIN = 1.0
+#: Seconds a server gets after SIGTERM when close()'s deadline has passed already, before SIGKILL.
+SIGTERM_MOMENT = 0.1
 #: How long the reader waits for the exit code and last stderr lines after stdout closes.
 EXIT_GRACE = 0.5
 
@@ -567,14 +569,15 @@ class StdioTransport(Transport):
             finally:
                 self._write_lock.release()
         try:
-            process.wait(self.exit_timeout)
+            process.wait(self._polite_wait(self.exit_timeout))
             # The server is gone; children it left in its process group go too.
             self._signal_group(signal.SIGTERM)
         except subprocess.TimeoutExpired:
             logger.info("server %r: did not exit after stdin closed; sending SIGTERM", self.name)
             self._signal_group(signal.SIGTERM)
             try:
-                process.wait(self.terminate_timeout)
+                # A moment for SIGTERM even past the deadline: a server that exits on it at once is spared SIGKILL.
+                process.wait(self._polite_wait(self.terminate_timeout, floor=SIGTERM_MOMENT))
             except subprocess.TimeoutExpired:
                 logger.warning("server %r: ignored SIGTERM; sending signal.SIGKILL", self.name)
                 self._signal_group(signal.SIGKILL)

@@ -229,3 +229,24 @@ def test_the_http_sse_fallback_after_a_login_keeps_the_callers_time(monkeypatch)
     config = HTTPServerConfig(url="http://mcp.test/mcp", type_given=False)
     handshake(Streamable(), config, 10.0, lambda _: Sse())  # type: ignore[arg-type]
     assert len(given) == 1 and 9.0 < given[0] <= 10.0
+
+
+@pytest.mark.parametrize(
+    ("label", "program"),
+    [
+        ("exits on SIGTERM", "import time; time.sleep(60)"),
+        ("ignores SIGTERM", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)"),
+    ],
+)
+def test_a_handshake_timeout_bounds_the_whole_call_the_reaping_included(label: str, program: str) -> None:
+    """A stdio server that never answers and does not exit when its stdin closes: ``connect(timeout=2)``
+    raises its RequestTimeout within the 2 s and a short moment (SIGTERM's, then SIGKILL), not after
+    the 2 s of ``exit_timeout`` on top (5 s before the fix for timeout=3: issue 29). The process is
+    gone when it returns (the leak fixture checks)."""
+    import time
+
+    started = time.monotonic()
+    with pytest.raises(RequestTimeout, match=r"after 2s"):
+        mcpsync.connect([sys.executable, "-c", program], timeout=2)
+    elapsed = time.monotonic() - started
+    assert 1.9 <= elapsed < 2.9, f"{label}: connect(timeout=2) returned after {elapsed:.2f}s"
