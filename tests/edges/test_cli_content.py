@@ -65,7 +65,10 @@ def answering(*content: dict[str, Any]) -> list[str]:
             {"type": "resource", "resource": {"uri": "blob://x", "blob": "AAEC", "mimeType": "application/zip"}},
             "[resource blob://x: binary application/zip, 3 bytes]",
         ),
-        ({"type": "resource", "resource": {"uri": "blob://y", "blob": "AAEC"}}, "[resource blob://y: binary data, 3 bytes]"),
+        (
+            {"type": "resource", "resource": {"uri": "blob://y", "blob": "AAEC"}},
+            "[resource blob://y: binary data, 3 bytes]",
+        ),
         ({"type": "resource", "resource": {"uri": "text://t", "text": "hello"}}, "hello"),
         ({"type": "widget", "size": 2}, '[widget content: {"type": "widget", "size": 2}]'),
     ],
@@ -96,7 +99,10 @@ def test_call_shows_mixed_content_in_order_and_json_keeps_the_bytes(tmp_path: Pa
     ("content", "said"),
     [
         ({"type": "image", "data": "not base64!", "mimeType": "image/png"}, "image content: not valid base64"),
-        ({"type": "resource", "resource": {"uri": "blob://x", "blob": "%%%"}}, "resource 'blob://x' blob: not valid base64"),
+        (
+            {"type": "resource", "resource": {"uri": "blob://x", "blob": "%%%"}},
+            "resource 'blob://x' blob: not valid base64",
+        ),
     ],
     ids=["image", "blob"],
 )

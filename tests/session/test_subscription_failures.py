@@ -105,9 +105,11 @@ def test_a_break_is_reopened_with_the_same_filter(quick, caplog) -> None:
     with caplog.at_level(logging.INFO, logger="mcpsync.client"):
         channel.futures[1].set_exception(TransportError("stream cut"))
         assert wait_for(lambda: channel.sent() == 3, timeout=10)
-    assert channel.params[2] == channel.params[1] == {
-        "notifications": {"toolsListChanged": True, "resourceSubscriptions": ["file:///a"]}
-    }
+    assert (
+        channel.params[2]
+        == channel.params[1]
+        == {"notifications": {"toolsListChanged": True, "resourceSubscriptions": ["file:///a"]}}
+    )
     assert any("the subscription broke (stream cut); reopening in" in r.getMessage() for r in caplog.records)
     subs.close()
 
