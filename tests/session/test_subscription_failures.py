@@ -17,6 +17,7 @@ from mcpsync import ServerError, TransportClosed, TransportError
 from mcpsync._session import subscriptions
 from mcpsync._session.subscriptions import Subscriptions
 from tests.helpers import wait_for
+from tests.session.test_result_cache import Clock
 
 TOOLS = {"tools": {"listChanged": True}}
 
@@ -47,16 +48,6 @@ class Channel:
     def sent(self) -> int:
         with self.lock:
             return len(self.futures)
-
-
-class Clock:
-    """``time.monotonic`` for the module, moved on by the test."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def monotonic(self) -> float:
-        return self.now
 
 
 @pytest.fixture
