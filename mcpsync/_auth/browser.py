@@ -182,6 +182,11 @@ class LoopbackReceiver:
                 return 400, "This is not the login mcpsync is waiting for."
             self._url = f"{self.redirect_uri}?{parts.query}"
             self._taken = True
+        query = parse_qs(parts.query)
+        if "error" in query:  # the person declined, or the server refused: the page must not say it worked
+            return 200, f"The authorization server refused ({query['error'][0][:100]}); nothing was authorized."
+        if not query.get("code"):
+            return 200, "The redirect carries no authorization code; nothing was authorized."
         return 200, "mcpsync has the authorization."
 
     def offer(self, url: str) -> bool:

@@ -21,7 +21,7 @@ from typing import Any, Callable, Optional
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from .._core.errors import AuthorizationError, AuthorizationRequired
-from .browser import LoopbackReceiver, present
+from .browser import CALLBACK_PATH, LoopbackReceiver, present
 from .discovery import Discovered
 from .dpop import DPoPKey
 from .http import AuthHTTP
@@ -141,8 +141,10 @@ def _receiver(auth: LoginFlow, issuer: str, state: str) -> LoopbackReceiver:
     if owner.redirect_uri is not None:
         parts = urlsplit(owner.redirect_uri)
         fixed = (parts.port or 0) if parts.hostname == "127.0.0.1" else 0
-        return LoopbackReceiver(state, fixed, parts.path or "/")
-    if not port and owner.registrar.client_id is None:
+        return _chosen_port(auth.name, state, fixed, parts.path or "/", "redirect_uri")
+    if port:
+        return _chosen_port(auth.name, state, port, CALLBACK_PATH, "redirect_port")
+    if owner.registrar.client_id is None:
         stored = owner.store.load(client_key(issuer)) or {}
         registered = stored.get("redirect_uri")
         if isinstance(registered, str) and registered.startswith("http://127.0.0.1:"):
@@ -152,6 +154,19 @@ def _receiver(auth: LoginFlow, issuer: str, state: str) -> LoopbackReceiver:
     except OSError:
         logger.info("server %r: port %d is taken; the login uses another (and registers again)", auth.name, port)
         return LoopbackReceiver(state, 0)
+
+
+def _chosen_port(name: str, state: str, port: int, path: str, option: str) -> LoopbackReceiver:
+    """The receiver on the port the user chose: another would not be the redirect URI their client
+    is registered with, so a taken one is an error that says so (not another port)."""
+    try:
+        return LoopbackReceiver(state, port, path)
+    except OSError as exc:
+        raise AuthorizationError(
+            f"{name}: the login's redirect port {port} ({option}) cannot be used: {exc.strerror or exc}; "
+            "another program may hold it: close it, or choose another port; nothing was authorized",
+            server=name,
+        ) from None
 
 
 def code_from(name: str, redirected: str, state: str, issuer: str, metadata: dict[str, Any]) -> str:

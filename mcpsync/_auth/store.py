@@ -298,14 +298,27 @@ class FileTokenStore:
         return value
 
     def save(self, key: str, value: dict[str, Any]) -> None:
+        """Keep ``value`` under ``key``, atomically: a failed save leaves the entry as it was.
+
+        Raises:
+            TokenStoreError: the directory is refused, or the entry could not be written (a full
+                disk, a file where the directory should be ...): the text names the path and why.
+        """
         data = json.dumps({"key": key, "value": value}, indent=1, sort_keys=True).encode("utf-8")
         with self._lock:
-            descriptor = self._open_directory(create=True)
-            assert descriptor is not None
             try:
-                self._write(descriptor, self._name(key), data)
-            finally:
-                os.close(descriptor)
+                descriptor = self._open_directory(create=True)
+                assert descriptor is not None
+                try:
+                    self._write(descriptor, self._name(key), data)
+                finally:
+                    os.close(descriptor)
+            except OSError as exc:
+                raise TokenStoreError(
+                    f"the token store {self.directory} could not keep an entry: {exc.strerror or exc}; "
+                    "nothing in it was changed",
+                    path=str(self.directory),
+                ) from None
 
     @staticmethod
     def _write(descriptor: int, name: str, data: bytes) -> None:

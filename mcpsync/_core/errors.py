@@ -376,7 +376,8 @@ class AuthorizationRequired(AuthorizationError, HTTPStatusError):
 
 class TokenStoreError(AuthorizationError):
     """The token store refused its directory or a file in it (others can write or read it, another
-    user owns it, it is a symbolic link): nothing was read from it or written to it.
+    user owns it, it is a symbolic link): nothing was read from it or written to it. Also a save
+    that failed (a full disk, a file where the directory should be): the entry is as it was.
 
     Attributes:
         path: the directory or file refused.

@@ -264,7 +264,8 @@ def _run_call(run: Run) -> int:
         return EXIT_OK
     progress = ProgressLine(run.err)
     try:
-        result = client.call_tool(tool.name, arguments, timeout=run.timeout, on_progress=progress)
+        # The progress line is the command's own display: no progress bar beside it on the same terminal.
+        result = client.call_tool(tool.name, arguments, timeout=run.timeout, on_progress=progress, progress_bar=False)
     finally:
         progress.finish()
     return _tool_result_written(run, result)

@@ -7,6 +7,7 @@ the rendering can be tested (and reused by ``mcpsync.demo``) without one.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Optional, TextIO
@@ -128,6 +129,15 @@ def write_prompt(result: GetPromptResult, out: TextIO) -> None:
         out.write(("\n" if n else "") + f"{message.role}: " + (text if text.endswith("\n") else text + "\n"))
 
 
+def _columns(stream: TextIO) -> int:
+    """The width of the terminal ``stream`` writes to (``shutil``'s asks stdout's, which may be a pipe
+    while stderr is the terminal): its own, else ``$COLUMNS`` or 80 as ``shutil`` says."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        return shutil.get_terminal_size().columns
+
+
 class ProgressLine:
     """Shows a call's progress notifications on ``stream`` (stderr).
 
@@ -147,7 +157,7 @@ class ProgressLine:
             text += f" {message}"
         if self.interactive:
             # A line longer than the terminal would wrap, and "\r" would no longer rewrite it.
-            width = shutil.get_terminal_size().columns - 1
+            width = _columns(self.stream) - 1
             self.stream.write("\r" + text[:width] + "\x1b[K")
             self._showing = True
         else:

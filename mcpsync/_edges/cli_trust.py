@@ -89,6 +89,8 @@ def check_project_trust(
             continue
         starts = "\n".join(_what_starts(entries))
         named = _named(file)
+        if store.problem is not None:
+            err.write(f"mcpsync: warning: the trusted projects file {store.problem}\n")
         if trust_given:
             store.trust(file, content)
             continue

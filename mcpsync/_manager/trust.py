@@ -47,6 +47,9 @@ class TrustStore:
     def __init__(self, path: Union[str, os.PathLike[str], None] = None) -> None:
         self.path = Path(path) if path is not None else user_data_dir() / "trusted-projects.json"
         self._lock = threading.Lock()
+        #: Why the store file was last found unreadable or not of this format (``None``: it was fine, or
+        #: absent): what was trusted there is lost, and the command line says so beside its question.
+        self.problem: Optional[str] = None
 
     def is_trusted(self, file: Path, content: bytes) -> bool:
         """Whether ``file`` with exactly this ``content`` was trusted."""
@@ -63,13 +66,18 @@ class TrustStore:
         try:
             data = jsonrpc.decode(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
+            self.problem = None
             return {}
         except (OSError, ValueError) as exc:
             logger.warning("trusted projects %s unreadable, ignored: %s", self.path, exc)
+            self.problem = f"{self.path} is unreadable ({type(exc).__name__}), so what was trusted there is forgotten"
             return {}
         files = data.get("files") if isinstance(data, dict) and data.get("version") == _FORMAT_VERSION else None
         if not isinstance(files, dict):
+            logger.warning("trusted projects %s is not of format version %d, ignored", self.path, _FORMAT_VERSION)
+            self.problem = f"{self.path} is not a trusted-projects file mcpsync wrote, so it is ignored"
             return {}
+        self.problem = None
         return {k: v for k, v in files.items() if isinstance(k, str) and isinstance(v, str)}
 
     def _write(self, trusted: dict[str, str]) -> None:

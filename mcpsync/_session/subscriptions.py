@@ -11,8 +11,10 @@ passed to ``subscribe_resource``. Its notifications arrive as any other
 A change of what is wanted ends the open subscription (the request is given
 up: its stream closes, or ``notifications/cancelled`` on stdio) and opens
 another. A subscription that breaks is opened again after a pause that
-doubles (``RETRY_DELAYS``), a few times at most; one the server ends with a
-result (a graceful end) is not. Everything here runs on the thread that
+doubles (``RETRY_DELAYS``), a few times at most, the count starting anew once
+one has lasted ``STEADY`` seconds; one the server ends with a result (a graceful
+end), refuses (-32601, -32602: asking again changes nothing) or whose connection
+closed is not. Everything here runs on the thread that
 changes the wish, or on the future's callback, and never blocks.
 """
 
@@ -24,7 +26,7 @@ import time
 from concurrent.futures import Future
 from typing import Any, Callable, Optional
 
-from .._core.errors import MCPError, TransportClosed
+from .._core.errors import MCPError, ServerError, TransportClosed
 from .._core.pending import RequestFuture
 from .channel import Channel
 
@@ -36,6 +38,8 @@ logger = logging.getLogger("mcpsync.client")
 RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
 #: Seconds after which a subscription counts as having worked: its next break starts the retries anew.
 STEADY = 30.0
+#: JSON-RPC errors that asking again cannot change (no such method, the filter refused): not reopened.
+_REFUSALS = (-32601, -32602)
 _LISTS = (("tools", "toolsListChanged"), ("prompts", "promptsListChanged"), ("resources", "resourcesListChanged"))
 
 
@@ -124,7 +128,8 @@ class Subscriptions:
                 return
             if time.monotonic() - self._opened_at > STEADY:
                 self._failures = 0  # it had been working: a new run of retries
-            if isinstance(error, TransportClosed) or self._failures >= len(RETRY_DELAYS):
+            refused = isinstance(error, ServerError) and error.code in _REFUSALS
+            if isinstance(error, TransportClosed) or refused or self._failures >= len(RETRY_DELAYS):
                 logger.warning("server %r: the subscription ended (%s); not reopened", self._name, error)
                 return
             delay = RETRY_DELAYS[self._failures]
