@@ -53,6 +53,9 @@ class Channel:
         self.person_time = 0.0
         #: ``fn(method, params) -> headers`` a modern request adds over HTTP (a tool's ``Mcp-Param-*``).
         self.header_hook: Optional[Callable[[str, Optional[dict[str, Any]]], dict[str, str]]] = None
+        #: Whether requests go with HTTP headers of their own: not over stdio, which has none to carry
+        #: (a value no header could carry has already failed the request's encoding there).
+        self.carries_headers = transport.kind != "stdio"
         #: The OpenTelemetry of every request (a client span, its context in ``_meta``); ``None``: off.
         self.tracing: Optional[Tracing] = Tracing(transport)
 
@@ -194,7 +197,7 @@ class Channel:
         else:
             future, data = self.endpoint.request(method, params, on_cancel=self._cancelled)
         try:
-            if meta is not None and version is not None:
+            if meta is not None and version is not None and self.carries_headers:
                 # A value that cannot travel as a header (a lone surrogate) raises here, before anything is sent.
                 future.headers = http_headers(version, method, params)
                 if self.header_hook is not None:
