@@ -370,6 +370,8 @@ class ToolCalls:
     def runs_tasks(self) -> bool:
         """Whether a 2025-11-25 server runs tool calls as tasks (``tasks.requests.tools.call``)."""
         tasks = self._client.server_capabilities.get("tasks")
+        if tasks is None:
+            return False  # the usual: no tasks at all (asked on every legacy call)
         requests = tasks.get("requests") if isinstance(tasks, dict) else None
         tools = requests.get("tools") if isinstance(requests, dict) else None
         return isinstance(tools, dict) and "call" in tools
