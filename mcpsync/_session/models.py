@@ -285,7 +285,7 @@ class CallToolResult:
         meta = data.get("_meta")
         if meta is not None and not isinstance(meta, dict):
             optional_member(data, "_meta", dict, _call_result(tool_name))  # raises, saying what it is
-        fields = {
+        fields: dict[str, Any] = {
             "content": blocks,
             # Any JSON value, in both eras: 2025-11-25's schema says an object, but an array from
             # such a server is still unambiguous, and refusing it would help no one.

@@ -119,8 +119,6 @@ _SIGINT = signal.SIGINT
 def _forked() -> None:  # a child forked from another thread: that thread is its main thread now
     global _main_ident
     _main_ident = threading.main_thread().ident
-_get_ident = threading.get_ident
-_SIGINT = signal.SIGINT
 
 
 if hasattr(os, "register_at_fork"):
