@@ -87,7 +87,10 @@ def with_meta(params: Optional[Mapping[str, Any]], meta: Mapping[str, Any]) -> d
     the request's HTTP headers are built from it and a body that said otherwise would be refused."""
     merged = dict(params or {})
     own = merged.get("_meta")
-    merged["_meta"] = {**own, **meta} if isinstance(own, Mapping) else dict(meta)
+    if own is None:  # the usual: the caller's request has no _meta of its own
+        merged["_meta"] = dict(meta)
+    else:
+        merged["_meta"] = {**own, **meta} if isinstance(own, Mapping) else dict(meta)
     return merged
 
 

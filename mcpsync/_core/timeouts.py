@@ -70,6 +70,8 @@ def resolve_timeout(timeout: Timeout, default: Optional[float]) -> Optional[floa
     """A call's ``timeout`` as seconds, or ``None`` for no limit (``USE_DEFAULT`` takes ``default``)."""
     if timeout is USE_DEFAULT:
         return default
+    if type(timeout) is float and 0.0 < timeout < math.inf:  # the usual: seconds, already as they must be
+        return timeout
     checked = check_timeout(timeout, "request")
     assert checked is not USE_DEFAULT
     return checked

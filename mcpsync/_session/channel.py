@@ -53,6 +53,9 @@ class Channel:
         self.person_time = 0.0
         #: ``fn(method, params) -> headers`` a modern request adds over HTTP (a tool's ``Mcp-Param-*``).
         self.header_hook: Optional[Callable[[str, Optional[dict[str, Any]]], dict[str, str]]] = None
+        #: Whether requests go with HTTP headers of their own: not over stdio, which has none to carry
+        #: (a value no header could carry has already failed the request's encoding there).
+        self.carries_headers = transport.kind != "stdio"
         #: The OpenTelemetry of every request (a client span, its context in ``_meta``); ``None``: off.
         self.tracing: Optional[Tracing] = Tracing(transport)
 
@@ -103,10 +106,10 @@ class Channel:
         """
         logins = 0
         reissued = False
-        started, given = time.monotonic(), timeout
+        started = sent_at = time.monotonic()
+        given = timeout
         # One loop, no frame per attempt: a request goes out again only after a lost answer stream or a login.
         while True:
-            sent_at = time.monotonic()
             wire_deadline = math.inf if max_total is None else sent_at + max_total
             if last_activity is None and timeout is not None:
                 wire_deadline = min(wire_deadline, sent_at + timeout)
@@ -131,6 +134,7 @@ class Channel:
                     timeout = given - (time.monotonic() - started)
                     if timeout <= 0:
                         raise RequestTimeout(method, given) from None
+                sent_at = time.monotonic()  # it goes again now
             except AuthorizationRequired as exc:
                 # A login waits for a person: here, on the caller's thread, never inside the exchange.
                 authorizer = self.transport.authorizer
@@ -151,6 +155,7 @@ class Channel:
                     timeout = given - (time.monotonic() - started)
                     if timeout <= 0:
                         raise RequestTimeout(method, given) from None
+                sent_at = time.monotonic()  # it goes again now
 
     def _interrupted(self, method: str, future: RequestFuture) -> KeyboardInterrupt:
         """A Ctrl-C while a request was out: give it up (telling the server), and say what became of it."""
@@ -194,7 +199,7 @@ class Channel:
         else:
             future, data = self.endpoint.request(method, params, on_cancel=self._cancelled)
         try:
-            if meta is not None and version is not None:
+            if meta is not None and version is not None and self.carries_headers:
                 # A value that cannot travel as a header (a lone surrogate) raises here, before anything is sent.
                 future.headers = http_headers(version, method, params)
                 if self.header_hook is not None:
@@ -245,6 +250,11 @@ class Channel:
         last_activity: Optional[Callable[[], float]],
     ) -> dict[str, Any]:
         """Wait for a request's result; on timeout give the request up (and tell the server)."""
+        if last_activity is None and max_total is None:  # the usual: one deadline, counted from the send
+            if future.wait_settled(None if timeout is None else started + timeout - time.monotonic()):
+                result: dict[str, Any] = future.settled_result()
+                return result
+            return self._timed_out(future, timeout or 0.0)
         while True:
             idle_since = last_activity() if last_activity is not None else started
             limits = []
@@ -254,7 +264,7 @@ class Channel:
                 limits.append(started + max_total)
             deadline = min(limits) if limits else None
             if future.wait_settled(None if deadline is None else deadline - time.monotonic()):
-                result: dict[str, Any] = future.settled_result()
+                result = future.settled_result()
                 return result
             now = time.monotonic()
             capped = max_total is not None and now >= started + max_total

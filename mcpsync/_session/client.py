@@ -20,10 +20,11 @@ import functools
 import logging
 import math
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any, Callable, Optional
 
-from .._core.eras import LOG_LEVEL, UNSUPPORTED_VERSION, result_type
+from .._core.eras import LOG_LEVEL, UNSUPPORTED_VERSION
 from .._core.errors import ConfigurationError, ProtocolError, RequestTimeout, ServerError
 from .._core.pending import RequestFuture
 from .._core.timeouts import USE_DEFAULT, Deadline, Timeout, check_timeout, resolve_timeout
@@ -536,7 +537,8 @@ class Client(ListingMethods, ToolMethods, TypedMethods):
         taking is renegotiated and the request sent again once; ``input_required`` rounds are answered."""
         if self._state is not ClientState.OPEN:
             self._check_open()
-        deadline = Deadline(seconds)
+        began = time.monotonic()
+        deadline: Optional[Deadline] = None  # made when a second round needs what is left
         sent, rounds = self.protocol_version, 0
         resent: Optional[str] = None  # the version the request went again with, after a -32022
         try:
@@ -555,12 +557,15 @@ class Client(ListingMethods, ToolMethods, TypedMethods):
                     # another we share; once, within the caller's timeout.
                     resent = negotiation.version_after_refusal(exc, sent, self.name, resent)
                     self._use_modern(resent)
+                    deadline = deadline or Deadline(seconds, start=began)
                     seconds = deadline.left()
                     if seconds is not None and seconds <= 0:
                         raise RequestTimeout(method, deadline.seconds or 0.0) from None  # no time left to send it again
                     continue
-                if result_type(result) != "input_required":
+                kind = result.get("resultType")  # result_type(), written out: every request passes here
+                if kind != "input_required":
                     break
+                deadline = deadline or Deadline(seconds, start=began)
                 params, seconds = next_round(
                     method,
                     params,
@@ -576,7 +581,7 @@ class Client(ListingMethods, ToolMethods, TypedMethods):
             if undeclared is None:
                 raise
             raise undeclared from exc
-        if result_type(result) == "task" and method != "tools/call":
+        if kind == "task" and method != "tools/call":
             raise ProtocolError(f"{self.name}: {method}: the server answered with a task, which only tools/call may")
         return result
 

@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Generic, Optional, TypeVar
 from .._core.errors import ProtocolError
 from .._core.feature_errors import ToolError
 from .._core.text import cut, first_line
-from .content import ContentBlock, ResourceContents, TextContent, block_gist, content_block
+from .content import ContentBlock, ResourceContents, TextContent, block_gist, content_block, made, plain_text
 from .fields import (
     RESOURCE_FIELDS,
     TEMPLATE_FIELDS,
@@ -232,6 +232,11 @@ class Tool(_FromWire):
         return f"<Tool {self.name!r}({parameters_signature(self.input_schema)}){_gist(self.description)}>"
 
 
+def _call_result(tool_name: str) -> str:
+    """Where a ``tools/call`` result's error is, in its message."""
+    return f"tools/call {tool_name!r} result"
+
+
 @dataclass(frozen=True)
 class CallToolResult:
     """What ``tools/call`` returned.
@@ -262,24 +267,35 @@ class CallToolResult:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], tool_name: str = "") -> CallToolResult:
         """Build from a ``tools/call`` result."""
-        where = f"tools/call {tool_name!r} result"
+        # Every call passes here: where the result is wrong is said only when it is.
         content = data.get("content", [])
-        if not isinstance(content, list) or not all(isinstance(c, dict) for c in content):
-            raise ProtocolError(f"{where}: 'content' must be a list of objects, got {content!r}")
-        blocks = [content_block(block, f"{where} content #{n}") for n, block in enumerate(content)]
+        # A plain text block is read at once; any other with all it may have, its place said if it is wrong.
+        if type(content) is list and len(content) == 1 and type(content[0]) is dict:  # the usual: one block
+            blocks = [plain_text(content[0]) or content_block(content[0], f"{_call_result(tool_name)} content #0")]
+        else:
+            if not isinstance(content, list) or not all(isinstance(c, dict) for c in content):
+                raise ProtocolError(f"{_call_result(tool_name)}: 'content' must be a list of objects, got {content!r}")
+            blocks = [
+                plain_text(block) or content_block(block, f"{_call_result(tool_name)} content #{n}")
+                for n, block in enumerate(content)
+            ]
         is_error = data.get("isError", False)
         if not isinstance(is_error, bool):
-            raise ProtocolError(f"{where}: 'isError' must be a boolean, got {is_error!r}")
-        return cls(
-            content=blocks,
+            raise ProtocolError(f"{_call_result(tool_name)}: 'isError' must be a boolean, got {is_error!r}")
+        meta = data.get("_meta")
+        if meta is not None and not isinstance(meta, dict):
+            optional_member(data, "_meta", dict, _call_result(tool_name))  # raises, saying what it is
+        fields: dict[str, Any] = {
+            "content": blocks,
             # Any JSON value, in both eras: 2025-11-25's schema says an object, but an array from
             # such a server is still unambiguous, and refusing it would help no one.
-            structured_content=data.get("structuredContent"),
-            is_error=is_error,
-            tool_name=tool_name,
-            meta=optional_member(data, "_meta", dict, where),
-            raw=data,
-        )
+            "structured_content": data.get("structuredContent"),
+            "is_error": is_error,
+            "tool_name": tool_name,
+            "meta": meta,
+            "raw": data,
+        }
+        return made(cls, fields) if cls is CallToolResult else cls(**fields)
 
     @property
     def has_structured_content(self) -> bool:

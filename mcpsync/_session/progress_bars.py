@@ -41,10 +41,24 @@ def watched() -> bool:
     ipython = sys.modules.get("IPython")
     if ipython is not None and getattr(ipython, "get_ipython", lambda: None)() is not None:
         return True
+    stream = sys.stderr
+    if stream is None:
+        return False
+    # Asked of each stream once (an ioctl per call otherwise): a stream does not become a terminal
+    # or stop being one; one replaced is asked afresh, and one closed since is no terminal now.
+    seen, answer = _terminal
+    if stream is seen:
+        return answer and not getattr(stream, "closed", False)
     try:
-        return sys.stderr is not None and sys.stderr.isatty()
+        answer = bool(stream.isatty())
     except (AttributeError, ValueError):  # a replaced or closed stderr
         return False
+    _terminal[:] = [stream, answer]
+    return answer
+
+
+#: ``[stream, whether it is a terminal]``: the last ``sys.stderr`` ``watched`` asked.
+_terminal: list[Any] = [None, False]
 
 
 @functools.cache

@@ -22,6 +22,10 @@ __all__ = ["OutputSchemas"]
 logger = logging.getLogger("mcpsync.client")
 
 
+#: Not in the table of validators yet (``None`` there means: no schema to check).
+_UNKNOWN = object()
+
+
 class OutputSchemas:
     """The output schemas of one server's tools, and their compiled validators; thread-safe."""
 
@@ -48,6 +52,9 @@ class OutputSchemas:
             self._validators.clear()
 
     def _validator(self, name: str) -> Any:
+        validator = self._validators.get(name, _UNKNOWN)  # one dict read, atomic: the lock only to fill it
+        if validator is not _UNKNOWN:
+            return validator
         with self._lock:
             if name in self._validators:
                 return self._validators[name]

@@ -242,7 +242,7 @@ class ToolCalls:
     ) -> Union[CallToolResult, ToolTask]:
         """``tools/call``, as a task where the 2025-11-25 tool asks for one (or allows one, with
         ``ask_for_task``): the result when the server answered at once, else the ``ToolTask``."""
-        if arguments is not None and not isinstance(arguments, Mapping):
+        if arguments is not None and type(arguments) is not dict and not isinstance(arguments, Mapping):
             raise TypeError(f"arguments must be a mapping, not {type(arguments).__name__}")
         self._require("tools/call")
         client = self._client
@@ -370,6 +370,8 @@ class ToolCalls:
     def runs_tasks(self) -> bool:
         """Whether a 2025-11-25 server runs tool calls as tasks (``tasks.requests.tools.call``)."""
         tasks = self._client.server_capabilities.get("tasks")
+        if tasks is None:
+            return False  # the usual: no tasks at all (asked on every legacy call)
         requests = tasks.get("requests") if isinstance(tasks, dict) else None
         tools = requests.get("tools") if isinstance(requests, dict) else None
         return isinstance(tools, dict) and "call" in tools

@@ -104,9 +104,11 @@ class Tracing:
 
     def start(self, method: str, params: Optional[dict[str, Any]], version: Optional[str]) -> Optional[RequestSpan]:
         """The span of a request about to go out (with ``params`` carrying its context), or ``None``: untraced."""
-        api = _opentelemetry()
+        api = _api
         if api is None:
-            return None
+            if "opentelemetry.trace" not in sys.modules:
+                return None  # nobody traces in this process (yet): a look at a dict, no frame
+            api = _opentelemetry()
         trace, propagate = api
         provider = self.provider if self.provider is not None else _global_provider(trace)
         if provider is None or isinstance(provider, (trace.ProxyTracerProvider, trace.NoOpTracerProvider)):

@@ -112,6 +112,8 @@ _getsignal: Callable[[int], Any] = getattr(_signal, "getsignal", signal.getsigna
 
 
 _main_ident = threading.main_thread().ident
+_get_ident = threading.get_ident
+_SIGINT = signal.SIGINT
 
 
 def _forked() -> None:  # a child forked from another thread: that thread is its main thread now
@@ -143,11 +145,15 @@ class deferred_interrupts:  # used like a function: ``with deferred_interrupts()
         self._active = False
 
     def __enter__(self) -> deferred_interrupts:
-        if not _on_main_thread():
+        # _on_main_thread() and install()'s first look, written out: every request passes here.
+        if _get_ident() != _main_ident:
             return self
         state = _main
         if state.depth == 0:
-            if not state.install():
+            current = _getsignal(_SIGINT)
+            if type(current) is _Handler:  # ours stands in front already: the usual case
+                state.handler = current
+            elif not state.install():
                 return self
             state.interrupted = False
         state.depth += 1

@@ -276,17 +276,14 @@ class StdioTransport(Transport):
             if fd is None:
                 raise self.closed_error()
             total = len(data)
-            written = 0
+            try:
+                written = os.write(fd, data)  # a pipe with room takes it whole: the usual case
+            except BlockingIOError:
+                written = 0
+            except OSError as exc:  # broken pipe: the server is gone
+                raise self._gone(f"cannot write to the server: {exc.strerror or exc}") from exc
             deadline: Optional[float] = None
-            while True:
-                try:
-                    written += os.write(fd, data if not written else memoryview(data)[written:])
-                except BlockingIOError:
-                    pass
-                except OSError as exc:  # broken pipe: the server is gone
-                    raise self._gone(f"cannot write to the server: {exc.strerror or exc}") from exc
-                if written >= total:
-                    break
+            while written < total:
                 # The pipe is full: the server is not reading. Wait for room, bounded.
                 if deadline is None:
                     deadline = time.monotonic() + timeout
@@ -297,6 +294,12 @@ class StdioTransport(Transport):
                     raise self._broken_mid_message(written, total, timeout)
                 # In slices, so that a deferred Ctrl-C is seen.
                 select.select([], [fd], [], min(remaining, POLL))
+                try:
+                    written += os.write(fd, memoryview(data)[written:])
+                except BlockingIOError:
+                    pass
+                except OSError as exc:
+                    raise self._gone(f"cannot write to the server: {exc.strerror or exc}") from exc
             self.endpoint.stats.sent += 1
         finally:
             lock.release()

@@ -159,3 +159,49 @@ def test_results_and_transports_print_as_short_as_tools_do():
 def test_a_stdio_transport_prints_its_command_without_the_long_path():
     transport = mcpsync.StdioTransport("/very/long/path/to/bin/python3", ["-m", "server"], name="srv")
     assert repr(transport) == "<StdioTransport 'srv' python3 -m server unopened>"
+
+
+@pytest.mark.parametrize(
+    "block, words",
+    [
+        ({"type": "text"}, "'text' must be a str"),
+        ({"type": "text", "text": 3}, "'text' must be a str"),
+        ({"type": "text", "text": "x", "annotations": "loud"}, "'annotations' must be a Mapping"),
+        ({"text": "no type"}, "'type' must be a str"),
+    ],
+)
+def test_a_lone_bad_block_names_its_place_as_any_other(block, words):
+    """A result of one block (the usual shape, read by a shorter path) that is wrong says where, as with more."""
+    with pytest.raises(mcpsync.ProtocolError, match=words) as info:
+        CallToolResult.from_dict({"content": [block]}, "t")
+    assert "tools/call 't' result content #0" in str(info.value)
+
+
+def test_a_plain_text_result_is_what_its_fields_make():
+    """The usual result (one text block, nothing else) is, field by field, what the constructors make of it;
+    a block with annotations or _meta, or a result with a _meta that is no object, is read in full."""
+    block = {"type": "text", "text": "hi"}
+    raw = {"content": [block]}
+    made = CallToolResult.from_dict(raw, "echo")
+    built = CallToolResult(content=[models.TextContent("hi", raw=block)], tool_name="echo", raw=raw)
+    assert vars(made) == vars(built) and vars(made.content[0]) == vars(built.content[0])
+    assert made == built and repr(made) == repr(built) and made.text == "hi"
+    noted = CallToolResult.from_dict({"content": [{**block, "_meta": {"k": 1}}], "_meta": {"m": 2}}, "echo")
+    assert noted.content[0].meta == {"k": 1} and noted.meta == {"m": 2}
+    with pytest.raises(mcpsync.ProtocolError, match="'_meta' must be a dict"):
+        CallToolResult.from_dict({"content": [block], "_meta": [1]}, "echo")
+
+
+def test_a_subclass_of_the_result_is_made_by_its_own_init():
+    """from_dict on a subclass goes through the subclass's __init__ (only CallToolResult itself is made
+    from its fields' dict)."""
+    seen = []
+
+    class Noted(CallToolResult):
+        def __init__(self, **fields):
+            seen.append(sorted(fields))
+            super().__init__(**fields)
+
+    result = Noted.from_dict({"content": [{"type": "text", "text": "x"}]}, "t")
+    assert type(result) is Noted and result.text == "x"
+    assert seen == [["content", "is_error", "meta", "raw", "structured_content", "tool_name"]]

@@ -138,3 +138,32 @@ def test_progress_the_caller_asked_for_keeps_the_call_alive(client):
             on_progress=lambda *a: None,
             progress_resets_timeout=False,
         )
+
+
+class _Stream:
+    """A stand-in for sys.stderr that says whether it is a terminal, and counts the asking."""
+
+    def __init__(self, terminal):
+        self.terminal, self.asked, self.closed = terminal, 0, False
+
+    def isatty(self):
+        self.asked += 1
+        return self.terminal
+
+
+def test_a_terminal_is_asked_of_each_stderr_once_and_a_new_one_afresh(monkeypatch):
+    """watched() asks a stream once whether it is a terminal; a replaced stderr is asked again, and a
+    terminal closed since is watched no more."""
+    terminal = _Stream(True)
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert interactive.watched() is True and interactive.watched() is True
+    assert terminal.asked == 1
+    pipe = _Stream(False)
+    monkeypatch.setattr(sys, "stderr", pipe)
+    assert interactive.watched() is False and pipe.asked == 1
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert interactive.watched() is True
+    terminal.closed = True
+    assert interactive.watched() is False
+    monkeypatch.setattr(sys, "stderr", None)
+    assert interactive.watched() is False
