@@ -77,11 +77,11 @@ test: $(TEST_STAMP) $(NODE_STAMP) $(CONFORMANCE_STAMP)
 conformance: $(TEST_STAMP) $(CONFORMANCE_STAMP)
 	$(VENV_PYTHON) $(CONFORMANCE_DIR)/run.py $(CONFORMANCE_ARGS)
 
-## lint: ruff (rules and formatting), and the layer check (no lower layer imports a higher one)
+## lint: ruff (rules and formatting), the layer check (no lower layer imports a higher one, no import circle), every module named in docs/architecture.md and none over 650 lines
 lint: $(DEV_STAMP)
 	$(VENV_PYTHON) -m ruff check mcpsync tests benchmarks
 	$(VENV_PYTHON) -m ruff format --check mcpsync tests benchmarks
-	$(VENV_PYTHON) -m pytest -q -p no:cacheprovider tests/test_layers.py
+	$(VENV_PYTHON) -m pytest -q -p no:cacheprovider tests/test_layers.py tests/test_architecture_doc.py
 
 ## typecheck: mypy (strict) on the package
 typecheck: $(DEV_STAMP)
