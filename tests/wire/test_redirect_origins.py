@@ -23,7 +23,11 @@ def _initialize_answer(request):
     if "id" not in message:  # notifications/initialized
         return (202, {}, "")
     result = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "fake", "version": "1"}}
-    return (200, {"Content-Type": "application/json"}, json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}))
+    return (
+        200,
+        {"Content-Type": "application/json"},
+        json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}),
+    )
 
 
 @pytest.mark.parametrize(
@@ -42,9 +46,13 @@ def test_a_redirect_to_the_same_host_on_another_port_or_scheme_is_refused(start,
     with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
         mock.add(responses.POST, start, status=307, headers={"Location": target})
         mock.add_callback(responses.POST, target, callback=lambda request: reached.append(request) or (500, {}, ""))
-        client = mcpsync.Client(StreamableHTTPTransport(start, headers={"X-Api-Key": "secret"}, listen=False), protocol="legacy")
+        client = mcpsync.Client(
+            StreamableHTTPTransport(start, headers={"X-Api-Key": "secret"}, listen=False), protocol="legacy"
+        )
         try:
-            with pytest.raises(mcpsync.TransportError, match=f"redirected to {target}, on another origin; not followed"):
+            with pytest.raises(
+                mcpsync.TransportError, match=f"redirected to {target}, on another origin; not followed"
+            ):
                 client.initialize(timeout=T)
         finally:
             client.close()
