@@ -33,8 +33,8 @@ from mcpsync import (
     WriteTimeout,
     call_mcp,
 )
-from mcpsync._wire.http_client import HTTPClient, released_after
 from mcpsync._wire.base import DEFAULT_WRITE_TIMEOUT
+from mcpsync._wire.http_client import HTTPClient, released_after
 from tests.conftest import LONG_TESTS
 from tests.helpers import ctrl_c_after, wait_for
 from tests.http_server import running_http_server
