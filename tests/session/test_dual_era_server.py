@@ -335,8 +335,16 @@ def test_legacy_only_keeps_the_handshake_alone_so_auto_falls_back_and_modern_ref
         with mcpsync.connect(target, protocol="auto", timeout=T) as client:
             assert client.era == "legacy" and client.protocol_version == "2025-11-25"
             assert client.call_tool("echo", {"text": "old"}, timeout=T).text == "old"
-        with pytest.raises((ProtocolError, HTTPStatusError)):
+        # Per transport, one outcome: over stdio the -32601 is read as "not a 2026-07-28 server"; over
+        # HTTP the probe is refused with 400 (no session), which says nothing of the era.
+        expected: tuple[type[Exception], str] = (
+            (ProtocolError, r"does not speak the 2026-07-28 revision \(server/discover: .*-32601")
+            if kind == "stdio"
+            else (HTTPStatusError, r"^HTTP 400 from POST .*: unknown or missing session")
+        )
+        with pytest.raises(expected[0], match=expected[1]) as refused:
             mcpsync.connect(target, protocol="modern", timeout=T)
+        assert type(refused.value) is expected[0]
 
 
 @pytest.mark.parametrize("kind", KINDS)
