@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import tempfile
 import threading
 import time
@@ -53,6 +54,29 @@ def _fds() -> set[int]:
             continue
         found.add(int(fd))
     return found
+
+
+@pytest.fixture(autouse=True)
+def ctrl_c_reaches_the_tests() -> Iterator[None]:
+    """Ctrl-C as at a terminal, even when pytest started with SIGINT ignored.
+
+    A background job of a non-interactive shell (``pytest ... &`` in a script, some CI runners) starts
+    with SIGINT set to ``SIG_IGN``; Python then installs no ``KeyboardInterrupt`` handler, and every
+    test that sends a real SIGINT (``ctrl_c_after``) or calls ``_thread.interrupt_main()`` would fail
+    with "DID NOT RAISE KeyboardInterrupt". For each test the default handler is put back, and the
+    ignoring after it; a run started normally is left as it is.
+    """
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.SIG_IGN
+    ):
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @pytest.fixture(autouse=True)

@@ -346,14 +346,25 @@ def test_a_refresh_token_the_server_does_not_rotate_is_kept():
 
 
 def test_a_token_near_its_expiry_is_refreshed_before_it_is_sent():
-    with OAuthTestServer(token_lifetime=1.0) as server:
-        with mcpsync.connect(server.url, auth=oauth(server), timeout=T) as client:
-            import time
+    """A token the client believes near its expiry is refreshed before the next request goes out.
 
-            time.sleep(0.6)  # past half its life
-            client.list_tools(timeout=T)
-        grants = [r["form"]["grant_type"] for r in server.requests_to("/token")]
-        assert grants[0] == "authorization_code" and "refresh_token" in grants
+    The server would take the old token for another hour, so it answers no 401 that could cause a
+    refresh: a refresh seen is the client's own, made before sending. No sleep: the client's record
+    of the token is made near-expiry (obtained an hour ago, 30 s left: within ``REFRESH_LEEWAY``).
+    """
+    with OAuthTestServer(token_lifetime=3600.0) as server:
+        with mcpsync.connect(server.url, auth=oauth(server), timeout=T) as client:
+            authorizer = client.transport.authorizer
+            old = dict(authorizer._token)
+            authorizer._token = {**old, "obtained_at": time.time() - 3600, "expires_at": time.time() + 30}
+            mark = len(server.seen)
+            assert client.list_tools(timeout=T)
+            after = server.seen[mark:]
+            assert server.access_tokens[old["access_token"]]["expires"] > time.time() + 3000  # no 401 for it
+            assert authorizer._token["access_token"] != old["access_token"]
+        assert [(r["method"], r["path"], r["form"].get("grant_type")) for r in after] == [
+            ("POST", "/token", "refresh_token")
+        ], paths(server)
 
 
 def test_many_threads_meeting_a_revoked_token_refresh_it_once(server):
@@ -466,12 +477,13 @@ def test_without_dynamic_registration_and_without_a_client_id_the_error_says_wha
 
 
 def test_a_call_whose_token_refresh_hangs_ends_at_its_timeout():
+    """The token endpoint holds the refresh for 30 s: the call is a ``RequestTimeout`` of 1 s, not an auth error."""
     with OAuthTestServer() as server:
         with mcpsync.connect(server.url, auth=oauth(server), timeout=T) as client:
             server.revoke_access_tokens()
             server.options.token_delay = 30
             started = time.monotonic()
-            with pytest.raises((mcpsync.RequestTimeout, AuthorizationError)):
+            with pytest.raises(mcpsync.RequestTimeout, match=r"after 1s"):
                 client.call_tool("echo", {"text": "x"}, timeout=1)
             assert time.monotonic() - started < 5
 

@@ -23,6 +23,7 @@ import pytest
 
 import mcpsync
 from mcpsync._manager.records import ServerState
+from mcpsync._manager.supervisor import ServerSupervisor
 from tests.helpers import wait_for
 from tests.http_server import running_http_server, stop
 from tests.interop.official import SERVER_SCRIPT, start_server
@@ -194,24 +195,33 @@ def test_a_server_killed_mid_session_comes_back(tmp_path: Path) -> None:
 
 
 def test_a_call_in_flight_is_sent_again_only_when_asked(tmp_path: Path) -> None:
+    """Two calls are running on the server (each has sent its first progress) when it is killed: the one
+    without ``retry`` gets ``TransportClosed``, the one with it is sent again to the new process."""
     with manager({"s": ours()}, tmp_path) as m:
         outcome: dict[str, Any] = {}
+        running = {key: threading.Event() for key in ("once", "retried")}
 
         def slow_call(key: str, retry: bool) -> None:
             try:
-                outcome[key] = m.call_tool("s__sleep", {"seconds": 1}, timeout=T, retry=retry).text
+                outcome[key] = m.call_tool(
+                    "s__progress",
+                    {"steps": 20, "delay": 0.1},
+                    timeout=T,
+                    retry=retry,
+                    on_progress=lambda *_: running[key].set(),
+                ).text
             except Exception as exc:
                 outcome[key] = exc
 
-        callers = [threading.Thread(target=slow_call, args=(key, key == "retried")) for key in ("once", "retried")]
+        callers = [threading.Thread(target=slow_call, args=(key, key == "retried")) for key in running]
         for caller in callers:
             caller.start()
-        time.sleep(0.3)  # both calls are in flight (a wider margin would only slow the test)
+        assert all(event.wait(T) for event in running.values()), "both calls run on the server"
         os.kill(m.clients["s"].transport.pid, signal.SIGKILL)
         for caller in callers:
             caller.join(T)
         assert isinstance(outcome["once"], mcpsync.TransportClosed)
-        assert outcome["retried"] == "slept 1s"  # sent again to the new server process, and answered
+        assert outcome["retried"] == "done"  # sent again to the new server process, and answered
 
 
 def test_a_crash_loop_stops_the_quick_retries(tmp_path: Path) -> None:
@@ -282,14 +292,24 @@ def test_list_changed_updates_the_tools_and_calls_back(tmp_path: Path) -> None:
 def test_a_tool_list_change_during_the_connect_is_not_lost(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """list_changed that comes before the manager takes the client as connected: it lists the tools again."""
     real = mcpsync.Client.list_tools
+    real_relist = ServerSupervisor.relist
+    relisted_early = threading.Event()
 
-    def slow_for_the_supervisor(self: mcpsync.Client, *args: Any, **kwargs: Any) -> Any:
+    def relist(self: ServerSupervisor, client: mcpsync.Client) -> bool:
+        took_effect = real_relist(self, client)
+        if not took_effect:
+            relisted_early.set()  # the list_changed came while the client was not yet taken as connected
+        return took_effect
+
+    def held_for_the_supervisor(self: mcpsync.Client, *args: Any, **kwargs: Any) -> Any:
         tools = real(self, *args, **kwargs)
         if threading.current_thread().name.startswith("mcpsync-manager-"):
-            time.sleep(0.5)  # the server's list_changed arrives, and is handled, meanwhile
+            # The server's list_changed arrives, and is handled, before the supervisor goes on.
+            assert relisted_early.wait(T), "the list_changed was handled during the connect"
         return tools
 
-    monkeypatch.setattr(mcpsync.Client, "list_tools", slow_for_the_supervisor)
+    monkeypatch.setattr(ServerSupervisor, "relist", relist)
+    monkeypatch.setattr(mcpsync.Client, "list_tools", held_for_the_supervisor)
     changes: list[list[mcpsync.ManagedTool]] = []
     with manager({"s": ours("--tools-change-after-list")}, tmp_path, on_tools_changed=changes.append) as m:
         assert wait_for(lambda: "s__late" in {t.name for t in m.list_tools()})

@@ -597,11 +597,11 @@ GET_ATTACKS: dict[str, Attack] = {
 def test_an_http_sse_stream_that_never_names_its_endpoint_ends_the_handshake_at_connect_timeout(attack: str) -> None:
     """Attack: the GET /sse is accepted and never answered, or its headers trickle, or the stream opens and
     keeps talking but sends no ``endpoint`` event (the unfixed client waited for the 300 s read timeout).
-    Promise: the handshake ends at about connect_timeout (3 s) with an MCPError that says what is missing."""
+    Promise: the handshake ends at about connect_timeout (3 s) with a ConnectError that says what is missing."""
     with hostile(attacks={"GET /sse": GET_ATTACKS[attack]}) as server:
         client = mcpsync.Client(SSETransport(f"{server.url}/sse", name="hostile", connect_timeout=3))
         try:
-            with within(PROMPTLY), pytest.raises(MCPError) as info:
+            with within(PROMPTLY), pytest.raises(mcpsync.ConnectError) as info:
                 client.initialize(timeout=3)
         finally:
             with within(PROMPTLY):
@@ -614,7 +614,7 @@ def test_connect_to_an_http_sse_server_that_never_answers_is_bounded_by_its_time
     (the unfixed client waited for the 300 s read timeout). Promise: a typed error by the handshake's
     timeout (3 s), though the transport's connect_timeout (10 s by default) is longer."""
     with hostile(attacks={"GET /sse": silent}) as server:
-        with within(PROMPTLY), pytest.raises(MCPError, match=r"no 'endpoint' event on .* within 3s"):
+        with within(PROMPTLY), pytest.raises(mcpsync.ConnectError, match=r"no 'endpoint' event on .* within 3s"):
             mcpsync.connect({"type": "sse", "url": f"{server.url}/sse"}, timeout=3)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import socket
 import threading
 import time
@@ -23,8 +24,18 @@ import requests
 import responses
 
 import mcpsync
-from mcpsync import MCPError, RequestTimeout, SSETransport, StreamableHTTPTransport, TransportError, call_mcp
+from mcpsync import (
+    MCPError,
+    RequestTimeout,
+    SSETransport,
+    StreamableHTTPTransport,
+    TransportError,
+    WriteTimeout,
+    call_mcp,
+)
+from mcpsync._wire.base import DEFAULT_WRITE_TIMEOUT
 from mcpsync._wire.http_client import HTTPClient, released_after
+from tests.conftest import LONG_TESTS
 from tests.helpers import ctrl_c_after, wait_for
 from tests.http_server import running_http_server
 from tests.wire.test_stdio_faults import PROMPTLY, T, within
@@ -198,11 +209,11 @@ def test_a_transport_on_a_user_session_keeps_call_and_notice_bounds(base: str, k
             transport = SSETransport(f"{base}/sse", session=session, write_timeout=1)
         with mcpsync.Client(transport) as client:
             control(base, "trickle-headers-next?interval=0.2")
-            with within(PROMPTLY), pytest.raises(MCPError):
+            with within(PROMPTLY), pytest.raises(RequestTimeout, match=r"after 1s"):
                 client.call_tool("echo", {"text": "x"}, timeout=1)
             cancellation_sent(base)  # before the next trickle, lest it meet the cancellation instead
             control(base, "trickle-headers-next?interval=0.2")
-            with within(PROMPTLY), pytest.raises(MCPError):
+            with within(PROMPTLY), pytest.raises(WriteTimeout, match="no answer within the time given to it"):
                 client.notify("notifications/roots/list_changed")
             assert client.call_tool("echo", {"text": "after"}, timeout=T).text == "after"
         with within(PROMPTLY):
@@ -370,13 +381,15 @@ def test_an_answer_on_a_stream_the_server_keeps_open_returns_without_waiting_for
     a short grace, not the stream's life (the test server keeps it open for a minute)."""
     with mcpsync.Client(StreamableHTTPTransport(f"{base}/mcp", listen=False)) as client:
         for call in (
-            lambda: client.call_tool("echo", {"text": "x"}, timeout=T),
-            lambda: client.send_request("tools/call", {"name": "echo", "arguments": {"text": "x"}}).result(T),
-            lambda: client.call_tool("echo", {"text": "x"}, timeout=T, on_progress=lambda *_: None),
+            lambda: client.call_tool("echo", {"text": "x"}, timeout=T).text,
+            lambda: client.send_request("tools/call", {"name": "echo", "arguments": {"text": "x"}}).result(T)[
+                "content"
+            ][0]["text"],
+            lambda: client.call_tool("echo", {"text": "x"}, timeout=T, on_progress=lambda *_: None).text,
         ):
             control(base, "linger-next")
             with within(PROMPTLY):
-                call()
+                assert call() == "x"
 
 
 # -- what close() still does ---------------------------------------------------------------------------
@@ -430,13 +443,33 @@ def test_a_call_still_waiting_for_a_connection_at_close_is_never_sent(base: str)
 
 @pytest.mark.parametrize("kind", ["http", "legacy-sse"])
 def test_write_timeout_none_means_no_limit(base: str, kind: str) -> None:
+    """``write_timeout=None``: a notification's write gets no bound at all (not a default one), and arrives.
+
+    The bound handed to the wire is read as it passes (the transport's own ``_write``, wrapped to
+    record its argument); with ``MCPSYNC_LONG_TESTS=1`` the server also holds the notification's
+    answer past the default ``write_timeout`` (10 s), and the notification still returns.
+    """
     if kind == "http":
         transport: Any = StreamableHTTPTransport(f"{base}/mcp", write_timeout=None, listen=False)
     else:
         transport = SSETransport(f"{base}/sse", write_timeout=None)
+    bounds: list[float] = []
+    write = transport._write
+
+    def recording_write(data: bytes, timeout: float) -> None:
+        bounds.append(timeout)
+        write(data, timeout)
+
+    transport._write = recording_write
     with mcpsync.Client(transport) as client:
         client.ping(timeout=T)
+        before = len(control(base, "seen"))
+        bounds.clear()
+        if LONG_TESTS:
+            control(base, f"delay-next?seconds={DEFAULT_WRITE_TIMEOUT + 2}")
         client.notify("notifications/roots/list_changed")
+        assert bounds == [math.inf]
+        assert wait_for(lambda: "notifications/roots/list_changed" in seen_since(base, before))
 
 
 def test_many_threads_posting_on_http_sse_share_the_pool_without_discarding_connections(
