@@ -41,3 +41,17 @@ def test_an_ipv6_host_is_compared_without_its_brackets():
     assert origin("http://[::1]:8080/mcp") == ("http", "::1", 8080)
     assert origin("https://[2001:DB8::1]/mcp") == ("https", "2001:db8::1", 443)
     assert same_origin("http://[::1]:8080/mcp", "http://[::1]:8080/other")
+
+
+@pytest.mark.parametrize(
+    "url, shown",
+    [
+        ("https://ada:secret@mcp.test:8443/mcp?token=abc#frag", "https://mcp.test:8443/mcp?..."),  # no user, password, query
+        ("https://mcp.test/mcp", "https://mcp.test/mcp"),  # no port, no query: nothing added
+        ("http://[::1]:8080/mcp?key=1", "http://[::1]:8080/mcp?..."),  # an IPv6 host keeps its brackets
+        ("http://[::1/mcp", "(unreadable URL)"),
+    ],
+)
+def test_public_url_shows_no_secret(url, shown):
+    """What a log or an error shows of a URL: scheme, host, port and path; a query only as ``?...``."""
+    assert public_url(url) == shown
