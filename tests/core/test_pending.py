@@ -196,3 +196,21 @@ def test_waiting_and_in_flight_show_the_requests_still_waiting():
     table.resolve(1, {})
     assert table.waiting(1) is None
     assert table.in_flight() == [b]
+
+
+class _LateGate(_CountingGate):
+    """A gate whose wait times out just as the request is settled (before the gate is opened)."""
+
+    def acquire(self, timeout: float = -1) -> bool:
+        super().acquire(timeout)
+        return False
+
+
+def test_an_answer_that_lands_as_the_last_slice_ends_is_not_a_timeout():
+    """The answer arrives while the last slice times out (its outcome set, the gate not yet opened):
+    the wait sees the outcome and returns True, not a timeout. Found by mutation testing (docs/testing.md)."""
+    table = PendingRequests()
+    future = table.register(1, "m")
+    future._gate = _LateGate(future._gate, 1, lambda: table.resolve(1, {"ok": 1}))
+    assert future.wait_settled(0.0) is True
+    assert future.settled_result() == {"ok": 1}
