@@ -61,9 +61,13 @@ def run(name: str, module: str, tests: list[str], python: str) -> tuple[int, flo
     # the tests' own subprocesses (the stdio test server) run the unmutated package.
     env = dict(os.environ)
     started = time.monotonic()
-    code = subprocess.call([python, "-m", "mutmut", "run", "--max-children", os.environ.get("MUTATE_JOBS", "2")], cwd=where, env=env)
+    code = subprocess.call(
+        [python, "-m", "mutmut", "run", "--max-children", os.environ.get("MUTATE_JOBS", "2")], cwd=where, env=env
+    )
     seconds = time.monotonic() - started
-    results = subprocess.run([python, "-m", "mutmut", "results", "--all", "true"], cwd=where, env=env, capture_output=True, text=True)
+    results = subprocess.run(
+        [python, "-m", "mutmut", "results", "--all", "true"], cwd=where, env=env, capture_output=True, text=True
+    )
     (where / "results.txt").write_text(results.stdout, encoding="utf-8")
     survivors = [line for line in results.stdout.splitlines() if line.strip().endswith(": survived")]
     (where / "survivors.txt").write_text("\n".join(survivors) + "\n", encoding="utf-8")

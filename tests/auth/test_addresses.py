@@ -17,7 +17,9 @@ PUBLIC = "https://mcp.test/mcp"
 PRIVATE = "http://127.0.0.1:8000/mcp"
 
 
-@pytest.mark.parametrize("host", ["localhost.", "127.0.0.1.", "[::1]", "app.localhost", "APP.LOCALHOST", "[::ffff:127.0.0.1]"])
+@pytest.mark.parametrize(
+    "host", ["localhost.", "127.0.0.1.", "[::1]", "app.localhost", "APP.LOCALHOST", "[::ffff:127.0.0.1]"]
+)
 def test_loopback_hosts_in_their_other_spellings(host):
     """A trailing dot, IPv6 brackets, a ``*.localhost`` name in any case: each still names this machine."""
     assert is_loopback(host)
@@ -72,13 +74,17 @@ def test_refusals_say_why_and_name_the_server(url, says):
 
 def test_plain_http_to_a_public_host_from_a_private_server_says_why():
     """A private server's authorization may use plain http only on loopback or private hosts: the error says so."""
-    with pytest.raises(AuthorizationError, match=r"is not HTTPS \(plain http is allowed only on a loopback or private host\); not used") as caught:
+    with pytest.raises(
+        AuthorizationError, match=r"is not HTTPS \(plain http is allowed only on a loopback or private host\); not used"
+    ) as caught:
         check_url("http://auth.example.com/token", "token endpoint", "srv", PRIVATE)
     assert caught.value.server == "srv"
 
 
 def test_a_public_servers_refusal_says_why():
     """A public server's authorization URL on a private host is refused, the message saying the rule."""
-    with pytest.raises(AuthorizationError, match=r"must be HTTPS on a public host \(or on the server's own origin\); not fetched$") as caught:
+    with pytest.raises(
+        AuthorizationError, match=r"must be HTTPS on a public host \(or on the server's own origin\); not fetched$"
+    ) as caught:
         check_url("https://127.0.0.1/token", "token endpoint", "srv", PUBLIC)
     assert caught.value.server == "srv"

@@ -61,6 +61,7 @@ def test_a_deadline_does_not_count_the_time_a_person_spent_logging_in(monkeypatc
     """Scenario: 10 s given; 4 s pass, of which 3 s a person logged in (the connection counted 3 s more
     than it had when the deadline began). Promise: 9 s are left, not 6, and ``at()`` moved on by 3 s."""
     import mcpsync._core.timeouts as timeouts_module
+
     clock = _Clock()
     monkeypatch.setattr(timeouts_module, "time", clock)
     logins = _Logins(person_time=5.0)  # logins before the deadline began are not its business
@@ -78,6 +79,7 @@ def test_a_deadline_that_began_before_its_connection_counts_all_its_logins(monke
     """Scenario: the manager's bound began before the client was made (``start=``), and the client's
     connection counted 2 s of a person's login. Promise: all 2 s are left out; no limit stays no limit."""
     import mcpsync._core.timeouts as timeouts_module
+
     clock = _Clock()
     monkeypatch.setattr(timeouts_module, "time", clock)
     started = clock.now

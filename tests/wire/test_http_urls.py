@@ -46,7 +46,10 @@ def test_an_ipv6_host_is_compared_without_its_brackets():
 @pytest.mark.parametrize(
     "url, shown",
     [
-        ("https://ada:secret@mcp.test:8443/mcp?token=abc#frag", "https://mcp.test:8443/mcp?..."),  # no user, password, query
+        (
+            "https://ada:secret@mcp.test:8443/mcp?token=abc#frag",
+            "https://mcp.test:8443/mcp?...",
+        ),  # no user, password, query
         ("https://mcp.test/mcp", "https://mcp.test/mcp"),  # no port, no query: nothing added
         ("http://[::1]:8080/mcp?key=1", "http://[::1]:8080/mcp?..."),  # an IPv6 host keeps its brackets
         ("http://[::1/mcp", "(unreadable URL)"),
