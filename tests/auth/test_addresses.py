@@ -72,19 +72,25 @@ def test_refusals_say_why_and_name_the_server(url, says):
     assert str(caught.value).startswith("srv: the token endpoint ")
 
 
-def test_plain_http_to_a_public_host_from_a_private_server_says_why():
-    """A private server's authorization may use plain http only on loopback or private hosts: the error says so."""
-    with pytest.raises(
-        AuthorizationError, match=r"is not HTTPS \(plain http is allowed only on a loopback or private host\); not used"
-    ) as caught:
-        check_url("http://auth.example.com/token", "token endpoint", "srv", PRIVATE)
-    assert caught.value.server == "srv"
-
-
-def test_a_public_servers_refusal_says_why():
-    """A public server's authorization URL on a private host is refused, the message saying the rule."""
-    with pytest.raises(
-        AuthorizationError, match=r"must be HTTPS on a public host \(or on the server's own origin\); not fetched$"
-    ) as caught:
-        check_url("https://127.0.0.1/token", "token endpoint", "srv", PUBLIC)
+@pytest.mark.parametrize(
+    "url, server, says",
+    [
+        # a private server's authorization may use plain http only on loopback or private hosts
+        (
+            "http://auth.example.com/token",
+            PRIVATE,
+            r"is not HTTPS \(plain http is allowed only on a loopback or private host\); not used$",
+        ),
+        # a public server's authorization URLs must be https on public hosts
+        (
+            "https://127.0.0.1/token",
+            PUBLIC,
+            r"must be HTTPS on a public host \(or on the server's own origin\); not fetched$",
+        ),
+    ],
+)
+def test_the_scheme_and_host_rule_says_why(url, server, says):
+    """A URL refused by the scheme-and-host rule gets an error that states the rule and names the server."""
+    with pytest.raises(AuthorizationError, match=says) as caught:
+        check_url(url, "token endpoint", "srv", server)
     assert caught.value.server == "srv"
