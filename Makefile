@@ -14,8 +14,10 @@ CONFORMANCE_ARGS ?=
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 TEST_STAMP := $(VENV)/.installed-test
 DEV_STAMP := $(VENV)/.installed-dev
+MUTATE_STAMP := $(VENV)/.installed-mutate
+MUTATE_MODULES ?=
 
-.PHONY: install demo notebook test conformance lint typecheck bench soak clean
+.PHONY: install demo notebook test conformance lint typecheck bench soak mutate clean
 
 $(VENV_PYTHON):
 	$(PYTHON) -m venv $(VENV)
@@ -94,6 +96,14 @@ bench: $(TEST_STAMP)
 ## soak: mixed traffic with reconnects and cancellations; memory, threads and descriptors must stay flat
 soak: $(TEST_STAMP)
 	$(VENV_PYTHON) benchmarks/soak.py --seconds $(SOAK_SECONDS)
+
+$(MUTATE_STAMP): setup.cfg setup.py pyproject.toml | $(VENV_PYTHON)
+	$(PIP) install -e '.[test,mutate]'
+	touch $@ $(TEST_STAMP) $(RUNTIME_STAMP)
+
+## mutate: mutmut over the modules that carry the promises, each against its own tests (setup.cfg's [mutate]; MUTATE_MODULES=pending,timeouts to pick); survivors in build/mutate/*/survivors.txt
+mutate: $(MUTATE_STAMP)
+	MUTATE_MODULES=$(MUTATE_MODULES) $(VENV_PYTHON) tests/mutate_runner.py
 
 ## clean: remove the virtualenv and build leftovers
 clean:

@@ -5,7 +5,7 @@ import math
 import pytest
 
 import mcpsync
-from mcpsync._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, check_timeout, deadline, resolve_timeout
+from mcpsync._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Deadline, check_timeout, deadline, resolve_timeout
 
 
 def test_resolve_timeout():
@@ -61,7 +61,6 @@ def test_a_deadline_does_not_count_the_time_a_person_spent_logging_in(monkeypatc
     """Scenario: 10 s given; 4 s pass, of which 3 s a person logged in (the connection counted 3 s more
     than it had when the deadline began). Promise: 9 s are left, not 6, and ``at()`` moved on by 3 s."""
     import mcpsync._core.timeouts as timeouts_module
-    from mcpsync._core.timeouts import Deadline
 
     clock = _Clock()
     monkeypatch.setattr(timeouts_module, "time", clock)
@@ -80,7 +79,6 @@ def test_a_deadline_that_began_before_its_connection_counts_all_its_logins(monke
     """Scenario: the manager's bound began before the client was made (``start=``), and the client's
     connection counted 2 s of a person's login. Promise: all 2 s are left out; no limit stays no limit."""
     import mcpsync._core.timeouts as timeouts_module
-    from mcpsync._core.timeouts import Deadline
 
     clock = _Clock()
     monkeypatch.setattr(timeouts_module, "time", clock)
@@ -90,3 +88,26 @@ def test_a_deadline_that_began_before_its_connection_counts_all_its_logins(monke
     assert deadline.left() == 7.0
     unbounded = Deadline(None, _Logins(person_time=2.0))
     assert unbounded.left() is None and unbounded.at() == math.inf
+
+
+def test_resolve_timeout_refuses_zero_and_says_where():
+    """A float 0.0 (the type the fast path takes) is refused like the int 0, and the error names the request.
+
+    Found by mutation testing (docs/testing.md): the fast path's bound and the error's place were untested.
+    """
+    assert resolve_timeout(0.25, None) == 0.25
+    for bad in (0.0, -0.5):
+        with pytest.raises(mcpsync.ConfigurationError, match=r"^request: timeout must be positive"):
+            resolve_timeout(bad, 30.0)
+
+
+def test_a_deadline_without_logins_ends_at_its_seconds():
+    """With no connection's login clock, a deadline ends exactly ``seconds`` after its start: no person time is added.
+
+    Found by mutation testing (docs/testing.md): a deadline that added a second of "person time"
+    without any login went unnoticed.
+    """
+    limit = Deadline(2.0, start=100.0)
+    assert limit.person_time() == 0.0
+    assert limit.at() == 102.0
+    assert Deadline(None, start=100.0).at() == math.inf
