@@ -7,7 +7,7 @@ import time
 import pytest
 
 from mcpsync import AuthorizationError
-from mcpsync._auth.challenge import bearer_challenge, parse_www_authenticate
+from mcpsync._auth.challenge import Challenge, bearer_challenge, parse_www_authenticate
 from mcpsync._auth.discovery import (
     authorization_server_metadata_urls,
     canonical_resource,
@@ -45,6 +45,52 @@ def test_unreadable_or_bare_headers_never_raise(header):
     parse_www_authenticate(header)
     challenge = bearer_challenge(header)
     assert challenge is None or challenge.scheme == "bearer"
+
+
+def test_a_token68_value_is_kept_and_a_parameter_challenge_has_none():
+    """A bare value (token68, RFC 9110 §11.6.1) is kept as such, also when a challenge follows it;
+    a challenge with parameters, or with nothing after its scheme, has no token68."""
+    assert parse_www_authenticate("Negotiate abc123==") == [Challenge("negotiate", {}, "abc123==")]
+    assert parse_www_authenticate("Negotiate abc== , Bearer realm=a") == [
+        Challenge("negotiate", {}, "abc=="),
+        Challenge("bearer", {"realm": "a"}, None),
+    ]
+    assert parse_www_authenticate("Bearer") == [Challenge("bearer", {}, None)]
+    assert parse_www_authenticate("Basic def456, Bearer") == [
+        Challenge("basic", {}, "def456"),
+        Challenge("bearer", {}, None),
+    ]
+
+
+def test_what_cannot_be_read_is_skipped_up_to_the_next_comma_only():
+    """An unreadable piece (no scheme, a parameter without a value) is skipped to the next comma,
+    not further: every challenge and parameter after it is still read, also with no space after a comma."""
+    assert parse_www_authenticate("==junk,Basic realm=a, Bearer realm=b") == [
+        Challenge("basic", {"realm": "a"}),
+        Challenge("bearer", {"realm": "b"}),
+    ]
+    assert parse_www_authenticate("=junk ,Bearer realm=a") == [Challenge("bearer", {"realm": "a"})]
+    assert parse_www_authenticate("Bearer realm=x, error=, scope=a,error=e") == [
+        Challenge("bearer", {"realm": "x", "scope": "a", "error": "e"})
+    ]
+
+
+def test_a_header_ending_early_never_raises_and_keeps_what_was_read():
+    """A header that ends after a scheme, after ``name=``, or inside a quoted string (a lone
+    backslash last, or an escaped last quote) gives the challenges read so far, never an error."""
+    assert parse_www_authenticate("Bearer realm=a, Basic") == [Challenge("bearer", {"realm": "a"}), Challenge("basic")]
+    assert parse_www_authenticate("Bearer realm=") == [Challenge("bearer")]
+    assert parse_www_authenticate('Bearer scope=s, realm="ab\\') == [Challenge("bearer", {"scope": "s"})]
+    assert parse_www_authenticate('Bearer scope=s, realm="ab\\"') == [Challenge("bearer", {"scope": "s"})]
+
+
+def test_schemes_names_and_values_are_read_whole_whatever_their_first_letter():
+    """Schemes, parameter names and values are read from their first character on (one starting with
+    ``X`` included): nothing before them is skipped but white space and commas."""
+    assert parse_www_authenticate("X-Custom Xname=Xvalue, Bearer error=Xe") == [
+        Challenge("x-custom", {"xname": "Xvalue"}),
+        Challenge("bearer", {"error": "Xe"}),
+    ]
 
 
 def test_resource_metadata_is_looked_for_in_the_specs_order():
