@@ -178,3 +178,20 @@ def test_a_token_is_refreshed_near_its_expiry_and_a_short_one_at_half_its_life()
     assert not expires_soon({"expires_at": now + 20, "obtained_at": now - 5})  # 25 s life: at half of it
     assert expires_soon({"expires_at": now + 10, "obtained_at": now - 15})
     assert not expires_soon({"expires_at": None})
+
+
+def test_a_token_without_its_obtained_time_is_refreshed_a_full_leeway_before_expiry():
+    """A stored token with no (or an unreadable) ``obtained_at`` is refreshed ``REFRESH_LEEWAY``
+    (60 s) before it expires, never raising: 50 s before is soon, an hour before is not."""
+    now = time.time()
+    assert not expires_soon({"expires_at": now + 3600})
+    assert expires_soon({"expires_at": now + 50})
+    assert expires_soon({"expires_at": now + 50, "obtained_at": "yesterday"})
+
+
+def test_a_client_with_a_secret_falls_back_to_client_secret_basic():
+    """A client holding a secret uses ``client_secret_basic`` when the server lists neither secret
+    method (only ``private_key_jwt``, or nothing it can read)."""
+    assert choose_auth_method(["private_key_jwt"], secret=True, key=False) == "client_secret_basic"
+    assert choose_auth_method("not a list", secret=True, key=False) == "client_secret_basic"
+    assert choose_auth_method(["client_secret_post"], secret=True, key=False) == "client_secret_post"
