@@ -132,6 +132,10 @@ def test_authorization_server_metadata_is_looked_for_in_the_specs_order():
         ("https://evil.example.com/mcp", "https://mcp.example.com/mcp", False),
         ("http://mcp.example.com/mcp", "https://mcp.example.com/mcp", False),
         ("https://mcp.example.com:8443/mcp", "https://mcp.example.com/mcp", False),
+        ("https://mcp.example.com/mcp/", "https://mcp.example.com/mcp", True),
+        ("https://mcp.example.com/mcp", "https://mcp.example.com/mcpX", False),
+        ("https://mcp.example.com/mcpX", "https://mcp.example.com/mcp", False),
+        ("http://[::1", "https://mcp.example.com/mcp", False),
     ],
 )
 def test_a_resource_covers_its_server_and_its_subpaths_only(resource, server, covers):
@@ -143,6 +147,41 @@ def test_the_canonical_resource_drops_what_is_not_the_server():
         canonical_resource("HTTPS://MCP.Example.com:8443/Server/MCP?x=1#f") == "https://mcp.example.com:8443/Server/MCP"
     )
     assert canonical_resource("https://mcp.example.com/") == "https://mcp.example.com"
+
+
+def test_an_ipv6_server_keeps_its_brackets_as_a_resource():
+    """The canonical resource of a server on an IPv6 host keeps the host's brackets and port."""
+    assert canonical_resource("http://[::1]:8080/mcp") == "http://[::1]:8080/mcp"
+
+
+def test_only_a_trailing_slash_is_dropped_from_where_metadata_is_looked_for():
+    """A server URL or issuer written with a trailing slash gives the same metadata URLs as without;
+    the rest of the path is kept whole, whatever its last letter."""
+    assert resource_metadata_urls("https://example.com/mcp/", None) == resource_metadata_urls(
+        "https://example.com/mcp", None
+    )
+    assert authorization_server_metadata_urls("https://auth.example.com/tenant1/") == (
+        authorization_server_metadata_urls("https://auth.example.com/tenant1")
+    )
+    assert resource_metadata_urls("https://example.com/mcpX", None)[0] == (
+        "https://example.com/.well-known/oauth-protected-resource/mcpX"
+    )
+    assert authorization_server_metadata_urls("https://auth.example.com/tenantX")[0] == (
+        "https://auth.example.com/.well-known/oauth-authorization-server/tenantX"
+    )
+
+
+@pytest.mark.parametrize(
+    "url, why", [("http://[::1/token", "cannot be read"), ("http://auth.example.com/token", "is not HTTPS")]
+)
+def test_a_refused_endpoint_names_its_server_and_the_url(url, why):
+    """Refusing an endpoint, the error says which server, which endpoint and URL, and why."""
+    with pytest.raises(AuthorizationError) as caught:
+        check_endpoint(url, "token endpoint", "srv")
+    assert caught.value.server == "srv"
+    assert str(caught.value) == f"srv: the token endpoint {url!r} {why}" + (
+        " (allowed only on a loopback host); not used" if why == "is not HTTPS" else ""
+    )
 
 
 @pytest.mark.parametrize(
