@@ -7,7 +7,7 @@ import time
 import pytest
 
 from mcpsync import AuthorizationError
-from mcpsync._auth.challenge import bearer_challenge, parse_www_authenticate
+from mcpsync._auth.challenge import Challenge, bearer_challenge, parse_www_authenticate
 from mcpsync._auth.discovery import (
     authorization_server_metadata_urls,
     canonical_resource,
@@ -45,6 +45,52 @@ def test_unreadable_or_bare_headers_never_raise(header):
     parse_www_authenticate(header)
     challenge = bearer_challenge(header)
     assert challenge is None or challenge.scheme == "bearer"
+
+
+def test_a_token68_value_is_kept_and_a_parameter_challenge_has_none():
+    """A bare value (token68, RFC 9110 §11.6.1) is kept as such, also when a challenge follows it;
+    a challenge with parameters, or with nothing after its scheme, has no token68."""
+    assert parse_www_authenticate("Negotiate abc123==") == [Challenge("negotiate", {}, "abc123==")]
+    assert parse_www_authenticate("Negotiate abc== , Bearer realm=a") == [
+        Challenge("negotiate", {}, "abc=="),
+        Challenge("bearer", {"realm": "a"}, None),
+    ]
+    assert parse_www_authenticate("Bearer") == [Challenge("bearer", {}, None)]
+    assert parse_www_authenticate("Basic def456, Bearer") == [
+        Challenge("basic", {}, "def456"),
+        Challenge("bearer", {}, None),
+    ]
+
+
+def test_what_cannot_be_read_is_skipped_up_to_the_next_comma_only():
+    """An unreadable piece (no scheme, a parameter without a value) is skipped to the next comma,
+    not further: every challenge and parameter after it is still read, also with no space after a comma."""
+    assert parse_www_authenticate("==junk,Basic realm=a, Bearer realm=b") == [
+        Challenge("basic", {"realm": "a"}),
+        Challenge("bearer", {"realm": "b"}),
+    ]
+    assert parse_www_authenticate("=junk ,Bearer realm=a") == [Challenge("bearer", {"realm": "a"})]
+    assert parse_www_authenticate("Bearer realm=x, error=, scope=a,error=e") == [
+        Challenge("bearer", {"realm": "x", "scope": "a", "error": "e"})
+    ]
+
+
+def test_a_header_ending_early_never_raises_and_keeps_what_was_read():
+    """A header that ends after a scheme, after ``name=``, or inside a quoted string (a lone
+    backslash last, or an escaped last quote) gives the challenges read so far, never an error."""
+    assert parse_www_authenticate("Bearer realm=a, Basic") == [Challenge("bearer", {"realm": "a"}), Challenge("basic")]
+    assert parse_www_authenticate("Bearer realm=") == [Challenge("bearer")]
+    assert parse_www_authenticate('Bearer scope=s, realm="ab\\') == [Challenge("bearer", {"scope": "s"})]
+    assert parse_www_authenticate('Bearer scope=s, realm="ab\\"') == [Challenge("bearer", {"scope": "s"})]
+
+
+def test_schemes_names_and_values_are_read_whole_whatever_their_first_letter():
+    """Schemes, parameter names and values are read from their first character on (one starting with
+    ``X`` included): nothing before them is skipped but white space and commas."""
+    assert parse_www_authenticate("X-Custom Xname=Xvalue, Bearer error=Xe") == [
+        Challenge("x-custom", {"xname": "Xvalue"}),
+        Challenge("bearer", {"error": "Xe"}),
+    ]
 
 
 def test_resource_metadata_is_looked_for_in_the_specs_order():
@@ -86,6 +132,10 @@ def test_authorization_server_metadata_is_looked_for_in_the_specs_order():
         ("https://evil.example.com/mcp", "https://mcp.example.com/mcp", False),
         ("http://mcp.example.com/mcp", "https://mcp.example.com/mcp", False),
         ("https://mcp.example.com:8443/mcp", "https://mcp.example.com/mcp", False),
+        ("https://mcp.example.com/mcp/", "https://mcp.example.com/mcp", True),
+        ("https://mcp.example.com/mcp", "https://mcp.example.com/mcpX", False),
+        ("https://mcp.example.com/mcpX", "https://mcp.example.com/mcp", False),
+        ("http://[::1", "https://mcp.example.com/mcp", False),
     ],
 )
 def test_a_resource_covers_its_server_and_its_subpaths_only(resource, server, covers):
@@ -97,6 +147,41 @@ def test_the_canonical_resource_drops_what_is_not_the_server():
         canonical_resource("HTTPS://MCP.Example.com:8443/Server/MCP?x=1#f") == "https://mcp.example.com:8443/Server/MCP"
     )
     assert canonical_resource("https://mcp.example.com/") == "https://mcp.example.com"
+
+
+def test_an_ipv6_server_keeps_its_brackets_as_a_resource():
+    """The canonical resource of a server on an IPv6 host keeps the host's brackets and port."""
+    assert canonical_resource("http://[::1]:8080/mcp") == "http://[::1]:8080/mcp"
+
+
+def test_only_a_trailing_slash_is_dropped_from_where_metadata_is_looked_for():
+    """A server URL or issuer written with a trailing slash gives the same metadata URLs as without;
+    the rest of the path is kept whole, whatever its last letter."""
+    assert resource_metadata_urls("https://example.com/mcp/", None) == resource_metadata_urls(
+        "https://example.com/mcp", None
+    )
+    assert authorization_server_metadata_urls("https://auth.example.com/tenant1/") == (
+        authorization_server_metadata_urls("https://auth.example.com/tenant1")
+    )
+    assert resource_metadata_urls("https://example.com/mcpX", None)[0] == (
+        "https://example.com/.well-known/oauth-protected-resource/mcpX"
+    )
+    assert authorization_server_metadata_urls("https://auth.example.com/tenantX")[0] == (
+        "https://auth.example.com/.well-known/oauth-authorization-server/tenantX"
+    )
+
+
+@pytest.mark.parametrize(
+    "url, why", [("http://[::1/token", "cannot be read"), ("http://auth.example.com/token", "is not HTTPS")]
+)
+def test_a_refused_endpoint_names_its_server_and_the_url(url, why):
+    """Refusing an endpoint, the error says which server, which endpoint and URL, and why."""
+    with pytest.raises(AuthorizationError) as caught:
+        check_endpoint(url, "token endpoint", "srv")
+    assert caught.value.server == "srv"
+    assert str(caught.value) == f"srv: the token endpoint {url!r} {why}" + (
+        " (allowed only on a loopback host); not used" if why == "is not HTTPS" else ""
+    )
 
 
 @pytest.mark.parametrize(
@@ -132,3 +217,20 @@ def test_a_token_is_refreshed_near_its_expiry_and_a_short_one_at_half_its_life()
     assert not expires_soon({"expires_at": now + 20, "obtained_at": now - 5})  # 25 s life: at half of it
     assert expires_soon({"expires_at": now + 10, "obtained_at": now - 15})
     assert not expires_soon({"expires_at": None})
+
+
+def test_a_token_without_its_obtained_time_is_refreshed_a_full_leeway_before_expiry():
+    """A stored token with no (or an unreadable) ``obtained_at`` is refreshed ``REFRESH_LEEWAY``
+    (60 s) before it expires, never raising: 50 s before is soon, an hour before is not."""
+    now = time.time()
+    assert not expires_soon({"expires_at": now + 3600})
+    assert expires_soon({"expires_at": now + 50})
+    assert expires_soon({"expires_at": now + 50, "obtained_at": "yesterday"})
+
+
+def test_a_client_with_a_secret_falls_back_to_client_secret_basic():
+    """A client holding a secret uses ``client_secret_basic`` when the server lists neither secret
+    method (only ``private_key_jwt``, or nothing it can read)."""
+    assert choose_auth_method(["private_key_jwt"], secret=True, key=False) == "client_secret_basic"
+    assert choose_auth_method("not a list", secret=True, key=False) == "client_secret_basic"
+    assert choose_auth_method(["client_secret_post"], secret=True, key=False) == "client_secret_post"
