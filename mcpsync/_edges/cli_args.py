@@ -358,9 +358,9 @@ def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
     found: set[str] = set()
     for action in parser._actions:
         found.update(action.option_strings)
-        for sub in getattr(action, "choices", None) or ():
-            if isinstance(action.choices, dict):
-                found.update(_option_strings(action.choices[sub]))
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found.update(_option_strings(sub))
     return found
 
 
