@@ -223,6 +223,22 @@ class ToolBox:
             for name, entry in self._entries.items()
         ]
 
+    # -- agent frameworks (mcpsync/_edges/frameworks: each imported only when its method is called) --
+
+    def langchain(self, *, timeout: Timeout = USE_DEFAULT) -> list[Any]:
+        """The tools as LangChain ``StructuredTool``s, for LangChain and LangGraph agents (needs ``langchain-core``).
+
+        ``.invoke`` and ``.ainvoke`` both work (cancelling the awaiting task cancels the call on the
+        server); results are ``content_and_artifact`` (the artifact: structured content, images, resource
+        links); a tool's failure reaches the model as a ``ToolException``; a lost connection is raised.
+
+        Raises:
+            ImportError: langchain-core is not installed (the message says ``pip install langchain-core``).
+        """
+        from .frameworks.langchain import langchain_tools
+
+        return langchain_tools(self, timeout)
+
     # -- calls ----------------------------------------------------------------
 
     def call(
