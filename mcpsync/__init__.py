@@ -36,6 +36,7 @@ from ._core.errors import (
     NotSupportedError,
     ProtocolError,
     ProtocolWarning,
+    RequestCancelled,
     RequestTimeout,
     ServerError,
     ServerUnavailable,
@@ -62,6 +63,7 @@ from ._core.feature_errors import (
     UnsupportedProtocolVersion,
 )
 from ._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout
+from ._session.cancel_scope import CancelScope
 from ._session.client import Client, ClientState
 from ._session.connect import connect
 from ._session.content import (
@@ -209,6 +211,7 @@ __all__ = [
     "AuthorizationRequired",
     "Authorizer",
     "CallToolResult",
+    "CancelScope",
     "CapabilityNotDeclared",
     "CapabilityNotServed",
     "Client",
@@ -255,6 +258,7 @@ __all__ = [
     "ProtocolWarning",
     "ReadResourceResult",
     "Refusal",
+    "RequestCancelled",
     "RequestTimeout",
     "Resource",
     "ResourceContents",

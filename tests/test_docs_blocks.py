@@ -77,6 +77,7 @@ EXPECTED = {
     ("README.md", "import sys"): ["{'sum': 42}", "tool 'fail' failed: nope"],
     ("README.md", "for command in ("): ["legacy 2025-11-25", "modern 2026-07-28", "{'sum': 42}"],
     ("api.md", "import asyncio, sys"): ["hello", "42", "cancelled: True"],
+    ("api.md", "# an asyncio task's call, cancelled"): ["cancelled on the server: 1"],
     ("manager.md", "mcpsync --stdio"): ['"sum": 42', "Write a casual greeting for Ada.", "hello", "Grace"],
 }
 

@@ -32,6 +32,8 @@ PROMISED = {
     "Manager",
     "SkillDirectory",
     "TaskNotFound",
+    "CancelScope",
+    "RequestCancelled",
     "HANDSHAKE_PROTOCOL_VERSIONS",
     "MODERN_PROTOCOL_VERSIONS",
     "ALL_PROTOCOL_VERSIONS",

@@ -190,8 +190,11 @@ class Endpoint:
             error = jsonrpc.error_object(error.code, error.message, error.data)
         return jsonrpc.encode({"jsonrpc": jsonrpc.JSONRPC_VERSION, "id": request_id, "error": error})
 
-    def abandon(self, future: RequestFuture, reason: str) -> tuple[bool, Optional[bytes]]:
-        """Give up on a request: forget it, fail its future, and build the notice for the peer.
+    def abandon(
+        self, future: RequestFuture, reason: str, error: Optional[BaseException] = None
+    ) -> tuple[bool, Optional[bytes]]:
+        """Give up on a request: forget it, fail its future (with ``error``, else ``TransportClosed``),
+        and build the notice for the peer.
 
         Returns whether the request was still waiting (its late answer will be
         counted in ``stats.late_responses``), and the ``notifications/cancelled``
@@ -201,7 +204,7 @@ class Endpoint:
         if not self.pending.discard(future.request_id):
             return False, None
         try:
-            future.set_exception(TransportClosed(f"{self.name}: request abandoned: {reason}"))
+            future.set_exception(error or TransportClosed(f"{self.name}: request abandoned: {reason}"))
             future.exception()  # nobody waits for this exception: mark it retrieved
         except Exception:  # InvalidStateError: already cancelled by its caller
             pass

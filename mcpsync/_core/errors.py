@@ -28,6 +28,7 @@ Every exception is an ``MCPError``; catch that to catch them all::
     │   ├── NoResponseError          a stream ended before the response arrived
     │   └── ServerUnavailable        a managed server is failed, disabled, or did not connect in time
     ├── RequestTimeout               no answer within the timeout (also a TimeoutError)
+    ├── RequestCancelled             the caller's CancelScope cancelled the request
     ├── ProtocolError                the peer broke the protocol
     │   ├── InvalidMessage           a message failed the JSON-RPC envelope schema
     │   ├── MessageTooLarge          a message was over ``max_message_size`` and was discarded
@@ -79,6 +80,7 @@ __all__ = [
     "NotSupportedError",
     "ProtocolError",
     "ProtocolWarning",
+    "RequestCancelled",
     "RequestTimeout",
     "ServerError",
     "ServerUnavailable",
@@ -426,6 +428,21 @@ class RequestTimeout(MCPError, TimeoutError):
         self.timeout = timeout
         self.detail = detail
         self.stderr_tail = stderr_tail
+
+
+class RequestCancelled(MCPError):
+    """A request was cancelled by its caller's ``CancelScope`` (from another thread, say); the
+    server was told with ``notifications/cancelled``.
+
+    Attributes:
+        method: the request's method.
+        reason: the reason given to ``CancelScope.cancel``.
+    """
+
+    def __init__(self, method: str, reason: str) -> None:
+        super().__init__(f"{method} cancelled: {reason}")
+        self.method = method
+        self.reason = reason
 
 
 class ProtocolError(MCPError):

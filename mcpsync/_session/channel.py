@@ -26,6 +26,7 @@ from .._core.pending import RequestFuture
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .._threads.signals import deferred_interrupts
 from .._wire.base import Transport
+from .cancel_scope import CancelScope, active_scopes
 from .tracing import Tracing
 
 __all__ = ["Channel"]
@@ -108,6 +109,9 @@ class Channel:
         reissued = False
         started = sent_at = time.monotonic()
         given = timeout
+        scopes = active_scopes()  # the caller's CancelScopes: () almost always
+        for scope in scopes:
+            scope.check(method)
         # One loop, no frame per attempt: a request goes out again only after a lost answer stream or a login.
         while True:
             wire_deadline = math.inf if max_total is None else sent_at + max_total
@@ -116,7 +120,7 @@ class Channel:
             future: Optional[RequestFuture] = None
             try:
                 with deferred_interrupts():
-                    future = self._send(method, params, wire_deadline, last_activity is None, timeout)
+                    future = self._send(method, params, wire_deadline, last_activity is None, timeout, scopes)
                 return self._wait(future, timeout, sent_at, max_total, last_activity)
             except KeyboardInterrupt as exc:
                 if future is None or exc.args:
@@ -156,6 +160,10 @@ class Channel:
                     if timeout <= 0:
                         raise RequestTimeout(method, given) from None
                 sent_at = time.monotonic()  # it goes again now
+            finally:
+                if scopes and future is not None:
+                    for scope in scopes:
+                        scope.forget(future)
 
     def _interrupted(self, method: str, future: RequestFuture) -> KeyboardInterrupt:
         """A Ctrl-C while a request was out: give it up (telling the server), and say what became of it."""
@@ -181,6 +189,7 @@ class Channel:
         deadline: float,
         wait: bool,
         timeout: Optional[float] = None,
+        scopes: tuple[CancelScope, ...] = (),
     ) -> RequestFuture:
         meta, version = self.meta, self.version
         if meta is not None and version is not None:
@@ -199,6 +208,8 @@ class Channel:
         else:
             future, data = self.endpoint.request(method, params, on_cancel=self._cancelled)
         try:
+            for scope in scopes:  # before the wire's work, which an HTTP request does on this thread
+                scope.watch(self.abandon, future)
             if meta is not None and version is not None and self.carries_headers:
                 # A value that cannot travel as a header (a lone surrogate) raises here, before anything is sent.
                 future.headers = http_headers(version, method, params)
@@ -217,6 +228,8 @@ class Channel:
             raise
         except BaseException as exc:
             self.endpoint.fail(future, exc)  # it never went out whole: forget it
+            for scope in scopes:
+                scope.forget(future)
             raise
         return future
 
@@ -286,14 +299,14 @@ class Channel:
     def _cancelled(self, future: RequestFuture) -> None:
         self.abandon(future, "cancelled by the caller")
 
-    def abandon(self, future: RequestFuture, reason: str) -> bool:
+    def abandon(self, future: RequestFuture, reason: str, *, error: Optional[BaseException] = None) -> bool:
         """Give up on a request: forget it, stop the wire's work for it, and tell the server (in the background).
 
         Returns ``True`` if the request was still waiting; its late response
         will be dropped (counted in ``stats.late_responses``).
         """
         with deferred_interrupts():
-            waiting, notice = self.endpoint.abandon(future, reason)
+            waiting, notice = self.endpoint.abandon(future, reason, error)
             if waiting:
                 self.transport.stop_request(future, notice)
         return waiting

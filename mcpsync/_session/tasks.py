@@ -40,6 +40,8 @@ from typing import Any, Callable, Optional
 from .._core.errors import MCPError, ProtocolError, RequestTimeout, ServerError
 from .._core.feature_errors import TaskCancelled
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
+from .cancel_scope import outside_scopes
+from .cancel_scope import pause as sleep
 from .progress import ProgressCallback
 from .tracebacks import shorten_interrupts
 
@@ -218,7 +220,7 @@ class ToolTask:
         # 2025-11-25: input the task needs comes through tasks/result, so the polling stops there too.
         while not self.done() and (self.modern or self.status != "input_required"):
             pause = self.poll_interval if poll_interval is None else max(MIN_POLL_INTERVAL, poll_interval)
-            time.sleep(max(0.0, min(pause, deadline - time.monotonic())))
+            sleep(max(0.0, min(pause, deadline - time.monotonic())), "tasks/get")  # a CancelScope cuts it short
             left = deadline - time.monotonic()
             if left <= 0:
                 raise RequestTimeout(f"{self._call}: task {self.id} still {self.status}", seconds or 0.0)
@@ -229,7 +231,8 @@ class ToolTask:
     def give_up(self) -> None:
         """Cancel the task on the server after a timeout or an interrupt: bounded, and quiet about failures."""
         try:
-            self.cancel(timeout=CANCEL_WAIT)
+            with outside_scopes():  # a cancelled CancelScope is why we are here: the cancel must go
+                self.cancel(timeout=CANCEL_WAIT)
         except (MCPError, OSError) as exc:
             logger.info("server %r: could not cancel task %s of %r: %s", self._server, self.id, self.tool, exc)
 

@@ -356,3 +356,39 @@ def test_an_id_the_server_does_not_know_is_task_not_found_and_other_refusals_sta
     assert (info.value.task_id, info.value.server, info.value.code) == ("gone", client.name, -32602)
     assert "no task 'gone'" in str(info.value) and "Task not found" in str(info.value)
     assert type(other.value) is ServerError and other.value.code == -32601
+
+
+@responses.activate
+def test_a_cancel_scope_ends_a_task_wait_between_polls_and_cancels_the_task() -> None:
+    """A task polled every 30 s (the server's pace), waited for on a worker thread inside a
+    ``CancelScope``: cancelling the scope ends the pause at once, the call raises ``RequestCancelled``
+    and the task is cancelled on the server (the cancel goes out although its scope is cancelled)."""
+    import threading
+
+    server = TaskServer([snapshot("working", pollIntervalMs=30000)], created=snapshot("working", pollIntervalMs=30000))
+    serve(server)
+    scope = mcpsync.CancelScope()
+    outcome: list[BaseException] = []
+
+    def work() -> None:
+        with scope:
+            try:
+                client.call_tool("job", timeout=60)
+            except BaseException as exc:
+                outcome.append(exc)
+
+    with connect() as client:
+        thread = threading.Thread(target=work)
+        thread.start()
+        deadline = time.monotonic() + T
+        while "tools/call" not in server.methods() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.1)  # into the 30 s pause (a cancel before it is refused at the pause's start, as well)
+        cancelled_at = time.monotonic()
+        scope.cancel("stop")
+        thread.join(T)
+        assert not thread.is_alive()
+        assert time.monotonic() - cancelled_at < 5
+    assert [type(e) for e in outcome] == [mcpsync.RequestCancelled]
+    assert server.methods()[-1] == "tasks/cancel"
+    assert server.sent("tasks/cancel")[0][2]["params"]["taskId"] == TASK_ID
