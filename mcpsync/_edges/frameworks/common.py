@@ -23,8 +23,9 @@ import threading
 from collections.abc import Mapping
 from typing import Any, NamedTuple, Optional, Protocol, Union
 
-from ..._core.errors import AuthorizationError, MCPError, TransportError
+from ..._core.errors import AuthorizationError, MCPError, RequestCancelled, TransportError
 from ..._core.timeouts import USE_DEFAULT, Timeout
+from ..._session.cancel_scope import CancelScope
 from ..._session.content import EmbeddedResource, ImageContent, ResourceLink, TextContent
 from ..._session.models import CallToolResult, Tool
 
@@ -165,8 +166,9 @@ def error_text(result: CallToolResult) -> str:
 
 def model_can_fix(exc: BaseException) -> bool:
     """Whether a failed call goes back to the model (a server's refusal of its arguments, a timeout, an
-    unknown tool) rather than up to the program (the connection is gone, authorization is needed)."""
-    return isinstance(exc, MCPError) and not isinstance(exc, (TransportError, AuthorizationError))
+    unknown tool) rather than up to the program (the connection is gone, authorization is needed, the
+    program cancelled the call)."""
+    return isinstance(exc, MCPError) and not isinstance(exc, (TransportError, AuthorizationError, RequestCancelled))
 
 
 def _image_line(image: ImageContent) -> str:
@@ -184,7 +186,7 @@ async def acall(
         asyncio.CancelledError: the task was cancelled (the request was cancelled on the server first).
         MCPError: as ``ToolBox.call``.
     """
-    scope = _cancel_scope()
+    scope = CancelScope()
     loop = asyncio.get_running_loop()
     done: asyncio.Future[CallToolResult] = loop.create_future()
     given = dict(arguments or {})
@@ -233,23 +235,3 @@ async def _settled(done: asyncio.Future[Any]) -> None:
             done.exception()
     else:
         done.add_done_callback(lambda future: None if future.cancelled() else future.exception())
-
-
-def _cancel_scope() -> Any:
-    """A new ``CancelScope`` for one call."""
-    try:
-        from ..._session.cancel_scope import CancelScope  # type: ignore[import-not-found]
-    except ImportError:  # until mcpsync.CancelScope lands: a scope that cancels nothing
-        return _NoScope()
-    return CancelScope()
-
-
-class _NoScope:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def cancel(self, reason: str) -> None:
-        return None
