@@ -239,6 +239,21 @@ class ToolBox:
 
         return langchain_tools(self, timeout)
 
+    def llama_index(self, *, timeout: Timeout = USE_DEFAULT) -> list[Any]:
+        """The tools as LlamaIndex ``FunctionTool``s, for its agents (needs ``llama-index-core``).
+
+        Each has a sync and an async function (the async one cancels the call on the server when its
+        task is cancelled) and the ``ToolMetadata`` the agents read (name, description, ``fn_schema``
+        giving the input schema); the output's blocks are the result's text and images, its
+        ``raw_output`` the ``CallToolResult``; a tool's failure raises ``ToolError``.
+
+        Raises:
+            ImportError: llama-index-core is not installed (the message says ``pip install llama-index-core``).
+        """
+        from .frameworks.llama_index import llama_index_tools
+
+        return llama_index_tools(self, timeout)
+
     # -- calls ----------------------------------------------------------------
 
     def call(
