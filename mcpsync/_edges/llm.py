@@ -254,6 +254,20 @@ class ToolBox:
 
         return llama_index_tools(self, timeout)
 
+    def smolagents(self, *, timeout: Timeout = USE_DEFAULT) -> list[Any]:
+        """The tools as smolagents ``Tool``s, for its agents (needs ``smolagents``).
+
+        Their ``inputs`` and ``output_type`` pass smolagents' own checks (names made Python identifiers,
+        ``mcp_name`` keeping the box's); a tool with an ``outputSchema`` returns its structured content,
+        others their text (or a result's lone image, as a PIL image); a tool's failure raises ``ToolError``.
+
+        Raises:
+            ImportError: smolagents is not installed (the message says ``pip install smolagents``).
+        """
+        from .frameworks.smolagents import smolagents_tools
+
+        return smolagents_tools(self, timeout)
+
     # -- calls ----------------------------------------------------------------
 
     def call(

@@ -83,18 +83,21 @@ def target(request: pytest.FixtureRequest) -> Iterator[Target]:
 
 
 @contextmanager
-def drawing_box() -> Iterator[ToolBox]:
+def drawing_box(only_image: bool = False) -> Iterator[ToolBox]:
     """A box on a server whose one tool, ``draw``, answers with a text, an image, a resource link and
-    structured content."""
+    structured content (``only_image``: with the image alone)."""
     listing = {"tools": [{"name": "draw", "description": "Draws a pixel.", "inputSchema": {"type": "object"}}]}
-    answer = {
+    image = {"type": "image", "data": PIXEL, "mimeType": "image/png"}
+    answer: dict[str, Any] = {
         "content": [
             {"type": "text", "text": "a pixel"},
-            {"type": "image", "data": PIXEL, "mimeType": "image/png"},
+            image,
             {"type": "resource_link", "uri": "file:///pixel.png", "name": "pixel.png", "mimeType": "image/png"},
         ],
         "structuredContent": {"width": 1, "height": 1},
     }
+    if only_image:
+        answer = {"content": [image]}
     with mcpsync.connect(scripted_server({"tools/list": [listing], "tools/call": [answer]}), timeout=T) as client:
         yield ToolBox(client, timeout=T)
 
