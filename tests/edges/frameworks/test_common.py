@@ -5,9 +5,11 @@ which failures go back to the model, and ``acall``, whose cancelled task cancels
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -26,6 +28,8 @@ from mcpsync._edges.frameworks.common import (
     result_text,
 )
 from tests.edges.frameworks.conftest import PIXEL, T, drawing_box, target_of
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 #: Every framework an integration may import, and the packages they bring.
 FRAMEWORKS = ("langchain_core", "langchain", "langgraph", "llama_index", "smolagents", "agents", "pydantic_ai")
@@ -163,3 +167,21 @@ def test_the_frameworks_get_their_tools_from_offered_alone(monkeypatch: pytest.M
         assert [t.name for t in box.langchain()] == ["echo", "add"]
         assert [t.metadata.name for t in box.llama_index()] == ["echo", "add"]
         assert [t.name for t in box.smolagents()] == ["echo", "add"]
+
+
+@pytest.mark.parametrize("framework", ["langchain", "llama_index", "smolagents"])
+def test_each_frameworks_example_runs_without_an_api_key(framework: str) -> None:
+    """``examples/frameworks_<framework>.py`` runs its agent against the bundled server with its offline
+    model, and the model answers with the tool's result."""
+    pytest.importorskip({"langchain": "langchain.agents", "llama_index": "llama_index.core"}.get(framework, framework))
+    env = {"PATH": "/usr/bin:/bin", **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}}
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / f"frameworks_{framework}.py")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "model: The sum is 42.", done.stdout
+    assert done.stdout.startswith("tool call: add ")
