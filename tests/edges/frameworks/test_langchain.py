@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from typing import Any
 
 import pytest
 
 import mcpsync
 from tests.edges.frameworks.conftest import KINDS, PIXEL, T, Target, drawing_box, late_tool_seen, target_of
-from tests.helpers import ctrl_c_after
+from tests.helpers import ctrl_c_after, wait_for
 
 langchain_tools = pytest.importorskip("langchain_core.tools")
 agents = pytest.importorskip("langchain.agents")
@@ -198,6 +199,38 @@ def test_ctrl_c_in_invoke_cancels_the_call_on_the_server(kind: str) -> None:
         sleep = one_tool(target, "sleep")
         with ctrl_c_after(0.5):
             sleep.invoke({"seconds": 60})
+        assert len(target.cancelled_on_server(1)) == 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_ctrl_c_in_an_async_run_cancels_the_call_on_the_server(kind: str) -> None:
+    """Ctrl-C while ``asyncio.run(agent.ainvoke(...))`` waits: asyncio cancels the run's task, and with it
+    the call on the server."""
+    with target_of(kind) as target:
+        agent = agent_of(target.box)
+        with ctrl_c_after(0.5):
+            asyncio.run(agent.ainvoke(order(target.name("sleep"), seconds=60)))
+        assert len(target.cancelled_on_server(1)) == 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_cancel_scope_around_a_sync_run_reaches_the_graphs_worker_threads(kind: str) -> None:
+    """LangGraph's sync ``invoke`` calls tools on worker threads (Ctrl-C does not reach them), with the
+    caller's context: a ``CancelScope`` entered around ``invoke`` and cancelled from elsewhere cancels the
+    call on the server, and the run raises ``RequestCancelled`` (not handed to the model)."""
+    with target_of(kind) as target:
+        agent = agent_of(target.box)
+        scope = mcpsync.CancelScope()
+        sent = target.client.stats.sent
+        watcher = threading.Thread(
+            target=lambda: wait_for(lambda: target.client.stats.sent > sent, T) and scope.cancel("stopped")
+        )
+        watcher.start()
+        try:
+            with scope, pytest.raises(mcpsync.RequestCancelled, match="stopped"):
+                agent.invoke(order(target.name("sleep"), seconds=60))
+        finally:
+            watcher.join(T)
         assert len(target.cancelled_on_server(1)) == 1
 
 
