@@ -13,8 +13,17 @@ from typing import Any
 import pytest
 
 import mcpsync
-from tests.edges.frameworks.conftest import KINDS, PIXEL, T, Target, drawing_box, late_tool_seen, target_of
-from tests.helpers import ctrl_c_after, wait_for
+from tests.edges.frameworks.conftest import (
+    KINDS,
+    PIXEL,
+    T,
+    Target,
+    check_a_list_change_is_seen_after_refresh,
+    check_ctrl_c_cancels_on_the_server,
+    drawing_box,
+    target_of,
+)
+from tests.helpers import wait_for
 
 langchain_tools = pytest.importorskip("langchain_core.tools")
 agents = pytest.importorskip("langchain.agents")
@@ -165,12 +174,7 @@ def test_a_lost_connection_is_raised_from_the_agent_not_handed_to_the_model() ->
 def test_a_tool_list_change_reaches_the_tools_after_refresh(kind: str) -> None:
     """The server adds ``late`` after its first listing: the tools made before do not have it; after
     ``box.refresh()``, ``box.langchain()`` does."""
-    with target_of(kind, "--tools-change-after-list") as target:
-        late = target.name("late")
-        if kind != "manager":  # a Manager may have read the change already, before the box was made
-            assert late not in {t.name for t in target.box.langchain()}
-        assert late_tool_seen(target.box, late)
-        assert late in {t.name for t in target.box.langchain()}
+    check_a_list_change_is_seen_after_refresh(kind, lambda box: {t.name for t in box.langchain()})
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -195,22 +199,16 @@ def test_cancelling_the_async_run_cancels_the_call_on_the_server(kind: str) -> N
 @pytest.mark.parametrize("kind", KINDS)
 def test_ctrl_c_in_invoke_cancels_the_call_on_the_server(kind: str) -> None:
     """Ctrl-C while ``invoke`` waits on the main thread: ``KeyboardInterrupt``, and the server is told."""
-    with target_of(kind) as target:
-        sleep = one_tool(target, "sleep")
-        with ctrl_c_after(0.5):
-            sleep.invoke({"seconds": 60})
-        assert len(target.cancelled_on_server(1)) == 1
+    check_ctrl_c_cancels_on_the_server(kind, lambda target: one_tool(target, "sleep").invoke({"seconds": 60}))
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_ctrl_c_in_an_async_run_cancels_the_call_on_the_server(kind: str) -> None:
     """Ctrl-C while ``asyncio.run(agent.ainvoke(...))`` waits: asyncio cancels the run's task, and with it
     the call on the server."""
-    with target_of(kind) as target:
-        agent = agent_of(target.box)
-        with ctrl_c_after(0.5):
-            asyncio.run(agent.ainvoke(order(target.name("sleep"), seconds=60)))
-        assert len(target.cancelled_on_server(1)) == 1
+    check_ctrl_c_cancels_on_the_server(
+        kind, lambda target: asyncio.run(agent_of(target.box).ainvoke(order(target.name("sleep"), seconds=60)))
+    )
 
 
 @pytest.mark.parametrize("kind", KINDS)
