@@ -222,6 +222,9 @@ async def acall(
         scope.cancel(CANCELLED_REASON)
         await _settled(done)
         raise
+    finally:
+        if done.done():  # the thread has handed its outcome over: only its return is left
+            thread.join()
 
 
 async def _settled(done: asyncio.Future[Any]) -> None:
