@@ -30,17 +30,19 @@ Ctrl-C) is raised.
 from __future__ import annotations
 
 import base64
+import copy
 import json
 import logging
 from collections.abc import Iterable, Mapping
 from typing import Any, Callable, Optional
 
-from .._core.errors import AuthorizationError, ConfigurationError, MCPError, TransportError
+from .._core.errors import AuthorizationError, ConfigurationError, MCPError, TransportError, UnknownNameError
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .._manager.naming import qualify_all
 from .._session.client import Client
-from .._session.content import EmbeddedResource, ImageContent, ResourceLink, TextContent
+from .._session.content import ImageContent
 from .._session.models import CallToolResult, Tool
+from .frameworks.common import OfferedTool, content_parts
 from .llm_schemas import FORMATS, adapt_schema, safe_names
 
 __all__ = ["FORMATS", "ToolBox", "ToolDefinitions"]
@@ -77,6 +79,7 @@ class _Entry:
 
     def __init__(self, name: str, tool: Tool, call: Callable[..., Any]):
         self.name = name
+        self.tool = tool
         self.description = tool.description or ""
         self.schema = tool.input_schema
         self.visibility = tool.visibility
@@ -208,7 +211,90 @@ class ToolBox:
         """Gemini ``tools=``: one ``{"function_declarations": [...]}`` (a ``types.Tool``)."""
         return self.definitions("gemini")
 
+    def offered(self) -> list[OfferedTool]:
+        """The tools this box offers a model now, each under the name ``call`` takes.
+
+        Every agent framework's tools are made from this list (``box.langchain()``, ...), so what a
+        box offers is decided here alone: the tools held back from models are not in it, and
+        ``refresh()`` brings a server's changes to it.
+        """
+        return [
+            OfferedTool(name, entry.description, copy.deepcopy(dict(entry.schema)), entry.tool)
+            for name, entry in self._entries.items()
+        ]
+
+    # -- agent frameworks (mcpsync/_edges/frameworks: each imported only when its method is called) --
+
+    def langchain(self, *, timeout: Timeout = USE_DEFAULT) -> list[Any]:
+        """The tools as LangChain ``StructuredTool``s, for LangChain and LangGraph agents (needs ``langchain-core``).
+
+        ``.invoke`` and ``.ainvoke`` both work (cancelling the awaiting task cancels the call on the
+        server); results are ``content_and_artifact`` (the artifact: structured content, images, resource
+        links); a tool's failure reaches the model as a ``ToolException``; a lost connection is raised.
+
+        Raises:
+            ImportError: langchain-core is not installed (the message says ``pip install langchain-core``).
+        """
+        from .frameworks.langchain import langchain_tools
+
+        return langchain_tools(self, timeout)
+
+    def llama_index(self, *, timeout: Timeout = USE_DEFAULT) -> list[Any]:
+        """The tools as LlamaIndex ``FunctionTool``s, for its agents (needs ``llama-index-core``).
+
+        Each has a sync and an async function (the async one cancels the call on the server when its
+        task is cancelled) and the ``ToolMetadata`` the agents read (name, description, ``fn_schema``
+        giving the input schema); the output's blocks are the result's text and images, its
+        ``raw_output`` the ``CallToolResult``; a tool's failure raises ``ToolError``.
+
+        Raises:
+            ImportError: llama-index-core is not installed (the message says ``pip install llama-index-core``).
+        """
+        from .frameworks.llama_index import llama_index_tools
+
+        return llama_index_tools(self, timeout)
+
+    def smolagents(self, *, timeout: Timeout = USE_DEFAULT) -> list[Any]:
+        """The tools as smolagents ``Tool``s, for its agents (needs ``smolagents``).
+
+        Their ``inputs`` and ``output_type`` pass smolagents' own checks (names made Python identifiers,
+        ``mcp_name`` keeping the box's); a tool with an ``outputSchema`` returns its structured content,
+        others their text (or a result's lone image, as a PIL image); a tool's failure raises ``ToolError``.
+
+        Raises:
+            ImportError: smolagents is not installed (the message says ``pip install smolagents``).
+        """
+        from .frameworks.smolagents import smolagents_tools
+
+        return smolagents_tools(self, timeout)
+
     # -- calls ----------------------------------------------------------------
+
+    def call(
+        self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout: Timeout = USE_DEFAULT
+    ) -> CallToolResult:
+        """Call the tool offered as ``name`` (an ``OfferedTool.name``) on its own server; block for its result.
+
+        A tool's own failure comes back as ``result.is_error``, as from ``Client.call_tool``.
+
+        Args:
+            arguments: the tool's arguments (a JSON object).
+            timeout: seconds; ``None`` for no limit; default: the box's (else the client's).
+
+        Raises:
+            UnknownNameError: no tool is offered as ``name`` (the message says why: held back from
+                models, or not there, with the names that are).
+            MCPError: as ``Client.call_tool`` raises (``ServerError``, ``RequestTimeout``,
+                ``TransportError``, ...).
+        """
+        entry = self._entries.get(name)
+        if entry is None:
+            if name in self.held_back:
+                raise UnknownNameError(f"the tool {name!r} is not for models: {self.held_back[name]}")
+            known = ", ".join(sorted(self._entries)) or "none"
+            raise UnknownNameError(f"no tool is offered as {name!r}; the tools: {known}")
+        result: CallToolResult = entry.call(dict(arguments or {}), self._timeout if timeout is USE_DEFAULT else timeout)
+        return result
 
     def run(self, call: Any, *, timeout: Timeout = USE_DEFAULT) -> dict[str, Any]:
         """Run one tool call of the model's and return the result in the same API's shape.
@@ -297,21 +383,7 @@ def _read_call(call: dict[str, Any]) -> tuple[str, Any, str, Any]:
 
 def _tool_result(format: str, call_id: Any, name: str, result: CallToolResult) -> dict[str, Any]:
     """A ``CallToolResult`` in the format's shape."""
-    parts: list[Any] = []
-    for block in result.content:
-        if isinstance(block, TextContent):
-            parts.append(block.text)
-        elif isinstance(block, ImageContent):
-            parts.append(block)
-        elif isinstance(block, ResourceLink):
-            parts.append(f"[resource {block.uri}" + (f": {block.name}]" if block.name else "]"))
-        elif isinstance(block, EmbeddedResource):
-            text = block.resource.text
-            parts.append(text if text is not None else f"[resource {block.resource.uri}: binary, left out]")
-        else:
-            parts.append(f"[{getattr(block, 'type', 'content')} content left out]")
-    if not parts and result.has_structured_content:
-        parts.append(json.dumps(result.structured_content, ensure_ascii=False))
+    parts = content_parts(result)
     if format == "gemini" and result.has_structured_content and not result.is_error:
         # Any JSON value (an array, a string, null): Gemini's response is an object, so it goes under "output".
         response = {"output": result.structured_content}
