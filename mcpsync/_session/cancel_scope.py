@@ -57,7 +57,9 @@ class CancelScope:
 
     ``cancel`` returns at once; it is idempotent (the first reason stays).
     A scope may be entered on several threads, and again after it was left;
-    once cancelled it stays cancelled.
+    once cancelled it stays cancelled. A ``KeyboardInterrupt`` that leaves
+    the ``with`` block cancels the scope: calls made in it on other threads
+    (which copied its context) end too, and their server is told.
     """
 
     def __init__(self) -> None:
@@ -90,6 +92,10 @@ class CancelScope:
         tokens = _tokens.get()
         _tokens.set(tokens[:-1])
         _active.reset(tokens[-1])
+        if kind is not None and issubclass(kind, KeyboardInterrupt):
+            # Ctrl-C left the block: the calls made in it on other threads (which copied its context:
+            # an agent framework's tool threads, say) are cancelled too, not left to run to their timeout.
+            self.cancel("interrupted by the user")
 
     def cancel(self, reason: str = "cancelled by the caller") -> None:
         """Cancel every request waiting inside the scope, and every later one made inside it."""

@@ -160,3 +160,30 @@ def test_to_thread_carries_the_scope_of_the_coroutine() -> None:
 
         asyncio.run(main())
         assert len(cancelled_on_server(client, timeout=T)) == 1
+
+
+def test_ctrl_c_leaving_the_scope_cancels_the_calls_it_runs_on_other_threads() -> None:
+    """An agent framework's pattern: the main thread waits inside ``with scope:`` while a worker that
+    copied its context makes the call; Ctrl-C (a ``KeyboardInterrupt``) leaves the block, which
+    cancels the worker's call on the server at once instead of leaving it to its 20 s timeout."""
+    import contextvars
+
+    with mcpsync.connect(SERVER, timeout=T) as client:
+        scope = CancelScope()
+        outcome: list[Any] = []
+
+        def work() -> None:
+            try:
+                client.call_tool("sleep", {"seconds": 30}, timeout=T)
+            except RequestCancelled as exc:
+                outcome.append(exc.reason)
+
+        with pytest.raises(KeyboardInterrupt):
+            with scope:
+                thread = threading.Thread(target=contextvars.copy_context().run, args=(work,))
+                thread.start()
+                assert _calling(client)
+                raise KeyboardInterrupt
+        thread.join(5)
+        assert not thread.is_alive() and outcome == ["interrupted by the user"]
+        assert len(cancelled_on_server(client, timeout=T)) == 1
