@@ -27,8 +27,7 @@ from ..._core.errors import MCPError
 from ..._core.timeouts import USE_DEFAULT, Timeout
 from ..._session.content import ImageContent
 from ..._session.models import CallToolResult
-from .common import Box, OfferedTool, content_parts
-from .common import acall, arun, error_text, model_can_fix, need
+from .common import Box, OfferedTool, acall, arun, content_parts, error_text, model_can_fix, need
 
 __all__ = ["openai_agents_server", "openai_agents_tools"]
 
@@ -74,14 +73,14 @@ def openai_agents_tools(box: Box, *, timeout: Timeout = USE_DEFAULT) -> list[Any
 # -- the MCP server interface ---------------------------------------------------
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _server_class() -> type:
     """The ``MCPServer`` subclass, made once the SDK is imported (its base class comes from the SDK)."""
     from agents.exceptions import UserError
     from agents.mcp import MCPServer
     from agents.mcp.util import ToolFilterContext
 
-    class MCPSyncServer(MCPServer):  # type: ignore[misc]
+    class MCPSyncServer(MCPServer):
         """A ``ToolBox`` as the Agents SDK's MCP server: ``Agent(mcp_servers=[box.openai_agents_server()])``.
 
         Attributes:

@@ -23,8 +23,7 @@ from ..._core.errors import MCPError, RequestTimeout
 from ..._core.timeouts import USE_DEFAULT, Timeout
 from ..._session.content import ImageContent, TextContent
 from ..._session.models import CallToolResult
-from .common import Box, OfferedTool, content_parts
-from .common import acall, arun, error_text, model_can_fix, need
+from .common import Box, OfferedTool, acall, arun, content_parts, error_text, model_can_fix, need
 
 __all__ = ["pydantic_ai_toolset"]
 
@@ -45,11 +44,15 @@ def pydantic_ai_toolset(
     """The box as a Pydantic AI toolset (``ToolBox.pydantic_ai``)."""
     need("pydantic_ai.toolsets", PACKAGE)
     if tool_error_behavior not in TOOL_ERROR_BEHAVIORS:
-        raise ValueError(f"tool_error_behavior must be one of {', '.join(TOOL_ERROR_BEHAVIORS)}, not {tool_error_behavior!r}")
-    return _toolset_class()(box, id=id, max_retries=max_retries, tool_error_behavior=tool_error_behavior, timeout=timeout)
+        raise ValueError(
+            f"tool_error_behavior must be one of {', '.join(TOOL_ERROR_BEHAVIORS)}, not {tool_error_behavior!r}"
+        )
+    return _toolset_class()(
+        box, id=id, max_retries=max_retries, tool_error_behavior=tool_error_behavior, timeout=timeout
+    )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _toolset_class() -> type:
     """The ``AbstractToolset`` subclass, made once the framework is imported (its base comes from it)."""
     import pydantic_core
@@ -60,10 +63,12 @@ def _toolset_class() -> type:
     # Arguments are checked by the server against the tool's schema (a refusal comes back as ModelRetry);
     # here only that they are an object, as the framework's own MCPToolset does.
     arguments_validator = pydantic_core.SchemaValidator(
-        pydantic_core.core_schema.dict_schema(pydantic_core.core_schema.str_schema(), pydantic_core.core_schema.any_schema())
+        pydantic_core.core_schema.dict_schema(
+            pydantic_core.core_schema.str_schema(), pydantic_core.core_schema.any_schema()
+        )
     )
 
-    class MCPSyncToolset(AbstractToolset):  # type: ignore[misc,type-arg]
+    class MCPSyncToolset(AbstractToolset):
         """A ``ToolBox`` as a Pydantic AI toolset: ``Agent(model, toolsets=[box.pydantic_ai()])``.
 
         Attributes:

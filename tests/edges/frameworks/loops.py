@@ -1,5 +1,6 @@
 """Event loops for the frameworks' tests: the thread's default loop, which some frameworks' ``run_sync``
-use and leave open on purpose, closed after each test; and ``run``, a coroutine run on a loop of its own."""
+use and leave open on purpose, closed after each test; ``run``, a coroutine run on a loop of its own;
+and ``in_flight``, a wait inside a loop for a client's request to be out."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
+import mcpsync
+from tests.edges.frameworks.conftest import T
 
 
 @pytest.fixture(autouse=True)
@@ -31,3 +35,13 @@ def run(awaitable: Any) -> Any:
         loop.run_until_complete(loop.shutdown_asyncgens())
         loop.run_until_complete(loop.shutdown_default_executor())
         loop.close()
+
+
+async def in_flight(client: mcpsync.Client) -> None:
+    """Wait (bounded, without blocking the loop) until the client has a request waiting for its answer."""
+    pending = client.transport.endpoint.pending
+    for _ in range(int(T / 0.01)):
+        if pending.in_flight():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("no request went out")

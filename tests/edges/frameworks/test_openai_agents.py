@@ -16,16 +16,16 @@ import pytest
 import mcpsync
 from mcpsync import ToolBox
 from tests.edges.frameworks.conftest import KINDS, PIXEL, T, Target, drawing_box, target_of
-from tests.edges.frameworks.loops import default_loop, run  # noqa: F401 (the fixture)
+from tests.edges.frameworks.loops import default_loop, in_flight, run  # noqa: F401 (the fixture)
 from tests.helpers import ctrl_c_after, scripted_server
 
 pytest.importorskip("agents")
-from agents import Agent, FunctionTool, RunConfig, Runner  # noqa: E402
-from agents.items import ModelResponse  # noqa: E402
-from agents.mcp import MCPServer  # noqa: E402
-from agents.models.interface import Model  # noqa: E402
-from agents.usage import Usage  # noqa: E402
-from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText  # noqa: E402
+from agents import Agent, FunctionTool, RunConfig, Runner
+from agents.items import ModelResponse
+from agents.mcp import MCPServer
+from agents.models.interface import Model
+from agents.usage import Usage
+from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
 
 #: A call's timeout longer than any wait of a test: a cancellation the server sees came from the cancel.
 SLOW = 60
@@ -48,7 +48,9 @@ class ScriptedModel(Model):
     ) -> ModelResponse:
         self.offered.append(sorted(tool.name for tool in tools))
         items = input if isinstance(input, list) else []
-        self.outputs = [item["output"] for item in items if isinstance(item, dict) and item.get("type") == "function_call_output"]
+        self.outputs = [
+            item["output"] for item in items if isinstance(item, dict) and item.get("type") == "function_call_output"
+        ]
         turn = len(self.outputs)
         if turn < len(self.calls):
             name, arguments = self.calls[turn]
@@ -255,7 +257,9 @@ def test_the_sdks_tool_filters_are_honoured(stdio: Target) -> None:
     model is offered."""
     allowed = {"allowed_tool_names": ["echo", "add"], "blocked_tool_names": ["add"]}
     model = ScriptedModel()
-    Runner.run_sync(agent(model, mcp_servers=[stdio.box.openai_agents_server(tool_filter=allowed)]), "hi", run_config=OFFLINE)
+    Runner.run_sync(
+        agent(model, mcp_servers=[stdio.box.openai_agents_server(tool_filter=allowed)]), "hi", run_config=OFFLINE
+    )
     assert model.offered[0] == ["echo"]
     asked: list[str] = []
 
@@ -295,16 +299,6 @@ def test_cancelling_the_run_cancels_the_call_on_the_server(kind: str, tools: str
         assert len(target.cancelled_on_server(1)) == 1
 
 
-async def in_flight(client: mcpsync.Client) -> None:
-    """Wait (bounded, without blocking the loop) until the client has a request waiting for its answer."""
-    pending = client.transport.endpoint.pending
-    for _ in range(int(T / 0.01)):
-        if pending.in_flight():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("no request went out")
-
-
 def test_ctrl_c_in_run_sync_cancels_the_call_on_the_server() -> None:
     """Ctrl-C during ``Runner.run_sync`` while a tool call is in flight: ``KeyboardInterrupt`` is raised
     and the server is told the call was cancelled."""
@@ -323,7 +317,9 @@ def test_the_calls_timeout_holds_and_the_model_is_told(kind: str) -> None:
         model = ScriptedModel(("sleep", {"seconds": 60}))
 
         async def bounded() -> Any:
-            return await asyncio.wait_for(Runner.run(agent(model, **tools_of(target.box, kind)), "z", run_config=OFFLINE), T)
+            return await asyncio.wait_for(
+                Runner.run(agent(model, **tools_of(target.box, kind)), "z", run_config=OFFLINE), T
+            )
 
         assert run(bounded()).final_output == "done"
         (output,) = model.outputs

@@ -17,16 +17,15 @@ import pytest
 import mcpsync
 from mcpsync import ToolBox
 from tests.edges.frameworks.conftest import KINDS, PIXEL, T, Target, drawing_box, target_of
-from tests.edges.frameworks.loops import default_loop, run  # noqa: F401 (the fixture)
-from tests.edges.frameworks.test_openai_agents import in_flight
+from tests.edges.frameworks.loops import default_loop, in_flight, run  # noqa: F401 (the fixture)
 from tests.helpers import ctrl_c_after, scripted_server
 
 pytest.importorskip("pydantic_ai")
-from pydantic_ai import Agent  # noqa: E402
-from pydantic_ai.messages import BinaryImage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart  # noqa: E402
-from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
-from pydantic_ai.models.test import TestModel  # noqa: E402
-from pydantic_ai.toolsets import AbstractToolset  # noqa: E402
+from pydantic_ai import Agent
+from pydantic_ai.messages import BinaryImage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.test import TestModel
+from pydantic_ai.toolsets import AbstractToolset
 
 #: A call's timeout longer than any wait of a test: a cancellation the server sees came from the cancel.
 SLOW = 60
@@ -90,7 +89,9 @@ def test_the_frameworks_test_model_calls_the_tools_it_is_told_to(stdio: Target) 
     from their schemas: the toolset's definitions are what it reads, and both calls succeed."""
     agent = Agent(TestModel(call_tools=["add", "echo"]), toolsets=[stdio.box.pydantic_ai()])
     messages = agent.run_sync("go").all_messages()
-    returns = {part.tool_name: part for message in messages for part in message.parts if isinstance(part, ToolReturnPart)}
+    returns = {
+        part.tool_name: part for message in messages for part in message.parts if isinstance(part, ToolReturnPart)
+    }
     assert set(returns) == {"add", "echo"} and all(part.outcome == "success" for part in returns.values())
     assert set(returns["add"].content) == {"sum"}
 
