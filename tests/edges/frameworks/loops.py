@@ -1,17 +1,24 @@
 """Event loops for the frameworks' tests: the thread's default loop, which some frameworks' ``run_sync``
 use and leave open on purpose, closed after each test; ``run``, a coroutine run on a loop of its own;
-and ``in_flight``, a wait inside a loop for a client's request to be out."""
+``in_flight``, a wait inside a loop for a client's request to be out; and ``run_example``, an example
+run in a subprocess (its agents loop in a process of their own)."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 import mcpsync
 from tests.edges.frameworks.conftest import T
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 @pytest.fixture(autouse=True)
@@ -45,3 +52,11 @@ async def in_flight(client: mcpsync.Client) -> None:
             return
         await asyncio.sleep(0.01)
     raise AssertionError("no request went out")
+
+
+def run_example(name: str) -> subprocess.CompletedProcess[str]:
+    """Run ``examples/<name>`` (bounded; no API key in its environment) and check that it succeeded."""
+    env = {"PATH": "/usr/bin:/bin", **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}}
+    done = subprocess.run([sys.executable, str(EXAMPLES / name)], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    return done

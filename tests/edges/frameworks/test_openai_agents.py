@@ -16,7 +16,7 @@ import pytest
 import mcpsync
 from mcpsync import ToolBox
 from tests.edges.frameworks.conftest import KINDS, PIXEL, T, Target, drawing_box, target_of
-from tests.edges.frameworks.loops import default_loop, in_flight, run  # noqa: F401 (the fixture)
+from tests.edges.frameworks.loops import default_loop, in_flight, run, run_example  # noqa: F401 (the fixture)
 from tests.helpers import ctrl_c_after, scripted_server
 
 pytest.importorskip("agents")
@@ -325,3 +325,19 @@ def test_the_calls_timeout_holds_and_the_model_is_told(kind: str) -> None:
         (output,) = model.outputs
         assert texts(output) == ["Error: the call failed: Request timeout after 0.5s (tools/call)"]
         assert len(target.cancelled_on_server(1)) == 1
+
+
+def test_the_tools_come_from_offered_alone(stdio: Target, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever ``offered()`` says is what the SDK gets: a box that offers fewer tools (as a tool search
+    will) gives the server's listing and the function tools those tools and no others."""
+    only = [tool for tool in stdio.box.offered() if tool.name in ("echo", "add")]
+    monkeypatch.setattr(stdio.box, "offered", lambda: only)
+    assert [tool.name for tool in stdio.box.openai_agents()] == ["echo", "add"]
+    assert [tool.name for tool in run(stdio.box.openai_agents_server().list_tools())] == ["echo", "add"]
+
+
+def test_the_example_runs_without_an_api_key() -> None:
+    """``examples/frameworks_openai_agents.py`` runs its agent against the bundled server with its offline
+    model (in a subprocess, bounded), and the model answers with the tool's result."""
+    done = run_example("frameworks_openai_agents.py")
+    assert done.stdout.splitlines() == ['tool call: add {"a": 2, "b": 40}', "model: The sum is 42."], done.stdout

@@ -17,7 +17,7 @@ import pytest
 import mcpsync
 from mcpsync import ToolBox
 from tests.edges.frameworks.conftest import KINDS, PIXEL, T, Target, drawing_box, target_of
-from tests.edges.frameworks.loops import default_loop, in_flight, run  # noqa: F401 (the fixture)
+from tests.edges.frameworks.loops import default_loop, in_flight, run, run_example  # noqa: F401 (the fixture)
 from tests.helpers import ctrl_c_after, scripted_server
 
 pytest.importorskip("pydantic_ai")
@@ -232,3 +232,20 @@ def test_the_frameworks_own_tool_timeout_is_kept_and_cancels_on_the_server() -> 
         assert script.agent(hurried).run_sync("sleep").output == "done"
         assert (script.returns[0].outcome, script.returns[0].content) == ("retried", "Timed out after 0.5 seconds.")
         assert len(target.cancelled_on_server(1)) == 1
+
+
+def test_the_tools_come_from_offered_alone(stdio: Target, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever ``offered()`` says is what the framework gets: a box that offers fewer tools (as a tool
+    search will) gives the toolset those tools and no others."""
+    only = [tool for tool in stdio.box.offered() if tool.name in ("echo", "add")]
+    monkeypatch.setattr(stdio.box, "offered", lambda: only)
+    script = Script()
+    script.agent(stdio.box.pydantic_ai()).run_sync("hi")
+    assert script.offered[0] == ["add", "echo"]
+
+
+def test_the_example_runs_without_an_api_key() -> None:
+    """``examples/frameworks_pydantic_ai.py`` runs its agent against the bundled server with its offline
+    model (in a subprocess, bounded), and the model answers with the tool's result."""
+    done = run_example("frameworks_pydantic_ai.py")
+    assert done.stdout.splitlines() == ["tool call: add {'a': 2, 'b': 40}", "model: The sum is 42."], done.stdout
