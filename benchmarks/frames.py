@@ -9,9 +9,10 @@ depth out   Python frames on the caller's stack when the request is written:
             from the client's method (``Client.call_tool``; the floor's
             ``request``) down to the function that calls the pipe's ``write``.
 depth in    Python frames on the reader thread's stack when the answer
-            settles its future (``concurrent.futures.Future.set_result``):
-            from the thread's target (below ``Thread.run``) down to
-            ``Future.set_result`` itself; the reader's read happens in the
+            settles its future (``concurrent.futures.Future.set_result``;
+            mcpsync's ``RequestFuture.set_result``, which settles a request
+            without it): from the thread's target (below ``Thread.run``) down
+            to that ``set_result`` itself; the reader's read happens in the
             lowest of them or in a generator it resumes.
 calls out   Python calls (generator resumptions and the standard library's
             included) per call on the caller's thread: sending and waiting.
@@ -32,7 +33,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import peers
 
-SET_RESULT = concurrent.futures.Future.set_result.__code__
+from mcpsync._core.pending import RequestFuture
+
+SET_RESULT = (concurrent.futures.Future.set_result.__code__, RequestFuture.set_result.__code__)
 WARMUP = 50
 
 
@@ -55,7 +58,7 @@ class Counter:
             self.calls[ident] = self.calls.get(ident, 0) + 1
             key = (ident, "%s (%s)" % (frame.f_code.co_qualname, os.path.basename(frame.f_code.co_filename)))
             self.by_name[key] = self.by_name.get(key, 0) + 1
-            if frame.f_code is SET_RESULT and self.in_stack is None and ident != MAIN:
+            if frame.f_code in SET_RESULT and self.in_stack is None and ident != MAIN:
                 self.in_stack = traceback.extract_stack(frame)
                 self.reader = ident
         elif event == "c_call" and self.out_stack is None and getattr(arg, "__name__", "") == "write":

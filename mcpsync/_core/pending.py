@@ -12,9 +12,16 @@ import itertools
 import threading
 import time
 from concurrent.futures import CancelledError, Future, InvalidStateError
+from concurrent.futures import _base as _futures
 from typing import Any, Callable, Optional
 
 __all__ = ["PendingRequests", "RequestFuture"]
+
+# A Future's states, as concurrent.futures keeps them (RequestFuture writes them as Future does).
+_PENDING, _RUNNING, _FINISHED = _futures.PENDING, _futures.RUNNING, _futures.FINISHED
+_CANCELLED = _futures.CANCELLED
+_CANCELLED_STATES = frozenset({_futures.CANCELLED, _futures.CANCELLED_AND_NOTIFIED})
+_DONE_STATES = _CANCELLED_STATES | {_FINISHED}
 
 #: Seconds of each slice of a wait for an answer. Python runs a signal's handler only between
 #: bytecodes, and only a real signal wakes a thread blocked in a lock's C-level wait:
@@ -37,6 +44,16 @@ class RequestFuture(Future):  # type: ignore[type-arg]
     ``KeyboardInterrupt`` can arrive at any bytecode, and one that lands
     inside ``Condition.wait`` can leave its lock released twice or held. The
     gate here is a plain lock that only this future's waiter ever takes.
+
+    The ``Condition`` of the ``Future`` API is made only when something uses
+    it (``result()`` of a request not answered yet, ``add_done_callback``,
+    ``concurrent.futures.wait``, ``asyncio.wrap_future``); most requests are
+    waited for through the gate and never need one. Whoever settles the
+    future first takes ``_unsettled``'s one item (``list.pop`` is atomic):
+    the answer, an error or ``cancel()``, never two. The state is written
+    before the settler looks for a ``Condition``, and a waiter makes the
+    ``Condition`` before it reads the state, so one of the two always sees
+    the other: no wake-up is lost.
     """
 
     #: Extra HTTP headers of the request (a modern request's ``Mcp-Method`` and the like), or ``None``.
@@ -45,47 +62,111 @@ class RequestFuture(Future):  # type: ignore[type-arg]
     span: Any = None
 
     def __init__(self, request_id: int, method: str, on_cancel: Optional[Callable[[RequestFuture], None]]) -> None:
-        super().__init__()
+        # Future.__init__'s fields, but not its Condition (see _condition).
+        self._state = _PENDING
+        self._result: Any = None
+        self._exception: Optional[BaseException] = None
+        self._waiters: list[Any] = []
+        self._done_callbacks: list[Callable[[Future[Any]], object]] = []
         self.request_id = request_id
         self.method = method
         self._on_cancel = on_cancel
         # (True, result), (False, exception) once settled; written before the gate opens.
         self._outcome: Optional[tuple[bool, Any]] = None
-        self._unsettled = [True]  # popped by the one _settle that settles (list.pop is atomic)
+        self._unsettled = [True]  # popped by the one that settles (list.pop is atomic)
         self._gate = threading.Lock()
         self._gate.acquire()
 
+    @property
+    def _condition(self) -> threading.Condition:  # type: ignore[override]  # Future's attribute, made lazily
+        """The ``Future`` API's ``Condition``, made by the first who needs it (``setdefault`` is atomic:
+        two racing threads get the same one)."""
+        made: Optional[threading.Condition] = self.__dict__.get("_made_condition")
+        if made is None:
+            made = self.__dict__.setdefault("_made_condition", threading.Condition())
+        return made
+
     def set_result(self, result: Any) -> None:
-        super().set_result(result)  # raises InvalidStateError if settled already
-        # _settle, written out: this runs on the reader thread for every answer.
         try:
             self._unsettled.pop()
         except IndexError:
-            return
+            raise InvalidStateError(f"{self._state}: {self!r}") from None
+        self._result = result
         self._outcome = (True, result)
+        self._state = _FINISHED
         self._gate.release()
+        if "_made_condition" in self.__dict__:  # someone uses the Future API: wake them, run the callbacks
+            self._notify(lambda waiter: waiter.add_result(self))
 
     def set_exception(self, exception: Optional[BaseException]) -> None:
-        super().set_exception(exception)
-        self._settle((False, exception))
+        try:
+            self._unsettled.pop()
+        except IndexError:
+            raise InvalidStateError(f"{self._state}: {self!r}") from None
+        self._exception = exception
+        self._outcome = (False, exception)
+        self._state = _FINISHED
+        self._gate.release()
+        if "_made_condition" in self.__dict__:
+            self._notify(lambda waiter: waiter.add_exception(self))
 
     def cancel(self) -> bool:
         """Cancel the request if it has not been answered; returns whether it was cancelled."""
-        cancelled = super().cancel()
-        if cancelled:
-            self._settle((False, CancelledError()))
-            if self._on_cancel is not None:
-                on_cancel, self._on_cancel = self._on_cancel, None
-                on_cancel(self)
-        return cancelled
-
-    def _settle(self, outcome: tuple[bool, Any]) -> None:
+        if self._state == _RUNNING:
+            return False
         try:
-            self._unsettled.pop()  # two cancel() at once both succeed: only one may open the gate
-        except IndexError:
-            return
-        self._outcome = outcome
+            self._unsettled.pop()
+        except IndexError:  # answered, failed or cancelled already
+            return self._state in _CANCELLED_STATES
+        self._outcome = (False, CancelledError())
+        self._state = _CANCELLED
         self._gate.release()
+        if "_made_condition" in self.__dict__:
+            self._notify(None)  # as Future.cancel: waiters of wait() hear of it from an executor alone
+        if self._on_cancel is not None:
+            on_cancel, self._on_cancel = self._on_cancel, None
+            on_cancel(self)
+        return True
+
+    def _notify(self, tell: Optional[Callable[[Any], None]]) -> None:
+        """What ``Future.set_result`` and the like do once the state is set: under the ``Condition``,
+        tell the waiters of ``concurrent.futures.wait`` and wake ``result()``; then the callbacks."""
+        condition = self._condition
+        with condition:
+            if tell is not None:
+                for waiter in self._waiters:
+                    tell(waiter)
+            condition.notify_all()
+        self._invoke_callbacks()  # type: ignore[attr-defined]
+
+    # The Future API's questions, answered without the Condition (a read of one attribute).
+
+    def done(self) -> bool:
+        return self._state in _DONE_STATES
+
+    def cancelled(self) -> bool:
+        return self._state in _CANCELLED_STATES
+
+    def running(self) -> bool:
+        return self._state == _RUNNING
+
+    def result(self, timeout: Optional[float] = None) -> Any:
+        outcome = self._outcome
+        if outcome is None:  # not settled yet: wait as any Future does
+            return super().result(timeout)
+        if outcome[0]:
+            return outcome[1]
+        if self._state in _CANCELLED_STATES:
+            raise CancelledError()
+        raise outcome[1]
+
+    def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
+        outcome = self._outcome
+        if outcome is None:
+            return super().exception(timeout)
+        if self._state in _CANCELLED_STATES:
+            raise CancelledError()
+        return None if outcome[0] else outcome[1]
 
     @property
     def settled(self) -> bool:

@@ -33,6 +33,9 @@ class OutputSchemas:
         self._lock = threading.Lock()
         self._schemas: Optional[dict[str, Optional[Mapping[str, Any]]]] = None  # None: never listed
         self._validators: dict[str, Any] = {}
+        #: The names of the tools that declare an ``outputSchema`` (``None``: the tools are not listed
+        #: since the last change). Read without the lock: one attribute, replaced whole.
+        self.declared: Optional[frozenset[str]] = None
 
     @property
     def known(self) -> bool:
@@ -44,12 +47,14 @@ class OutputSchemas:
         with self._lock:
             self._schemas = {tool.name: tool.output_schema for tool in tools}
             self._validators.clear()
+            self.declared = frozenset(name for name, schema in self._schemas.items() if schema is not None)
 
     def forget(self) -> None:
         """The tool list changed: the schemas must be listed again."""
         with self._lock:
             self._schemas = None
             self._validators.clear()
+            self.declared = None
 
     def _validator(self, name: str) -> Any:
         validator = self._validators.get(name, _UNKNOWN)  # one dict read, atomic: the lock only to fill it

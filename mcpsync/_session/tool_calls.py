@@ -14,6 +14,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, Callable, Optional, Protocol, Union
 
+from .._core.eras import MODERN_VERSIONS
 from .._core.errors import RequestTimeout, ServerError, UnknownNameError
 from .._core.feature_errors import TaskNotFound
 from .._core.jsonrpc import ErrorCode
@@ -184,6 +185,7 @@ class ToolClient(Protocol):
     @property
     def era(self) -> Optional[str]: ...
 
+    protocol_version: Optional[str]
     server_capabilities: dict[str, Any]
     validate_structured_output: bool
 
@@ -250,10 +252,10 @@ class ToolCalls:
         params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
         if meta is not None:
             params["_meta"] = dict(meta)
-        modern = client.era == "modern"
-        # Once: a modern listing's x-mcp-header annotations say which headers go with a call; a 2025-11-25
-        # server that runs tools as tasks says in its listing which tools need one.
-        runs_tasks = not modern and self.runs_tasks()
+        modern = client.protocol_version in MODERN_VERSIONS
+        # Once: a modern listing says which headers go with a call (x-mcp-header) and which names are
+        # unknown; a 2025-11-25 server that runs tools as tasks says in its listing which tools need one.
+        runs_tasks = not modern and "tasks" in client.server_capabilities and self.runs_tasks()
         listed = (modern or runs_tasks) and self._held_tools() is None
         if listed:
             # A server that does not declare tools may list them all the same (strict: _require refused).
@@ -388,9 +390,14 @@ class ToolCalls:
     def result(self, result: dict[str, Any], name: str, timeout: Optional[float]) -> CallToolResult:
         """A ``tools/call`` result, typed, its structured content checked against the tool's schema."""
         typed = CallToolResult.from_dict(result, name)
+        if not self._client.validate_structured_output:
+            return typed
         schemas = self._output_schemas
-        if self._client.validate_structured_output and (typed.has_structured_content or schemas.known):
-            if not schemas.known:
+        declared = schemas.declared
+        # Checked when it carries structured content, or when its tool declares a schema (which then
+        # demands some); a result of neither kind, the usual, is not looked at again.
+        if "structuredContent" in result or (declared is not None and name in declared):
+            if declared is None:
                 self._client.list_tools(timeout=timeout)  # once: the schemas are kept until the tool list changes
             schemas.check(typed)
         return typed

@@ -1,7 +1,9 @@
 """mcpsync.pending: the id -> future table, without any I/O or threads of its own."""
 
+import asyncio
+import concurrent.futures
 import threading
-from concurrent.futures import CancelledError, Future
+from concurrent.futures import CancelledError
 
 import pytest
 
@@ -86,8 +88,8 @@ def test_cancel_calls_the_hook_once_and_resolve_after_cancel_is_harmless():
 def test_an_answer_racing_a_cancel_counts_as_late():
     table = PendingRequests()
     future = table.register(1, "m")
-    # Cancelled without the hook, as when cancel() lands between the reader's lookup and its answer.
-    Future.cancel(future)
+    # Cancelled (no hook registered), as when cancel() lands between the reader's lookup and its answer.
+    assert future.cancel()
     assert not table.resolve(1, {})
     assert table.was_abandoned(1)
 
@@ -126,7 +128,7 @@ def test_an_error_racing_a_cancel_counts_as_late():
     """An error answer that lands after the caller cancelled is late: refused, and its id remembered."""
     table = PendingRequests()
     future = table.register(1, "m")
-    Future.cancel(future)  # cancelled without the hook, between the reader's lookup and its answer
+    assert future.cancel()  # cancelled (no hook registered), between the reader's lookup and its answer
     assert table.reject(1, ValueError("late")) is False
     assert table.was_abandoned(1)
 
@@ -214,3 +216,142 @@ def test_an_answer_that_lands_as_the_last_slice_ends_is_not_a_timeout():
     future._gate = _LateGate(future._gate, 1, lambda: table.resolve(1, {"ok": 1}))
     assert future.wait_settled(0.0) is True
     assert future.settled_result() == {"ok": 1}
+
+
+# -- the Future API, whose Condition a request makes only when something uses it ----------------------
+
+
+def _settle_all_later(futures: list, start: threading.Event) -> threading.Thread:
+    """A thread that, once ``start`` is set, answers every future in turn (as the reader would)."""
+
+    def run() -> None:
+        assert start.wait(10)
+        for n, future in enumerate(futures):
+            future.set_result(n)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+def test_result_waits_for_an_answer_that_comes_later_and_a_settled_one_needs_no_condition():
+    """``result()`` of a request not answered yet blocks until the answer (made on another thread),
+    and of an answered one returns at once without making the Future's ``Condition``."""
+    table = PendingRequests()
+    waiting, answered = table.register(1, "m"), table.register(2, "m")
+    table.resolve(2, {"two": 2})
+    assert answered.result(0) == {"two": 2} and answered.done() and not answered.cancelled()
+    assert "_made_condition" not in vars(answered)
+    timer = threading.Timer(0.2, table.resolve, (1, {"one": 1}))
+    timer.start()
+    assert waiting.result(10) == {"one": 1}
+    timer.join(10)
+
+
+def test_wait_and_as_completed_see_every_answer_given_while_they_watch():
+    """``concurrent.futures.wait`` and ``as_completed`` over 200 requests answered by another thread
+    while they wait: every one is reported done, none is lost (each wait bounded)."""
+    for watch in ("wait", "as_completed"):
+        table = PendingRequests()
+        futures = [table.register(n, "m") for n in range(200)]
+        start = threading.Event()
+        thread = _settle_all_later(futures, start)
+        start.set()
+        if watch == "wait":
+            done, not_done = concurrent.futures.wait(futures, timeout=10)
+            assert len(done) == 200 and not not_done
+        else:
+            assert sorted(f.result() for f in concurrent.futures.as_completed(futures, timeout=10)) == list(range(200))
+        thread.join(10)
+
+
+def test_callbacks_run_once_whether_added_before_or_after_the_answer_and_in_a_race_with_it():
+    """``add_done_callback``: a callback added before the answer runs when it comes, one added after
+    runs at once, and over 500 requests answered while callbacks are being added, each runs exactly once."""
+    table = PendingRequests()
+    futures = [table.register(n, "m") for n in range(500)]
+    calls: list = []
+    start = threading.Event()
+    thread = _settle_all_later(futures, start)
+    futures[0].add_done_callback(calls.append)
+    start.set()
+    for future in futures[1:]:
+        future.add_done_callback(calls.append)
+    thread.join(10)
+    futures[0].add_done_callback(calls.append)
+    assert sorted(f.request_id for f in calls) == [0, *range(500)]
+    assert all(f.result(0) == f.request_id for f in futures)
+
+
+def test_an_answer_and_a_cancel_racing_from_two_threads_settle_the_request_once():
+    """Over 300 requests, the reader's answer and the caller's ``cancel()`` race from two threads:
+    each request ends either answered or cancelled, never both, its gate opens once, and a
+    ``result()`` waiter (and an asyncio future wrapping it) sees that one outcome."""
+    table = PendingRequests()
+    futures = [table.register(n, "m") for n in range(300)]
+    results: list = []
+    start = threading.Event()
+
+    def answer() -> None:
+        assert start.wait(10)
+        for future in futures:
+            results.append(table.resolve(future.request_id, {"n": future.request_id}))
+
+    thread = threading.Thread(target=answer)
+    thread.start()
+    start.set()
+    cancelled = [future.cancel() for future in futures]
+    thread.join(10)
+    for future, answered, was_cancelled in zip(futures, results, cancelled):
+        assert answered != was_cancelled, "both or neither settled it"
+        assert future.wait_settled(0) and future.done()
+        assert future.cancelled() == was_cancelled
+        if was_cancelled:
+            with pytest.raises(CancelledError):
+                future.result(0)
+        else:
+            assert future.result(0) == {"n": future.request_id}
+
+    async def wrapped(future) -> object:
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(future), 10)
+        except asyncio.CancelledError:
+            return "cancelled"
+
+    for future, was_cancelled in zip(futures[:20], cancelled):
+        assert asyncio.run(wrapped(future)) == ("cancelled" if was_cancelled else {"n": future.request_id})
+
+
+def test_cancelling_the_asyncio_wrapper_cancels_the_request():
+    """``asyncio.wrap_future`` of a request not answered: cancelling the asyncio side cancels the
+    request (its hook runs once, as it tells the server), and a later answer is refused as late."""
+    table = PendingRequests()
+    hooks: list = []
+    future = table.register(1, "m", on_cancel=hooks.append)
+
+    async def main() -> None:
+        wrapper = asyncio.wrap_future(future)
+        await asyncio.sleep(0)
+        wrapper.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(wrapper, 10)
+
+    asyncio.run(main())
+    assert future.cancelled() and hooks == [future]
+    assert not table.resolve(1, {})
+    assert table.was_abandoned(1)
+
+
+def test_an_error_reaches_result_exception_and_wait():
+    """An error answer: ``exception()`` returns it, ``result()`` raises it, before and after a waiter
+    made the Condition."""
+    table = PendingRequests()
+    early, late = table.register(1, "m"), table.register(2, "m")
+    timer = threading.Timer(0.1, table.reject, (1, ValueError("one")))
+    timer.start()
+    assert str(early.exception(10)) == "one"
+    timer.join(10)
+    table.reject(2, ValueError("two"))
+    with pytest.raises(ValueError, match="two"):
+        late.result(0)
+    assert str(late.exception(0)) == "two" and not late.running()

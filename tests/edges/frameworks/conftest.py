@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +16,7 @@ import pytest
 import mcpsync
 from mcpsync import ToolBox
 from mcpsync.testing import server_command
-from tests.helpers import scripted_server, wait_for
+from tests.helpers import ctrl_c_after, scripted_server, wait_for
 from tests.http_server import server_target
 
 #: Every call's timeout, and every wait's bound, in seconds.
@@ -102,6 +102,23 @@ def drawing_box(only_image: bool = False) -> Iterator[ToolBox]:
         yield ToolBox(client, timeout=T)
 
 
-def late_tool_seen(box: ToolBox, late: str) -> bool:
-    """Refresh ``box`` until it offers ``late`` (the server adds it right after its first listing)."""
-    return wait_for(lambda: box.refresh() or late in {tool.name for tool in box.offered()}, T)
+def check_a_list_change_is_seen_after_refresh(kind: str, names_of: Callable[[ToolBox], set[str]]) -> None:
+    """The server adds ``late`` after its first listing: the framework's tools (``names_of(box)``, their
+    box names) made before do not have it; after ``box.refresh()`` (repeated until the box offers it),
+    they do."""
+    with target_of(kind, "--tools-change-after-list") as target:
+        late = target.name("late")
+        if kind != "manager":  # a Manager may have read the change already, before the box was made
+            assert late not in names_of(target.box)
+        box = target.box
+        assert wait_for(lambda: box.refresh() or late in {tool.name for tool in box.offered()}, T)
+        assert late in names_of(box)
+
+
+def check_ctrl_c_cancels_on_the_server(kind: str, call: Callable[[Target], Any]) -> None:
+    """Ctrl-C while ``call(target)`` waits on the main thread for a tool that sleeps: ``KeyboardInterrupt``
+    leaves it, and the server sees the call cancelled."""
+    with target_of(kind) as target:
+        with ctrl_c_after(0.5):
+            call(target)
+        assert len(target.cancelled_on_server(1)) == 1

@@ -7,13 +7,23 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from typing import Any
 
 import pytest
 
 import mcpsync
-from tests.edges.frameworks.conftest import KINDS, PIXEL, T, Target, drawing_box, late_tool_seen, target_of
-from tests.helpers import ctrl_c_after
+from tests.edges.frameworks.conftest import (
+    KINDS,
+    PIXEL,
+    T,
+    Target,
+    check_a_list_change_is_seen_after_refresh,
+    check_ctrl_c_cancels_on_the_server,
+    drawing_box,
+    target_of,
+)
+from tests.helpers import wait_for
 
 langchain_tools = pytest.importorskip("langchain_core.tools")
 agents = pytest.importorskip("langchain.agents")
@@ -164,12 +174,7 @@ def test_a_lost_connection_is_raised_from_the_agent_not_handed_to_the_model() ->
 def test_a_tool_list_change_reaches_the_tools_after_refresh(kind: str) -> None:
     """The server adds ``late`` after its first listing: the tools made before do not have it; after
     ``box.refresh()``, ``box.langchain()`` does."""
-    with target_of(kind, "--tools-change-after-list") as target:
-        late = target.name("late")
-        if kind != "manager":  # a Manager may have read the change already, before the box was made
-            assert late not in {t.name for t in target.box.langchain()}
-        assert late_tool_seen(target.box, late)
-        assert late in {t.name for t in target.box.langchain()}
+    check_a_list_change_is_seen_after_refresh(kind, lambda box: {t.name for t in box.langchain()})
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -194,10 +199,36 @@ def test_cancelling_the_async_run_cancels_the_call_on_the_server(kind: str) -> N
 @pytest.mark.parametrize("kind", KINDS)
 def test_ctrl_c_in_invoke_cancels_the_call_on_the_server(kind: str) -> None:
     """Ctrl-C while ``invoke`` waits on the main thread: ``KeyboardInterrupt``, and the server is told."""
+    check_ctrl_c_cancels_on_the_server(kind, lambda target: one_tool(target, "sleep").invoke({"seconds": 60}))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_ctrl_c_in_an_async_run_cancels_the_call_on_the_server(kind: str) -> None:
+    """Ctrl-C while ``asyncio.run(agent.ainvoke(...))`` waits: asyncio cancels the run's task, and with it
+    the call on the server."""
+    check_ctrl_c_cancels_on_the_server(
+        kind, lambda target: asyncio.run(agent_of(target.box).ainvoke(order(target.name("sleep"), seconds=60)))
+    )
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_cancel_scope_around_a_sync_run_reaches_the_graphs_worker_threads(kind: str) -> None:
+    """LangGraph's sync ``invoke`` calls tools on worker threads (Ctrl-C does not reach them), with the
+    caller's context: a ``CancelScope`` entered around ``invoke`` and cancelled from elsewhere cancels the
+    call on the server, and the run raises ``RequestCancelled`` (not handed to the model)."""
     with target_of(kind) as target:
-        sleep = one_tool(target, "sleep")
-        with ctrl_c_after(0.5):
-            sleep.invoke({"seconds": 60})
+        agent = agent_of(target.box)
+        scope = mcpsync.CancelScope()
+        sent = target.client.stats.sent
+        watcher = threading.Thread(
+            target=lambda: wait_for(lambda: target.client.stats.sent > sent, T) and scope.cancel("stopped")
+        )
+        watcher.start()
+        try:
+            with scope, pytest.raises(mcpsync.RequestCancelled, match="stopped"):
+                agent.invoke(order(target.name("sleep"), seconds=60))
+        finally:
+            watcher.join(T)
         assert len(target.cancelled_on_server(1)) == 1
 
 

@@ -14,8 +14,16 @@ from typing import Any
 import pytest
 
 import mcpsync
-from tests.edges.frameworks.conftest import KINDS, PIXEL, T, Target, drawing_box, late_tool_seen, target_of
-from tests.helpers import ctrl_c_after
+from tests.edges.frameworks.conftest import (
+    KINDS,
+    PIXEL,
+    T,
+    Target,
+    check_a_list_change_is_seen_after_refresh,
+    check_ctrl_c_cancels_on_the_server,
+    drawing_box,
+    target_of,
+)
 
 llama_tools = pytest.importorskip("llama_index.core.tools")
 from llama_index.core.agent.workflow import FunctionAgent, ToolCallResult  # noqa: E402
@@ -136,12 +144,7 @@ def test_a_lost_connection_is_an_exception() -> None:
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_tool_list_change_reaches_the_tools_after_refresh(kind: str) -> None:
     """The server adds ``late`` after its first listing: after ``box.refresh()``, ``box.llama_index()`` has it."""
-    with target_of(kind, "--tools-change-after-list") as target:
-        late = target.name("late")
-        if kind != "manager":  # a Manager may have read the change already, before the box was made
-            assert late not in {t.metadata.name for t in target.box.llama_index()}
-        assert late_tool_seen(target.box, late)
-        assert late in {t.metadata.name for t in target.box.llama_index()}
+    check_a_list_change_is_seen_after_refresh(kind, lambda box: {t.metadata.name for t in box.llama_index()})
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -177,11 +180,7 @@ def test_cancelling_the_async_call_cancels_it_on_the_server(kind: str) -> None:
 @pytest.mark.parametrize("kind", KINDS)
 def test_ctrl_c_in_call_cancels_it_on_the_server(kind: str) -> None:
     """Ctrl-C while ``call`` waits on the main thread: ``KeyboardInterrupt``, and the server is told."""
-    with target_of(kind) as target:
-        sleep = one_tool(target, "sleep")
-        with ctrl_c_after(0.5):
-            sleep.call(seconds=60)
-        assert len(target.cancelled_on_server(1)) == 1
+    check_ctrl_c_cancels_on_the_server(kind, lambda target: one_tool(target, "sleep").call(seconds=60))
 
 
 @pytest.mark.parametrize("kind", KINDS)

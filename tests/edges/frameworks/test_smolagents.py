@@ -14,8 +14,16 @@ from typing import Any
 import pytest
 
 import mcpsync
-from tests.edges.frameworks.conftest import KINDS, T, Target, drawing_box, late_tool_seen, target_of
-from tests.helpers import ctrl_c_after, scripted_server, wait_for
+from tests.edges.frameworks.conftest import (
+    KINDS,
+    T,
+    Target,
+    check_a_list_change_is_seen_after_refresh,
+    check_ctrl_c_cancels_on_the_server,
+    drawing_box,
+    target_of,
+)
+from tests.helpers import scripted_server, wait_for
 
 smolagents = pytest.importorskip("smolagents")
 from smolagents.agent_types import AgentImage  # noqa: E402
@@ -174,23 +182,14 @@ def test_a_lost_connection_is_an_exception() -> None:
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_tool_list_change_reaches_the_tools_after_refresh(kind: str) -> None:
     """The server adds ``late`` after its first listing: after ``box.refresh()``, ``box.smolagents()`` has it."""
-    with target_of(kind, "--tools-change-after-list") as target:
-        late = target.name("late")
-        if kind != "manager":  # a Manager may have read the change already, before the box was made
-            assert late not in {t.mcp_name for t in target.box.smolagents()}
-        assert late_tool_seen(target.box, late)
-        assert late in {t.mcp_name for t in target.box.smolagents()}
+    check_a_list_change_is_seen_after_refresh(kind, lambda box: {t.mcp_name for t in box.smolagents()})
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_ctrl_c_in_a_run_cancels_the_call_on_the_server(kind: str) -> None:
     """Ctrl-C while the agent's tool call waits on the main thread: ``KeyboardInterrupt`` leaves the run,
     and the server is told."""
-    with target_of(kind) as target:
-        agent = agent_of(target.box)
-        with ctrl_c_after(0.5):
-            run(agent, target.name("sleep"), seconds=60)
-        assert len(target.cancelled_on_server(1)) == 1
+    check_ctrl_c_cancels_on_the_server(kind, lambda target: run(agent_of(target.box), target.name("sleep"), seconds=60))
 
 
 @pytest.mark.parametrize("kind", KINDS)
