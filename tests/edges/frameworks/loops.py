@@ -1,7 +1,7 @@
 """Event loops for the frameworks' tests: the thread's default loop, which some frameworks' ``run_sync``
 use and leave open on purpose, closed after each test; ``run``, a coroutine run on a loop of its own;
-``in_flight``, a wait inside a loop for a client's request to be out; and ``run_example``, an example
-run in a subprocess (its agents loop in a process of their own)."""
+``in_flight``, a wait inside a loop for a client's request to be out; ``check_a_cancelled_run_cancels``,
+the cancellation check of the async runs; and ``run_example``, an example run in a subprocess."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ import asyncio
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import mcpsync
-from tests.edges.frameworks.conftest import T
+from tests.edges.frameworks.conftest import T, Target
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
@@ -60,3 +60,19 @@ def run_example(name: str) -> subprocess.CompletedProcess[str]:
     done = subprocess.run([sys.executable, str(EXAMPLES / name)], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
     return done
+
+
+def check_a_cancelled_run_cancels(target: Target, start: Callable[[], Awaitable[Any]], asked: asyncio.Event) -> None:
+    """The task of ``start()`` (an agent's run, whose model sets ``asked`` when it calls a tool) is
+    cancelled once the call is out: ``CancelledError``, and the server sees the call cancelled."""
+
+    async def run_then_cancel() -> None:
+        task = asyncio.ensure_future(start())
+        await asyncio.wait_for(asked.wait(), T)
+        await in_flight(target.client)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, T)
+
+    run(run_then_cancel())
+    assert len(target.cancelled_on_server(1)) == 1

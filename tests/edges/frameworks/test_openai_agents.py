@@ -16,7 +16,12 @@ import pytest
 import mcpsync
 from mcpsync import ToolBox
 from tests.edges.frameworks.conftest import KINDS, PIXEL, T, Target, drawing_box, target_of
-from tests.edges.frameworks.loops import default_loop, in_flight, run, run_example  # noqa: F401 (the fixture)
+from tests.edges.frameworks.loops import (  # noqa: F401 (the fixture)
+    check_a_cancelled_run_cancels,
+    default_loop,
+    run,
+    run_example,
+)
 from tests.helpers import ctrl_c_after, scripted_server
 
 pytest.importorskip("agents")
@@ -285,18 +290,9 @@ def test_cancelling_the_run_cancels_the_call_on_the_server(kind: str, tools: str
     before the call's own timeout (a minute)."""
     with target_of(kind, timeout=SLOW) as target:
         given = tools_of(target.box, tools)
-
-        async def run_then_cancel() -> None:
-            model = ScriptedModel((target.name("sleep"), {"seconds": 60}))
-            task = asyncio.ensure_future(Runner.run(agent(model, **given), "sleep", run_config=OFFLINE))
-            await asyncio.wait_for(model.asked.wait(), T)
-            await in_flight(target.client)
-            task.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await asyncio.wait_for(task, T)
-
-        run(run_then_cancel())
-        assert len(target.cancelled_on_server(1)) == 1
+        model = ScriptedModel((target.name("sleep"), {"seconds": 60}))
+        sleeper = agent(model, **given)
+        check_a_cancelled_run_cancels(target, lambda: Runner.run(sleeper, "sleep", run_config=OFFLINE), model.asked)
 
 
 def test_ctrl_c_in_run_sync_cancels_the_call_on_the_server() -> None:

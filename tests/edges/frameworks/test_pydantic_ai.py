@@ -17,7 +17,12 @@ import pytest
 import mcpsync
 from mcpsync import ToolBox
 from tests.edges.frameworks.conftest import KINDS, PIXEL, T, Target, drawing_box, target_of
-from tests.edges.frameworks.loops import default_loop, in_flight, run, run_example  # noqa: F401 (the fixture)
+from tests.edges.frameworks.loops import (  # noqa: F401 (the fixture)
+    check_a_cancelled_run_cancels,
+    default_loop,
+    run,
+    run_example,
+)
 from tests.helpers import ctrl_c_after, scripted_server
 
 pytest.importorskip("pydantic_ai")
@@ -182,19 +187,9 @@ def test_cancelling_the_run_cancels_the_call_on_the_server(kind: str) -> None:
     is sent ``notifications/cancelled`` (its ``cancelled_requests`` shows it) long before the call's own
     timeout (a minute)."""
     with target_of(kind, timeout=SLOW) as target:
-        toolset = target.box.pydantic_ai()
-
-        async def run_then_cancel() -> None:
-            script = Script((target.name("sleep"), {"seconds": 60}))
-            task = asyncio.ensure_future(script.agent(toolset).run("sleep"))
-            await asyncio.wait_for(script.asked.wait(), T)
-            await in_flight(target.client)
-            task.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await asyncio.wait_for(task, T)
-
-        run(run_then_cancel())
-        assert len(target.cancelled_on_server(1)) == 1
+        script = Script((target.name("sleep"), {"seconds": 60}))
+        agent = script.agent(target.box.pydantic_ai())
+        check_a_cancelled_run_cancels(target, lambda: agent.run("sleep"), script.asked)
 
 
 def test_ctrl_c_in_run_sync_cancels_the_call_on_the_server() -> None:
