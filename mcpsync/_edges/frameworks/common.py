@@ -239,6 +239,9 @@ async def arun(blocking: Callable[[], T], thread_name: str = "mcpsync-arun") -> 
         scope.cancel(CANCELLED_REASON)
         await _settled(done)
         raise
+    finally:
+        if done.done():  # the thread's last step handed the outcome over: it is returning, wait for that
+            thread.join(CANCEL_GRACE)
 
 
 async def _settled(done: asyncio.Future[Any]) -> None:

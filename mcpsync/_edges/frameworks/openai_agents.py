@@ -181,6 +181,7 @@ def _server_class() -> type:
             raise NotImplementedError("mcpsync's OpenAI Agents server offers tools only (no prompts)")
 
     MCPSyncServer.__module__ = __name__
+    MCPSyncServer.__qualname__ = "MCPSyncServer"
     return MCPSyncServer
 
 

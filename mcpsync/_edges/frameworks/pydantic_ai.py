@@ -135,6 +135,7 @@ def _toolset_class() -> type:
             return _mapped(result)
 
     MCPSyncToolset.__module__ = __name__
+    MCPSyncToolset.__qualname__ = "MCPSyncToolset"
     return MCPSyncToolset
 
 
