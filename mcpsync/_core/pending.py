@@ -60,6 +60,9 @@ class RequestFuture(Future):  # type: ignore[type-arg]
     headers: Optional[dict[str, str]] = None
     #: The request's tracing (``_session.tracing.RequestSpan``), or ``None``.
     span: Any = None
+    #: Why the wire stopped working for the request when its time ran out (a token refresh that
+    #: waited for another process, say), for its timeout to say; ``None``: nothing known.
+    held_up_by: Optional[str] = None
 
     def __init__(self, request_id: int, method: str, on_cancel: Optional[Callable[[RequestFuture], None]]) -> None:
         # Future.__init__'s fields, but not its Condition (see _condition).

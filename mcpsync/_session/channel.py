@@ -216,14 +216,15 @@ class Channel:
                 if self.header_hook is not None:
                     future.headers.update(self.header_hook(method, params))
             self.transport.send_request(future, data, deadline=deadline, wait=wait)
-        except WriteTimeout:
+        except WriteTimeout as exc:
             if timeout is not None and time.monotonic() >= deadline - CLOCK_SLACK:
                 # The request's own time ran out while it went out (a server that takes an HTTP POST
-                # but does not acknowledge it): a timeout like any other, and the server may have it.
+                # but does not acknowledge it, a token refresh that waited for another's lock): a
+                # timeout like any other, and the server may have it; what held it up is said.
                 if future.span is not None:
                     future.span.error_type = "timeout"
                 self.abandon(future, f"timed out after {timeout:g}s")
-                raise RequestTimeout(method, timeout) from None
+                raise RequestTimeout(method, timeout, detail=str(exc)) from None
             self.endpoint.fail(future, WriteTimeout("not sent"))  # nothing went out: forget it
             raise
         except BaseException as exc:
@@ -290,11 +291,12 @@ class Channel:
         """Give a request up after ``limit`` seconds: raise ``RequestTimeout``, unless its answer won the race."""
         if future.span is not None:
             future.span.error_type = "timeout"  # before the future settles with the abandonment
+        held_up_by = self.transport.held_up_by(future)  # before the abandonment cuts what it was doing
         if not self.abandon(future, f"timed out after {limit:g}s") and future.wait_settled(RACE_GRACE):
             # The answer won the race: the reader took it from the table and was settling the future.
             result: dict[str, Any] = future.settled_result()
             return result
-        raise RequestTimeout(future.method, limit) from None
+        raise RequestTimeout(future.method, limit, detail=held_up_by or "") from None
 
     def _cancelled(self, future: RequestFuture) -> None:
         self.abandon(future, "cancelled by the caller")

@@ -413,6 +413,11 @@ class Transport:
             self._log_out(notice)
             self._send_notice(notice)
 
+    def held_up_by(self, future: RequestFuture) -> Optional[str]:
+        """What the wire is doing for ``future`` instead of waiting for its answer (a token being got
+        after a 401, say), for its timeout to say; ``None``: nothing but waiting."""
+        return None
+
     def _check_open(self) -> None:
         if self._state is not TransportState.OPEN:
             raise self.closed_error()

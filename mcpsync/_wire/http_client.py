@@ -136,6 +136,7 @@ class Exchange:
         "answers_challenges",
         "cut_reason",
         "deadline",
+        "stage",
     )
 
     def __init__(self, client: HTTPClient, deadline: float) -> None:
@@ -147,6 +148,8 @@ class Exchange:
         #: Whether a 401 or 403 goes to the auth object (``False``: a best-effort notice, which must
         #: never start a token grant, nor hold ``close`` while one runs).
         self.answers_challenges = True
+        #: What the exchange is doing besides the HTTP request (``None``: only that), for a timeout to say.
+        self.stage: Optional[str] = None
         self._connection: Any = None
         self._socket: Any = None
         self._token: Optional[int] = None
@@ -263,7 +266,9 @@ class Exchange:
             if self.cut_reason is not None:
                 raise self._cut_error()
             try:
+                self.stage = "its authorization was being got (a token refreshed or requested)"
                 prepared = client.prepare(method, url, headers, body, self.deadline)  # the auth runs here: it may fail
+                self.stage = None
             except Exception as exc:
                 if isinstance(exc, MCPError):
                     raise
@@ -323,7 +328,9 @@ class Exchange:
                 dpop_nonce=response.headers.get("DPoP-Nonce"),
                 deadline=self.deadline,
             )
+            self.stage = f"the server answered {response.status_code}, and a new token was being got for it"
             retry = auth.answer_challenge(refusal)
+            self.stage = None
         except AuthorizationRequired as exc:
             # What the server said comes first: its status, a short excerpt of its body, its hints.
             said = self.status_error(response)

@@ -248,6 +248,8 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 raise NoResponseError(future.request_id)
         except Exception as exc:
             if interrupted() or time.monotonic() >= deadline or future.settled:
+                if isinstance(exc, MCPError):
+                    future.held_up_by = str(exc)  # for the caller's timeout to say
                 return  # the caller gives it up (and tells the server), or it is settled already
             if not isinstance(exc, MCPError):  # a bug, or a user's auth object that failed: the caller hears
                 logger.exception("server %r: unexpected failure of request %s", self.name, future.request_id)
@@ -384,6 +386,12 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 raise
             self._log_broken("an answer stream", exc)
         return position
+
+    def held_up_by(self, future: RequestFuture) -> Optional[str]:
+        with self._exchanges_lock:
+            exchange = self._exchanges.get(future.request_id)
+        stage = exchange.stage if exchange is not None else None
+        return stage or future.held_up_by
 
     def _stop_working_for(self, future: RequestFuture) -> None:
         # Free its thread at once, whether it reads the answer or still waits for it.

@@ -51,8 +51,11 @@ def test_a_refresh_that_waits_past_the_deadline_for_another_processs_lock_ends_a
                 assert readable and holder.stdout.readline().strip() == "held"
                 server.revoke_access_tokens()  # the next call's 401 asks for a refresh
                 started = time.monotonic()
-                with pytest.raises(RequestTimeout, match="after 1s"):
+                with pytest.raises(RequestTimeout, match="after 1s") as raised:
                     client.ping(timeout=1)
+                # what held the call up is said, not only that it timed out
+                assert "token" in raised.value.detail, raised.value.detail
+                assert str(raised.value).endswith(raised.value.detail)
                 assert time.monotonic() - started < PROMPTLY
                 assert key in auth.store.keys(), "the token was not deleted"
                 holder.stdin.write("\n")

@@ -240,8 +240,8 @@ async def arun(blocking: Callable[[], T], thread_name: str = "mcpsync-arun") -> 
         await _settled(done)
         raise
     finally:
-        if done.done():  # the thread's last step handed the outcome over: it is returning, wait for that
-            thread.join(CANCEL_GRACE)
+        if done.done():  # the thread has handed its outcome over: only its return is left
+            thread.join()
 
 
 async def _settled(done: asyncio.Future[Any]) -> None:

@@ -29,6 +29,7 @@ langchain_tools = pytest.importorskip("langchain_core.tools")
 agents = pytest.importorskip("langchain.agents")
 from langchain_core.language_models.chat_models import BaseChatModel  # noqa: E402
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage  # noqa: E402
+from langchain_core.messages.content import is_data_content_block  # noqa: E402
 from langchain_core.outputs import ChatGeneration, ChatResult  # noqa: E402
 from langchain_core.utils.function_calling import convert_to_openai_tool  # noqa: E402
 
@@ -141,6 +142,7 @@ def test_an_image_is_an_image_block_for_the_model_and_in_the_artifact() -> None:
         {"type": "image", "base64": PIXEL, "mime_type": "image/png"},
         {"type": "text", "text": "[resource file:///pixel.png: pixel.png]"},
     ]
+    assert is_data_content_block(message.content[1])  # LangChain's own reading: a standard image block
     assert message.artifact == {
         "structured_content": {"width": 1, "height": 1},
         "images": [{"base64": PIXEL, "mime_type": "image/png"}],
