@@ -116,6 +116,7 @@ if _TYPE_CHECKING:
         TokenStore,
         WorkloadIdentity,
     )
+    from ._edges.frameworks.common import OfferedTool
     from ._edges.llm import ToolBox, ToolDefinitions
     from ._edges.logs import show_logs
     from ._edges.oneshot import call_mcp, parse_sse
@@ -139,6 +140,7 @@ _LAZY = {
     "call_mcp": "mcpsync._edges.oneshot",
     "parse_sse": "mcpsync._edges.oneshot",
     "show_logs": "mcpsync._edges.logs",
+    "OfferedTool": "mcpsync._edges.frameworks.common",
     "ToolBox": "mcpsync._edges.llm",
     "ToolDefinitions": "mcpsync._edges.llm",
     "LoadedConfig": "mcpsync._manager.config_files",
@@ -248,6 +250,7 @@ __all__ = [
     "NoResponseError",
     "NotSupportedError",
     "OAuth",
+    "OfferedTool",
     "OutputSchemaError",
     "Page",
     "PageLimitExceeded",

@@ -118,7 +118,10 @@ def check_a_list_change_is_seen_after_refresh(kind: str, names_of: Callable[[Too
 def check_ctrl_c_cancels_on_the_server(kind: str, call: Callable[[Target], Any]) -> None:
     """Ctrl-C while ``call(target)`` waits on the main thread for a tool that sleeps: ``KeyboardInterrupt``
     leaves it, and the server sees the call cancelled."""
-    with target_of(kind) as target:
+    # The box's timeout is far longer than the wait here: only the Ctrl-C can have cancelled the call.
+    with target_of(kind, timeout=120) as target:
         with ctrl_c_after(0.5):
             call(target)
+        interrupted = time.monotonic()
         assert len(target.cancelled_on_server(1)) == 1
+        assert time.monotonic() - interrupted < T, "the cancel came from the call's timeout, not from Ctrl-C"
