@@ -1,25 +1,29 @@
 """Machine instructions per call over stdio, mcpsync beside the design floor, counted by valgrind.
 
-    python benchmarks/instructions.py [--calls N] [--clients floor,mcpsync] [--modes sequential,batch]
+    python benchmarks/instructions.py [--calls N] [--repeat R] [--clients floor,mcpsync] [--modes sequential,batch]
 
 Timings on a shared VM swing by a third from run to run; an instruction count
 does not. Each client runs twice in a fresh process under ``valgrind
 --tool=callgrind`` (the server is not counted): once connecting and warming up
 only, once with N calls more; the difference over N is what one call costs the
-client process, every thread included (its reader's work too). The modes are
+client process, every thread included (its reader's work too). Each figure
+is the median of R such pairs: a count varies less than a timing, but the
+waits' polling under valgrind still moves it by a few per cent, now and
+then by ten. The modes are
 the benchmark's: ``sequential`` (one call after another, ``call``) and
 ``batch`` (100 in flight, ``batch``).
 
 What a count leaves out: system calls' own time, waiting, the scheduler and
 the GIL's hand-overs between the caller and the reader. A ratio of counts is
 the CPU side of the story only; ``run.py`` measures the whole.
-Needs valgrind (``apt-get install valgrind``); runs ~1 minute per client and mode.
+Needs valgrind (``apt-get install valgrind``); ~30 s per client, mode and repeat.
 """
 
 import argparse
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 
@@ -75,6 +79,7 @@ def counted(client, mode, calls):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--clients", default="floor,mcpsync")
     parser.add_argument("--modes", default="sequential,batch")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
@@ -94,7 +99,10 @@ def main():
     for mode in args.modes.split(","):
         per_call = {}
         for client in args.clients.split(","):
-            per_call[client] = (counted(client, mode, args.calls) - counted(client, mode, 0)) / args.calls
+            pairs = [
+                (counted(client, mode, args.calls) - counted(client, mode, 0)) / args.calls for _ in range(args.repeat)
+            ]
+            per_call[client] = statistics.median(pairs)
             print("%-10s %-8s %9.0f" % (mode, client, per_call[client]), flush=True)
         if "floor" in per_call and "mcpsync" in per_call:
             print("%-10s mcpsync/floor %.2f" % (mode, per_call["mcpsync"] / per_call["floor"]))

@@ -642,7 +642,7 @@ class Client(ListingMethods, ToolMethods, TypedMethods):
 # A Ctrl-C leaves these with a short KeyboardInterrupt (see interrupts.py).
 shorten_interrupts(
     Client,
-    """initialize request ping discover list_tools list_tools_page call_tool start_tool list_resources
+    """initialize request ping discover list_tools list_tools_page start_tool list_resources
     list_resources_page list_resource_templates list_resource_templates_page read_resource subscribe_resource
     unsubscribe_resource list_prompts list_prompts_page get_prompt complete set_logging_level list_skills
     list_skills_page get_skill load_skill""".split(),

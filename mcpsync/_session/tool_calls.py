@@ -116,6 +116,9 @@ class ToolMethods:
             if isinstance(done, CallToolResult):
                 return done  # answered at once: the usual case
             return self._tool_calls.wait(done, seconds, started)
+        except KeyboardInterrupt as exc:
+            # What shorten_interrupts does for the other public methods, here without its frame.
+            raise KeyboardInterrupt(*exc.args) from None
         finally:
             if bar is not None:
                 bar.close()
