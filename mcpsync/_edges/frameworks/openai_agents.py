@@ -52,13 +52,14 @@ def openai_agents_server(
 ) -> Any:
     """The box as the Agents SDK's ``MCPServer`` (``ToolBox.openai_agents_server``)."""
     need("agents.mcp", PACKAGE)
+    if failure_error_function is not _UNSET:  # unset: the agent's (``mcp_config``) decides, as for the SDK's servers
+        options["failure_error_function"] = failure_error_function
     return _server_class()(
         box,
         name=name,
         cache_tools_list=cache_tools_list,
         tool_filter=tool_filter,
         use_structured_content=use_structured_content,
-        failure_error_function=_failure_text if failure_error_function is _UNSET else failure_error_function,
         timeout=timeout,
         **options,
     )
@@ -102,6 +103,7 @@ def _server_class() -> type:
             **options: Any,
         ) -> None:
             super().__init__(**options)
+            self._own_failure_function = "failure_error_function" in options
             self.box = box
             self.cache_tools_list = cache_tools_list
             self.tool_filter = tool_filter
@@ -113,6 +115,16 @@ def _server_class() -> type:
         @property
         def name(self) -> str:
             return self._name
+
+        def _get_failure_error_function(self, agent_function: Any) -> Any:
+            """The SDK's choice (the server's own function, else the agent's ``mcp_config``), with
+            mcpsync's ``_failure_text`` in place of the SDK's default: what the model cannot fix is raised."""
+            from agents.tool import default_tool_error_function
+
+            chosen = super()._get_failure_error_function(agent_function)
+            if self._own_failure_function or chosen is not default_tool_error_function:
+                return chosen
+            return _failure_text
 
         async def connect(self) -> None:
             """Nothing to do: the box's clients are opened (and closed) by their owner."""
