@@ -180,9 +180,10 @@ def _server_class() -> type:
             return kept
 
         async def call_tool(self, tool_name: str, arguments: Optional[dict[str, Any]], meta: Any = None) -> Any:
-            """Call the tool on its server (``meta`` is not sent: ``ToolBox.call`` takes none)."""
+            """Call the tool on its server; ``meta`` (the SDK's ``tool_meta_resolver``'s and the tool's
+            own ``_meta``, merged by the SDK) is the request's ``_meta``."""
             # What fails goes up as it is: the SDK's failure pipeline hands it to ``failure_error_function``.
-            return _mcp_result(await acall(self.box, tool_name, arguments or {}, self._timeout))
+            return _mcp_result(await acall(self.box, tool_name, arguments or {}, self._timeout, meta))
 
         async def list_prompts(self) -> Any:
             """Not offered: a box hands a model tools only."""

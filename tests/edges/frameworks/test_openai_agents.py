@@ -362,3 +362,20 @@ def test_the_agents_own_failure_error_function_is_honoured(configured: str) -> N
         else:
             Runner.run_sync(configured_agent, "add", run_config=OFFLINE)
             assert [texts(output) for output in model.outputs] == [["custom: AgentsException"]]
+
+
+def test_the_sdks_tool_meta_resolver_is_sent_with_the_call(tmp_path: Any) -> None:
+    """``tool_meta_resolver`` (an ``MCPServer`` flag the SDK's own servers honour): the ``_meta`` it gives
+    for a call goes to the server in the ``tools/call`` request's params, merged with the tool's own."""
+    listing = {"tools": [{"name": "add", "inputSchema": {"type": "object"}, "_meta": {"static": 1}}]}
+    script = {"tools/list": [listing], "tools/call": [{"content": [{"type": "text", "text": "3"}]}]}
+    log = tmp_path / "received.jsonl"
+    with mcpsync.connect(scripted_server(script, log), name="meta", timeout=T) as client:
+        server = ToolBox(client, timeout=T).openai_agents_server(
+            tool_meta_resolver=lambda context: {"tenant": context.tool_name}
+        )
+        model = ScriptedModel(("add", {"a": 1}))
+        Runner.run_sync(agent(model, mcp_servers=[server]), "add", run_config=OFFLINE)
+    assert [texts(output) for output in model.outputs] == [["3"]]
+    calls = [json.loads(line) for line in log.read_text().splitlines() if '"tools/call"' in line]
+    assert calls[0]["params"]["_meta"] == {"tenant": "add", "static": 1}
