@@ -343,7 +343,8 @@ class ToolBox:
         box's tools again at the start of each run. The server's refusal of the model's arguments and a
         timed-out call raise ``ModelRetry`` (the model is asked again); a tool's own failure too, or
         ``ToolFailed`` with ``tool_error_behavior="failed"``; a lost connection ends the run. The
-        definitions leave ``timeout`` unset: the agent's ``tool_timeout`` applies, and cancels on the server.
+        definitions leave ``timeout`` unset; a timeout set on one (a ``prepared`` toolset's) is the call's.
+        The agent's ``tool_timeout`` does not apply: the framework gives it to its own function tools only.
 
         Args:
             id: the toolset's id (the framework's; needed for durable execution).
