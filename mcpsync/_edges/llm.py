@@ -295,9 +295,9 @@ class ToolBox:
             timeout: each call's; default: the box's.
             options: the SDK's other ``MCPServer`` options (``require_approval``,
                 ``failure_error_function``, ``tool_meta_resolver``, ``tool_input_guardrails``, ...).
-                Without a ``failure_error_function`` (here or in the agent's ``mcp_config``), what the model can fix (a refused argument, a timeout)
-                reaches it as the tool's output, with the server's words, and a lost connection or
-                missing authorization ends the run.
+                Without a ``failure_error_function`` (here or in the agent's ``mcp_config``), what the
+                model can fix (a refused argument, a timeout) reaches it as the tool's output, with the
+                server's words, and a lost connection or missing authorization ends the run.
 
         Raises:
             ImportError: ``openai-agents`` is not installed.
