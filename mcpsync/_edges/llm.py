@@ -294,10 +294,10 @@ class ToolBox:
                 content blocks (the SDK's flag).
             timeout: each call's; default: the box's.
             options: the SDK's other ``MCPServer`` options (``require_approval``,
-                ``failure_error_function``, ``tool_input_guardrails``, ...). Without a
-                ``failure_error_function``, what the model can fix (a refused argument, a timeout)
-                reaches it as the tool's output, with the server's words, and a lost connection or
-                missing authorization ends the run.
+                ``failure_error_function``, ``tool_meta_resolver``, ``tool_input_guardrails``, ...).
+                Without a ``failure_error_function`` (here or in the agent's ``mcp_config``), what the
+                model can fix (a refused argument, a timeout) reaches it as the tool's output, with the
+                server's words, and a lost connection or missing authorization ends the run.
 
         Raises:
             ImportError: ``openai-agents`` is not installed.
@@ -343,7 +343,8 @@ class ToolBox:
         box's tools again at the start of each run. The server's refusal of the model's arguments and a
         timed-out call raise ``ModelRetry`` (the model is asked again); a tool's own failure too, or
         ``ToolFailed`` with ``tool_error_behavior="failed"``; a lost connection ends the run. The
-        definitions leave ``timeout`` unset: the agent's ``tool_timeout`` applies, and cancels on the server.
+        definitions leave ``timeout`` unset; a timeout set on one (a ``prepared`` toolset's) is the call's.
+        The agent's ``tool_timeout`` does not apply: the framework gives it to its own function tools only.
 
         Args:
             id: the toolset's id (the framework's; needed for durable execution).
@@ -364,7 +365,12 @@ class ToolBox:
     # -- calls ----------------------------------------------------------------
 
     def call(
-        self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout: Timeout = USE_DEFAULT
+        self,
+        name: str,
+        arguments: Optional[Mapping[str, Any]] = None,
+        *,
+        timeout: Timeout = USE_DEFAULT,
+        meta: Optional[Mapping[str, Any]] = None,
     ) -> CallToolResult:
         """Call the tool offered as ``name`` (an ``OfferedTool.name``) on its own server; block for its result.
 
@@ -373,6 +379,7 @@ class ToolBox:
         Args:
             arguments: the tool's arguments (a JSON object).
             timeout: seconds; ``None`` for no limit; default: the box's (else the client's).
+            meta: the request's ``_meta`` (as ``Client.call_tool``'s).
 
         Raises:
             UnknownNameError: no tool is offered as ``name`` (the message says why: held back from
@@ -386,7 +393,9 @@ class ToolBox:
                 raise UnknownNameError(f"the tool {name!r} is not for models: {self.held_back[name]}")
             known = ", ".join(sorted(self._entries)) or "none"
             raise UnknownNameError(f"no tool is offered as {name!r}; the tools: {known}")
-        result: CallToolResult = entry.call(dict(arguments or {}), self._timeout if timeout is USE_DEFAULT else timeout)
+        result: CallToolResult = entry.call(
+            dict(arguments or {}), self._timeout if timeout is USE_DEFAULT else timeout, meta
+        )
         return result
 
     def run(self, call: Any, *, timeout: Timeout = USE_DEFAULT) -> dict[str, Any]:
@@ -425,8 +434,8 @@ class ToolBox:
 
 
 def _caller(target: Any, name: str) -> Callable[[dict[str, Any], Timeout], CallToolResult]:
-    def call(arguments: dict[str, Any], timeout: Timeout) -> CallToolResult:
-        return target.call_tool(name, arguments, timeout=timeout)  # type: ignore[no-any-return]
+    def call(arguments: dict[str, Any], timeout: Timeout, meta: Optional[Mapping[str, Any]] = None) -> CallToolResult:
+        return target.call_tool(name, arguments, timeout=timeout, meta=meta)  # type: ignore[no-any-return]
 
     return call
 

@@ -98,7 +98,12 @@ class Box(Protocol):
     def offered(self) -> list[OfferedTool]: ...
 
     def call(
-        self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout: Timeout = USE_DEFAULT
+        self,
+        name: str,
+        arguments: Optional[Mapping[str, Any]] = None,
+        *,
+        timeout: Timeout = USE_DEFAULT,
+        meta: Optional[Mapping[str, Any]] = None,
     ) -> CallToolResult: ...
 
     def refresh(self) -> None: ...
@@ -182,9 +187,13 @@ def _image_line(image: ImageContent) -> str:
 
 
 async def acall(
-    box: Box, name: str, arguments: Optional[Mapping[str, Any]] = None, timeout: Timeout = USE_DEFAULT
+    box: Box,
+    name: str,
+    arguments: Optional[Mapping[str, Any]] = None,
+    timeout: Timeout = USE_DEFAULT,
+    meta: Optional[Mapping[str, Any]] = None,
 ) -> CallToolResult:
-    """``box.call(name, arguments, timeout=timeout)`` awaited: run on a thread of its own, and cancelled
+    """``box.call(name, arguments, timeout=timeout, meta=meta)`` awaited: run on a thread of its own, and cancelled
     on the server when the awaiting task is cancelled.
 
     Raises:
@@ -192,7 +201,7 @@ async def acall(
         MCPError: as ``ToolBox.call``.
     """
     given = dict(arguments or {})
-    return await arun(lambda: box.call(name, given, timeout=timeout), f"mcpsync-acall {name}")
+    return await arun(lambda: box.call(name, given, timeout=timeout, meta=meta), f"mcpsync-acall {name}")
 
 
 async def arun(blocking: Callable[[], T], thread_name: str = "mcpsync-arun") -> T:

@@ -52,13 +52,14 @@ def openai_agents_server(
 ) -> Any:
     """The box as the Agents SDK's ``MCPServer`` (``ToolBox.openai_agents_server``)."""
     need("agents.mcp", PACKAGE)
+    if failure_error_function is not _UNSET:  # unset: the agent's (``mcp_config``) decides, as for the SDK's servers
+        options["failure_error_function"] = failure_error_function
     return _server_class()(
         box,
         name=name,
         cache_tools_list=cache_tools_list,
         tool_filter=tool_filter,
         use_structured_content=use_structured_content,
-        failure_error_function=_failure_text if failure_error_function is _UNSET else failure_error_function,
         timeout=timeout,
         **options,
     )
@@ -102,6 +103,7 @@ def _server_class() -> type:
             **options: Any,
         ) -> None:
             super().__init__(**options)
+            self._own_failure_function = "failure_error_function" in options
             self.box = box
             self.cache_tools_list = cache_tools_list
             self.tool_filter = tool_filter
@@ -113,6 +115,16 @@ def _server_class() -> type:
         @property
         def name(self) -> str:
             return self._name
+
+        def _get_failure_error_function(self, agent_function: Any) -> Any:
+            """The SDK's choice (the server's own function, else the agent's ``mcp_config``), with
+            mcpsync's ``_failure_text`` in place of the SDK's default: what the model cannot fix is raised."""
+            from agents.tool import default_tool_error_function
+
+            chosen = super()._get_failure_error_function(agent_function)
+            if self._own_failure_function or chosen is not default_tool_error_function:
+                return chosen
+            return _failure_text
 
         async def connect(self) -> None:
             """Nothing to do: the box's clients are opened (and closed) by their owner."""
@@ -168,9 +180,10 @@ def _server_class() -> type:
             return kept
 
         async def call_tool(self, tool_name: str, arguments: Optional[dict[str, Any]], meta: Any = None) -> Any:
-            """Call the tool on its server (``meta`` is not sent: ``ToolBox.call`` takes none)."""
+            """Call the tool on its server; ``meta`` (the SDK's ``tool_meta_resolver``'s and the tool's
+            own ``_meta``, merged by the SDK) is the request's ``_meta``."""
             # What fails goes up as it is: the SDK's failure pipeline hands it to ``failure_error_function``.
-            return _mcp_result(await acall(self.box, tool_name, arguments or {}, self._timeout))
+            return _mcp_result(await acall(self.box, tool_name, arguments or {}, self._timeout, meta))
 
         async def list_prompts(self) -> Any:
             """Not offered: a box hands a model tools only."""

@@ -3,7 +3,8 @@
 
 Dynamic: the box's tools are read again at the start of each run (``for_run``), so a server's list
 change is seen by the next run. Each call runs through ``acall`` (a thread of its own, cancelled on the
-server when the run's task is cancelled, by the framework's ``tool_timeout`` too). The framework's
+server when the run's task is cancelled, by the run's ``timeout=`` too; the agent's ``tool_timeout`` is
+for its own function tools only, and does not reach a toolset). The framework's
 retry semantics, as its own ``MCPToolset`` has them: the server's refusal of the model's arguments
 (``-32602``, any error answer) and a timed-out call raise ``ModelRetry``, so the model is asked again
 (up to ``max_retries``); a tool's own failure (``isError``) too, or ``ToolFailed`` with
@@ -140,7 +141,7 @@ def _toolset_class() -> type:
 
 
 def _definition(kind: type, offered: OfferedTool) -> Any:
-    """A ``ToolDefinition`` for an offered tool; its ``timeout`` left unset (the agent's ``tool_timeout``)."""
+    """A ``ToolDefinition`` for an offered tool; its ``timeout`` left unset (the box's applies)."""
     tool = offered.tool
     annotations = tool.raw.get("annotations")
     metadata = {"meta": tool.raw.get("_meta"), "annotations": annotations if isinstance(annotations, dict) else None}

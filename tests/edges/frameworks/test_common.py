@@ -28,6 +28,7 @@ from mcpsync._edges.frameworks.common import (
     result_text,
 )
 from tests.edges.frameworks.conftest import PIXEL, T, drawing_box, target_of
+from tests.helpers import scripted_server
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
@@ -155,6 +156,36 @@ def test_a_cancelled_acall_cancels_the_request_on_the_server_and_leaves_no_threa
         assert target.client.stats.cancelled == 1
         assert len(target.cancelled_on_server(1)) == 1
     assert CANCELLED_REASON == "the asyncio task awaiting the call was cancelled"
+
+
+def test_a_cancelled_acall_tells_the_server_why(tmp_path: Path) -> None:
+    """The task awaiting ``acall`` of a call the server never answers is cancelled: the server receives
+    ``notifications/cancelled`` for that request, with ``CANCELLED_REASON`` as its reason."""
+    import json
+
+    listing = {"tools": [{"name": "wait", "inputSchema": {"type": "object"}}]}
+    log = tmp_path / "received.jsonl"
+    script = {"tools/list": [listing], "tools/call": ["silent"], "ping": [{}]}
+    with mcpsync.connect(scripted_server(script, log), timeout=T) as client:
+        box = ToolBox(client, timeout=120)
+        sent = client.stats.sent
+
+        async def main() -> None:
+            task = asyncio.ensure_future(acall(box, "wait", {}))
+            for _ in range(int(T / 0.01)):
+                if client.stats.sent > sent:
+                    break
+                await asyncio.sleep(0.01)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await asyncio.wait_for(task, T)
+
+        asyncio.run(main())
+        client.ping(timeout=T)  # sent after the notice, answered after the server logged it
+    received = [json.loads(line) for line in log.read_text().splitlines()]
+    (call,) = [message for message in received if message.get("method") == "tools/call"]
+    notices = [message for message in received if message.get("method") == "notifications/cancelled"]
+    assert [notice["params"] for notice in notices] == [{"requestId": call["id"], "reason": CANCELLED_REASON}]
 
 
 def test_the_frameworks_get_their_tools_from_offered_alone(monkeypatch: pytest.MonkeyPatch) -> None:

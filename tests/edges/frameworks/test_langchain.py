@@ -182,8 +182,9 @@ def test_a_tool_list_change_reaches_the_tools_after_refresh(kind: str) -> None:
 @pytest.mark.parametrize("kind", KINDS)
 def test_cancelling_the_async_run_cancels_the_call_on_the_server(kind: str) -> None:
     """An ``ainvoke`` run whose tool sleeps is cancelled once its call is out: the run ends with
-    ``CancelledError`` and the server sees the call cancelled."""
-    with target_of(kind) as target:
+    ``CancelledError`` and the server sees the call cancelled (the box's timeout, two minutes, is far
+    longer than the wait here: only the cancel can have ended the call)."""
+    with target_of(kind, timeout=120) as target:
         agent = agent_of(target.box)
         sent_before = target.client.stats.sent
 

@@ -150,8 +150,9 @@ def test_a_tool_list_change_reaches_the_tools_after_refresh(kind: str) -> None:
 @pytest.mark.parametrize("kind", KINDS)
 def test_cancelling_the_async_call_cancels_it_on_the_server(kind: str) -> None:
     """A task awaiting a sleeping tool's ``acall``, and an agent run stopped with ``cancel_run``, once
-    their calls are out: both end, and the server sees both calls cancelled."""
-    with target_of(kind) as target:
+    their calls are out: both end, and the server sees both calls cancelled (the box's timeout, two
+    minutes, is far longer than the waits here: only the cancels can have ended the calls)."""
+    with target_of(kind, timeout=120) as target:
         sleep = one_tool(target, "sleep")
 
         async def cancel_a_call() -> None:

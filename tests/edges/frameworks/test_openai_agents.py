@@ -337,3 +337,45 @@ def test_the_example_runs_without_an_api_key() -> None:
     model (in a subprocess, bounded), and the model answers with the tool's result."""
     done = run_example("frameworks_openai_agents.py")
     assert done.stdout.splitlines() == ['tool call: add {"a": 2, "b": 40}', "model: The sum is 42."], done.stdout
+
+
+@pytest.mark.parametrize("configured", ["raise", "custom"])
+def test_the_agents_own_failure_error_function_is_honoured(configured: str) -> None:
+    """No ``failure_error_function`` given to the server: as for the SDK's own servers, the agent's
+    ``mcp_config["failure_error_function"]`` decides what a refused call becomes: ``None`` raises it out of
+    the run, a function of the agent's own writes the model's output."""
+    listing = {"tools": [{"name": "add", "inputSchema": {"type": "object"}}]}
+    refusal = {"error": {"code": -32602, "message": "b is required"}}
+    script = {"tools/list": [listing], "tools/call": [refusal]}
+    handler = None if configured == "raise" else (lambda context, error: f"custom: {type(error).__name__}")
+    with mcpsync.connect(scripted_server(script), name="strict", timeout=T) as strict:
+        server = ToolBox(strict, timeout=T).openai_agents_server()
+        model = ScriptedModel(("add", {"a": 1}))
+        configured_agent = Agent(
+            name="a", model=model, mcp_servers=[server], mcp_config={"failure_error_function": handler}
+        )
+        if configured == "raise":
+            with pytest.raises(Exception) as raised:
+                Runner.run_sync(configured_agent, "add", run_config=OFFLINE)
+            assert any(isinstance(error, mcpsync.ServerError) for error in causes(raised.value)), raised.value
+            assert model.outputs == []
+        else:
+            Runner.run_sync(configured_agent, "add", run_config=OFFLINE)
+            assert [texts(output) for output in model.outputs] == [["custom: AgentsException"]]
+
+
+def test_the_sdks_tool_meta_resolver_is_sent_with_the_call(tmp_path: Any) -> None:
+    """``tool_meta_resolver`` (an ``MCPServer`` flag the SDK's own servers honour): the ``_meta`` it gives
+    for a call goes to the server in the ``tools/call`` request's params, merged with the tool's own."""
+    listing = {"tools": [{"name": "add", "inputSchema": {"type": "object"}, "_meta": {"static": 1}}]}
+    script = {"tools/list": [listing], "tools/call": [{"content": [{"type": "text", "text": "3"}]}]}
+    log = tmp_path / "received.jsonl"
+    with mcpsync.connect(scripted_server(script, log), name="meta", timeout=T) as client:
+        server = ToolBox(client, timeout=T).openai_agents_server(
+            tool_meta_resolver=lambda context: {"tenant": context.tool_name}
+        )
+        model = ScriptedModel(("add", {"a": 1}))
+        Runner.run_sync(agent(model, mcp_servers=[server]), "add", run_config=OFFLINE)
+    assert [texts(output) for output in model.outputs] == [["3"]]
+    calls = [json.loads(line) for line in log.read_text().splitlines() if '"tools/call"' in line]
+    assert calls[0]["params"]["_meta"] == {"tenant": "add", "static": 1}

@@ -156,6 +156,19 @@ def test_a_failing_tool_is_a_retry_or_a_failure_as_asked(stdio: Target) -> None:
         stdio.box.pydantic_ai(tool_error_behavior="error")
 
 
+def test_the_toolsets_max_retries_is_the_budget_not_the_agents() -> None:
+    """``max_retries=3`` on the toolset, the agent's own budget being the default (1): a tool that fails
+    three times and then succeeds ends the run with the model's answer; with ``max_retries=2`` the third
+    failure ends the run, as the framework says (the toolset's number counts, not the agent's)."""
+    with target_of("stdio") as target:
+        failures = [("fail", {"message": "again"})] * 3
+        script = Script(*failures, ("echo", {"text": "at last"}))
+        assert script.agent(target.box.pydantic_ai(max_retries=3)).run_sync("go").output == "done"
+        assert [part.outcome for part in script.returns] == ["retried"] * 3 + ["success"]
+        with pytest.raises(Exception, match="exceeded max retries"):
+            Script(*failures).agent(target.box.pydantic_ai(max_retries=2)).run_sync("go")
+
+
 def test_a_lost_connection_is_raised_out_of_the_run() -> None:
     """The server is gone: ``run_sync`` raises ``mcpsync.TransportClosed`` (from the call; and from the
     listing at the next run's start); the model is not asked again."""
