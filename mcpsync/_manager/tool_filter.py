@@ -25,6 +25,7 @@ from typing import Any, Optional, Union
 
 from .._core.errors import ConfigurationError
 from .._core.text import did_you_mean
+from .config_files import DICT_SOURCE
 
 __all__ = ["EXCLUDE_KEYS", "INCLUDE_KEYS", "Patterns", "Rule", "ToolFilter", "filters_for", "unmatched_patterns"]
 
@@ -66,6 +67,8 @@ class Rule:
         """The rule as messages name it: ``excludeTools ['x'] in /p/.mcp.json``, ``Manager(exclude_tools=) ['x']``."""
         if self.source.startswith("Manager("):
             return f"{self.source} {list(self.patterns)}"
+        if self.source == DICT_SOURCE:
+            return f"{self.member} {list(self.patterns)} of its entry"
         return f"{self.member} {list(self.patterns)} in {self.source}"
 
 
