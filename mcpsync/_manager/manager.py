@@ -213,9 +213,7 @@ class Manager:
         for name, entry in self.config.servers.items():
             raw_tools = cached.get(name)
             tools = self._tools_from(raw_tools, name) if raw_tools is not None else None
-            self._servers[name] = ServerSupervisor(
-                entry, tools, link, tool_filter=filters[name], idle=start == "lazy"
-            )
+            self._servers[name] = ServerSupervisor(entry, tools, link, tool_filter=filters[name], idle=start == "lazy")
         for server in self._servers.values():
             if server.state is not ServerState.IDLE:
                 server.start()

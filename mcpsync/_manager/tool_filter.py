@@ -162,9 +162,7 @@ def filters_for(
     filters = {}
     for name, (raw, source) in entries.items():
         file_includes, file_excludes = rules_of_entry(raw, source)
-        filters[name] = ToolFilter(
-            [*file_includes, *includes.get(name, ())], [*file_excludes, *excludes.get(name, ())]
-        )
+        filters[name] = ToolFilter([*file_includes, *includes.get(name, ())], [*file_excludes, *excludes.get(name, ())])
     return filters
 
 

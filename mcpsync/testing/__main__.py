@@ -11,9 +11,10 @@ It serves the demo and mcpsync's own tests, and you can use it to test code that
 servers. ``--start-delay`` makes a slow starter, ``--die-after`` a server that crashes on schedule
 (exit code 3), ``--ignore-sigterm`` one that must be killed. ``--tools N`` lists N made-up tools
 (``mcpsync.testing.synthetic``) in place of its own, ``--mark-start FILE`` appends a line (its pid)
-to FILE when the process starts: proof, from outside, of when a server was started. ``--http PORT`` serves Streamable HTTP
-(see ``mcpsync.testing.http``), ``--minimal`` only what the schema requires (see
-``mcpsync.testing.minimal``); the other options are the server's (``mcpsync.testing.server``).
+to FILE when the process starts: proof, from outside, of when a server was started.
+``--http PORT`` serves Streamable HTTP (see ``mcpsync.testing.http``), ``--minimal`` only what the
+schema requires (see ``mcpsync.testing.minimal``); the other options are the server's
+(``mcpsync.testing.server``).
 """
 
 from __future__ import annotations

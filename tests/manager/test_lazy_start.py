@@ -96,7 +96,10 @@ def test_a_server_that_fails_to_start_on_first_use_tells_that_call_why(tmp_path:
     ServerUnavailable with the cause (its exit and stderr), not a hang or an unknown name; the next call
     is answered per the reconnect rules (failed, until the slow retry)."""
     cache = tmp_path / "tools.json"
-    dying = {"command": sys.executable, "args": ["-c", "import sys; sys.stderr.write('boom: no token\\n'); sys.exit(3)"]}
+    dying = {
+        "command": sys.executable,
+        "args": ["-c", "import sys; sys.stderr.write('boom: no token\\n'); sys.exit(3)"],
+    }
     loaded = mcpsync.parse_config({"mcpServers": {"d": dying}})
     ToolCache(cache).put("d", loaded.servers["d"].config, [{"name": "t_get_issue", "inputSchema": {"type": "object"}}])
     with mcpsync.Manager(loaded, tool_cache=cache, start="lazy", startup_timeout=T) as manager:

@@ -138,7 +138,9 @@ def test_toolbox_over_a_manager_offers_only_the_tools_that_pass(tmp_path: Path) 
 
 def test_a_rule_matches_names_and_globs_case_sensitively() -> None:
     """Patterns are fnmatch globs, case-sensitive; an exact name matches itself even with glob characters."""
-    rule = ToolFilter([Rule("includeTools", ("get_*", "odd[1]"), "f.json")], [Rule("excludeTools", ("get_secret",), "f.json")])
+    rule = ToolFilter(
+        [Rule("includeTools", ("get_*", "odd[1]"), "f.json")], [Rule("excludeTools", ("get_secret",), "f.json")]
+    )
     assert rule.allows("get_issue") and rule.allows("odd[1]")
     assert not rule.allows("Get_issue") and not rule.allows("list_issues")
     assert rule.why_not("get_secret") == "excluded by excludeTools ['get_secret'] in f.json"
