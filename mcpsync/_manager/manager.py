@@ -431,8 +431,9 @@ class Manager:
     def _resolve(self, name: str, timeout: Timeout, started: float) -> tuple[ServerSupervisor, str]:
         """(server, the server's own tool name) for a qualified tool name.
 
-        A name that starts with the prefix of a server still connecting
-        without cached tools waits for that server's list.
+        A name that starts with the prefix of a server still connecting (or idle) whose
+        known tools lack it waits for (or starts) that server, and looks at its live list.
+        A tool that a filter takes out is refused before any of that.
         """
         with self._lock:
             known = self._names().get(name)
@@ -440,16 +441,15 @@ class Manager:
                 return self._servers[known[0]], known[1]
             owners = [s for s in self._servers.values() if name.startswith(server_prefix(s.name, self.separator))]
         for server in owners:
-            if server.state in (ServerState.CONNECTING, ServerState.RECONNECTING):
-                # Its tools are not known yet: wait for the server (within the call's time), then look again.
+            self._refuse_filtered(name)
+            if server.state in (ServerState.IDLE, ServerState.CONNECTING, ServerState.RECONNECTING):
+                # Its tools are not known yet (or only from the cache): wait for the server, then look again.
                 server.client_within(server.deadline(timeout, started))
             with self._lock:
                 known = self._names().get(name)
             if known is not None:
                 return self._servers[known[0]], known[1]
-        filtered = self.filtered_out(name)
-        if filtered is not None:
-            raise UnknownNameError(f"no tool {name!r} is offered: {filtered}")
+        self._refuse_filtered(name)
         with self._lock:
             names = list(self._names())
             unavailable = [s for s in owners if s.state not in (ServerState.CONNECTED, ServerState.RECONNECTING)]
@@ -461,6 +461,12 @@ class Manager:
                 state=server.state,
             )
         raise UnknownNameError(self._unknown("tool", name, names))
+
+    def _refuse_filtered(self, name: str) -> None:
+        """Raise ``UnknownNameError`` saying why, if a tool filter took the tool ``name`` out."""
+        filtered = self.filtered_out(name)
+        if filtered is not None:
+            raise UnknownNameError(f"no tool {name!r} is offered: {filtered}")
 
     def _warn_unmatched(self) -> None:
         """A ``ConfigurationWarning`` (once each) for every filter pattern that matches none of its server's tools.

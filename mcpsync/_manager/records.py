@@ -48,7 +48,7 @@ class ManagedTool:
     name: str  # qualified: "<server>__<tool>"
     server: str
     tool: Tool  # as the server describes it (``tool.name`` is the server's own name)
-    deferred: bool = False  # from the cache or a lost connection: calling it waits for the server
+    deferred: bool = False  # from the cache or a lost connection: calling it waits for (or starts) the server
 
     @property
     def description(self) -> Optional[str]:

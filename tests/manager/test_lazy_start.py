@@ -138,3 +138,26 @@ def test_an_idle_server_is_closed_without_being_started(tmp_path: Path) -> None:
     assert starts(marker) == 0
     with pytest.raises(mcpsync.ConfigurationError, match="start must be one of"):
         mcpsync.Manager(config, tool_cache=cache, start="later")
+
+
+def test_a_tool_missing_from_the_cached_list_starts_the_idle_server_and_is_found_live(tmp_path: Path) -> None:
+    """The cached list is older than the server (it lacks a tool the server has now): calling that tool
+    starts the idle server and runs the tool from its live list, rather than calling the name unknown.
+    A filtered-out tool of the cached list is refused without starting the server."""
+    cache, marker = tmp_path / "tools.json", tmp_path / "a.started"
+    config = mcpsync.parse_config({"mcpServers": {"a": {**entry(marker), "excludeTools": ["t_create_*"]}}})
+    server_config = config.servers["a"].config
+    assert server_config is not None
+    old_list = [
+        {"name": "t_get_issue", "inputSchema": {"type": "object"}},
+        {"name": "t_create_issue", "inputSchema": {"type": "object"}},
+    ]
+    ToolCache(cache).put("a", server_config, old_list)
+    with mcpsync.Manager(config, tool_cache=cache, start="lazy", startup_timeout=T) as manager:
+        assert [tool.name for tool in manager.list_tools()] == ["a__t_get_issue"]
+        with pytest.raises(mcpsync.UnknownNameError, match="excluded by excludeTools"):
+            manager.call_tool("a__t_create_issue", {})
+        assert starts(marker) == 0
+        result = manager.call_tool("a__t_list_issues", {}, timeout=T)
+        assert result.structured_content == {"tool": "t_list_issues", "arguments": {}}
+        assert starts(marker) == 1
