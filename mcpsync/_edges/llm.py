@@ -268,6 +268,99 @@ class ToolBox:
 
         return smolagents_tools(self, timeout)
 
+    def openai_agents_server(
+        self,
+        *,
+        name: str = "mcpsync",
+        cache_tools_list: bool = False,
+        tool_filter: Any = None,
+        use_structured_content: bool = False,
+        timeout: Timeout = USE_DEFAULT,
+        **options: Any,
+    ) -> Any:
+        """The box as the OpenAI Agents SDK's own MCP server: ``Agent(mcp_servers=[box.openai_agents_server()])``.
+
+        An ``agents.mcp.MCPServer`` (``pip install openai-agents``). It lists the box's tools on each
+        run, so a server's list change is seen by the next one, unless ``cache_tools_list`` keeps the
+        first list (until ``invalidate_tools_cache()``). ``connect()`` and ``cleanup()`` do nothing:
+        the box's clients are opened and closed by their owner.
+
+        Args:
+            name: the server's name in the SDK (its traces, its errors).
+            cache_tools_list: keep the first list (the SDK's flag).
+            tool_filter: the SDK's filter: ``{"allowed_tool_names": [...], "blocked_tool_names": [...]}``,
+                or a callable ``(ToolFilterContext, tool) -> bool`` (may be async); by the box's names.
+            use_structured_content: hand the model the structured content, as JSON, instead of the
+                content blocks (the SDK's flag).
+            timeout: each call's; default: the box's.
+            options: the SDK's other ``MCPServer`` options (``require_approval``,
+                ``failure_error_function``, ``tool_input_guardrails``, ...). Without a
+                ``failure_error_function``, what the model can fix (a refused argument, a timeout)
+                reaches it as the tool's output, with the server's words, and a lost connection or
+                missing authorization ends the run.
+
+        Raises:
+            ImportError: ``openai-agents`` is not installed.
+        """
+        from .frameworks.openai_agents import openai_agents_server
+
+        return openai_agents_server(
+            self,
+            name=name,
+            cache_tools_list=cache_tools_list,
+            tool_filter=tool_filter,
+            use_structured_content=use_structured_content,
+            timeout=timeout,
+            **options,
+        )
+
+    def openai_agents(self, *, timeout: Timeout = USE_DEFAULT) -> list[Any]:
+        """The tools as the OpenAI Agents SDK's ``FunctionTool``s: ``Agent(tools=box.openai_agents())``.
+
+        Each runs its call on a thread of its own, cancelled on the server when the run is; the SDK's own
+        tool timeout (``timeout_seconds``, none by default) is left as it is. A tool's failure, refused
+        arguments and a timeout reach the model as ``Error: ...`` outputs; a lost connection ends the run.
+        The list is the box's now: ``refresh()`` and ask again after a server's list changed.
+
+        Raises:
+            ImportError: ``openai-agents`` is not installed.
+        """
+        from .frameworks.openai_agents import openai_agents_tools
+
+        return openai_agents_tools(self, timeout=timeout)
+
+    def pydantic_ai(
+        self,
+        *,
+        id: Optional[str] = None,
+        max_retries: Optional[int] = None,
+        tool_error_behavior: str = "retry",
+        timeout: Timeout = USE_DEFAULT,
+    ) -> Any:
+        """The box as a Pydantic AI toolset: ``Agent(model, toolsets=[box.pydantic_ai()])``.
+
+        A ``pydantic_ai.toolsets.AbstractToolset`` (``pip install pydantic-ai-slim``) that reads the
+        box's tools again at the start of each run. The server's refusal of the model's arguments and a
+        timed-out call raise ``ModelRetry`` (the model is asked again); a tool's own failure too, or
+        ``ToolFailed`` with ``tool_error_behavior="failed"``; a lost connection ends the run. The
+        definitions leave ``timeout`` unset: the agent's ``tool_timeout`` applies, and cancels on the server.
+
+        Args:
+            id: the toolset's id (the framework's; needed for durable execution).
+            max_retries: the retries a tool gets after ``ModelRetry`` (default: the agent's).
+            tool_error_behavior: ``"retry"`` or ``"failed"``.
+            timeout: each call's; default: the box's.
+
+        Raises:
+            ImportError: ``pydantic-ai-slim`` is not installed.
+            ValueError: ``tool_error_behavior`` is neither.
+        """
+        from .frameworks.pydantic_ai import pydantic_ai_toolset
+
+        return pydantic_ai_toolset(
+            self, id=id, max_retries=max_retries, tool_error_behavior=tool_error_behavior, timeout=timeout
+        )
+
     # -- calls ----------------------------------------------------------------
 
     def call(

@@ -21,7 +21,7 @@ import importlib
 import json
 import threading
 from collections.abc import Mapping
-from typing import Any, NamedTuple, Optional, Protocol, Union
+from typing import Any, Callable, NamedTuple, Optional, Protocol, TypeVar, Union
 
 from ..._core.errors import AuthorizationError, MCPError, RequestCancelled, TransportError
 from ..._core.timeouts import USE_DEFAULT, Timeout
@@ -36,6 +36,7 @@ __all__ = [
     "Link",
     "OfferedTool",
     "acall",
+    "arun",
     "content_parts",
     "error_text",
     "model_can_fix",
@@ -50,6 +51,8 @@ __all__ = [
 CANCELLED_REASON = "the asyncio task awaiting the call was cancelled"
 #: How long a cancelled ``acall`` waits for its thread to see the cancellation (it is told at once).
 CANCEL_GRACE = 5.0
+
+T = TypeVar("T")
 
 
 class OfferedTool(NamedTuple):
@@ -97,6 +100,8 @@ class Box(Protocol):
     def call(
         self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout: Timeout = USE_DEFAULT
     ) -> CallToolResult: ...
+
+    def refresh(self) -> None: ...
 
 
 def need(module: str, package: str) -> Any:
@@ -186,12 +191,24 @@ async def acall(
         asyncio.CancelledError: the task was cancelled (the request was cancelled on the server first).
         MCPError: as ``ToolBox.call``.
     """
+    given = dict(arguments or {})
+    return await arun(lambda: box.call(name, given, timeout=timeout), f"mcpsync-acall {name}")
+
+
+async def arun(blocking: Callable[[], T], thread_name: str = "mcpsync-arun") -> T:
+    """``blocking()`` awaited: run on a thread of its own inside a ``CancelScope``, so that the requests
+    it makes are cancelled on the server when the awaiting task is cancelled (``acall`` for one call; a
+    box's ``refresh()`` for the frameworks that list the tools on each run).
+
+    Raises:
+        asyncio.CancelledError: the task was cancelled (the requests in flight were cancelled first).
+        BaseException: what ``blocking`` raised.
+    """
     scope = CancelScope()
     loop = asyncio.get_running_loop()
-    done: asyncio.Future[CallToolResult] = loop.create_future()
-    given = dict(arguments or {})
+    done: asyncio.Future[T] = loop.create_future()
 
-    def settle(result: Optional[CallToolResult], error: Optional[BaseException]) -> None:
+    def settle(result: Optional[T], error: Optional[BaseException]) -> None:
         if done.done():
             return
         if error is not None:
@@ -200,11 +217,11 @@ async def acall(
             done.set_result(result)  # type: ignore[arg-type]
 
     def work() -> None:
-        result: Optional[CallToolResult] = None
+        result: Optional[T] = None
         error: Optional[BaseException] = None
         try:
             with scope:
-                result = box.call(name, given, timeout=timeout)
+                result = blocking()
         except BaseException as exc:  # handed to the awaiting task, which raises it
             error = exc
         try:
@@ -214,7 +231,7 @@ async def acall(
 
     # The caller's context goes with the call (its CancelScope, an OpenTelemetry span).
     context = contextvars.copy_context()
-    thread = threading.Thread(target=context.run, args=(work,), name=f"mcpsync-acall {name}", daemon=True)
+    thread = threading.Thread(target=context.run, args=(work,), name=thread_name, daemon=True)
     thread.start()
     try:
         return await asyncio.shield(done)

@@ -52,6 +52,9 @@ def test_import_mcpsync_and_its_toolbox_import_no_framework() -> None:
         ("langchain", "langchain_core", "langchain-core"),
         ("llama_index", "llama_index", "llama-index-core"),
         ("smolagents", "smolagents", "smolagents"),
+        ("openai_agents_server", "agents", "openai-agents"),
+        ("openai_agents", "agents", "openai-agents"),
+        ("pydantic_ai", "pydantic_ai", "pydantic-ai-slim"),
     ],
 )
 def test_a_missing_framework_is_an_import_error_naming_the_package(method: str, module: str, package: str) -> None:
