@@ -65,7 +65,7 @@ class Rule:
 
     def describe(self) -> str:
         """The rule as messages name it: ``excludeTools ['x'] in /p/.mcp.json``, ``Manager(exclude_tools=) ['x']``."""
-        if self.source.startswith("Manager("):
+        if self.member in ("include_tools", "exclude_tools"):
             return f"{self.source} {list(self.patterns)}"
         if self.source == DICT_SOURCE:
             return f"{self.member} {list(self.patterns)} of its entry"
@@ -121,11 +121,11 @@ def rules_of_entry(raw: Mapping[str, Any], source: str) -> tuple[list[Rule], lis
     return includes, excludes
 
 
-def _option_rules(option: str, value: Patterns, servers: Sequence[str]) -> dict[str, list[Rule]]:
-    """``{server: [rule]}`` of ``Manager(include_tools=)`` or ``exclude_tools=``."""
+def _option_rules(option: str, value: Patterns, servers: Sequence[str], owner: str) -> dict[str, list[Rule]]:
+    """``{server: [rule]}`` of ``Manager(include_tools=)`` or ``exclude_tools=`` (``owner``: ``"Manager"``...)."""
     if value is None:
         return {}
-    where = f"Manager({option}=)"
+    where = f"{owner}({option}=)"
     if isinstance(value, Mapping):
         found: dict[str, list[Rule]] = {}
         for server, patterns in value.items():
@@ -149,16 +149,20 @@ def _patterns(value: Any, where: str) -> tuple[str, ...]:
 
 
 def filters_for(
-    entries: Mapping[str, tuple[Mapping[str, Any], str]], include_tools: Patterns, exclude_tools: Patterns
+    entries: Mapping[str, tuple[Mapping[str, Any], str]],
+    include_tools: Patterns,
+    exclude_tools: Patterns,
+    owner: str = "Manager",
 ) -> dict[str, ToolFilter]:
-    """The filter of each server: ``entries`` maps its name to (its entry as written, its file).
+    """The filter of each server: ``entries`` maps its name to (its entry as written, its file), and
+    ``owner`` (``"Manager"``, ``"ToolBox"``) took the options.
 
     Raises:
         ConfigurationError: an option names a server that is not configured, or is not a list of strings.
     """
     names = list(entries)
-    includes = _option_rules("include_tools", include_tools, names)
-    excludes = _option_rules("exclude_tools", exclude_tools, names)
+    includes = _option_rules("include_tools", include_tools, names, owner)
+    excludes = _option_rules("exclude_tools", exclude_tools, names, owner)
     filters = {}
     for name, (raw, source) in entries.items():
         file_includes, file_excludes = rules_of_entry(raw, source)
