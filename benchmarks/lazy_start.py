@@ -84,13 +84,36 @@ def definitions_size(config: dict, cache: Path) -> tuple[int, int]:
         return len(definitions), len(json.dumps(list(definitions)))
 
 
-def children() -> list[int]:
-    """The pids of this process's child processes still running (Linux; elsewhere none are seen)."""
-    try:
-        found = Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").read_text().split()
-    except OSError:
-        return []
-    return [int(pid) for pid in found]
+def children() -> list[str]:
+    """This process's child processes (Linux; elsewhere none are seen): each as "pid state command".
+
+    Every thread's children: a server is the child of the supervisor thread that started it.
+    """
+    found = []
+    for task in Path(f"/proc/{os.getpid()}/task").glob("*"):
+        try:
+            found.extend((task / "children").read_text().split())
+        except OSError:
+            continue
+    described = []
+    for pid in found:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().split()[2]
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue  # gone meanwhile
+        described.append(f"{pid} {state} {command.strip()}")
+    return described
+
+
+def left_behind(wait: float = 5.0) -> list[str]:
+    """The child processes still there after ``wait`` seconds at most (a server exiting may need a moment)."""
+    deadline = time.monotonic() + wait
+    while True:
+        left = children()
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.1)
 
 
 def main() -> int:
@@ -124,7 +147,7 @@ def main() -> int:
         count, characters = definitions_size(config, cache)
     medians = {way: statistics.median(values) for way, values in times.items()}
     ratio = medians["eager"] / medians["lazy"]
-    left = children()
+    left = left_behind()
     figures = {
         "mcpsync": mcpsync.__version__,
         "servers": args.servers,
@@ -154,7 +177,7 @@ def main() -> int:
         print(f"\ntool definitions per turn (ToolBox(manager).openai(), {count} tools):")
         print(f"  {characters} characters of JSON, ~{characters // 4} tokens (characters / 4)")
         if left:
-            print(f"\nchild processes left running: {left}")
+            print("\nchild processes left running:", *left, sep="\n  ")
     return 1 if left else 0
 
 

@@ -87,7 +87,7 @@ def test_twenty_threads_calling_an_idle_server_start_it_once(tmp_path: Path) -> 
         for thread in threads:
             thread.join(T)
         assert not any(thread.is_alive() for thread in threads)
-        assert sorted(results) == sorted(f't_get_issue: done ({{"id": "{n}"}})' for n in range(20))
+        assert sorted(map(str, results)) == sorted(f't_get_issue: done ({{"id": "{n}"}})' for n in range(20))
         assert starts(marker) == 1
 
 
