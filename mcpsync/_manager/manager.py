@@ -440,8 +440,9 @@ class Manager:
             if known is not None:
                 return self._servers[known[0]], known[1]
             owners = [s for s in self._servers.values() if name.startswith(server_prefix(s.name, self.separator))]
+        if owners:
+            self._refuse_filtered(name)  # before an idle server is started for it
         for server in owners:
-            self._refuse_filtered(name)
             if server.state in (ServerState.IDLE, ServerState.CONNECTING, ServerState.RECONNECTING):
                 # Its tools are not known yet (or only from the cache): wait for the server, then look again.
                 server.client_within(server.deadline(timeout, started))
