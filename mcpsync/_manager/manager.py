@@ -268,6 +268,17 @@ class Manager:
         record = self._server(server)
         return record.client_within(record.deadline(timeout))
 
+    def start_server(self, server: str) -> None:
+        """Start ``server`` now if it is idle (``start="lazy"``), without waiting for it; else do nothing.
+
+        For code that knows a server's tools will be wanted soon (a tool search that found some): the
+        start then overlaps what comes before the call, which finds the server starting or up.
+
+        Raises:
+            UnknownNameError: no such server in the configuration.
+        """
+        self._server(server).start()
+
     def wait_until_ready(self, timeout: Optional[float] = None) -> bool:
         """Wait until no server is connecting or reconnecting; ``False`` if ``timeout`` passed first."""
         deadline = None if timeout is None else time.monotonic() + timeout

@@ -161,3 +161,21 @@ def test_a_tool_missing_from_the_cached_list_starts_the_idle_server_and_is_found
         result = manager.call_tool("a__t_list_issues", {}, timeout=T)
         assert result.structured_content == {"tool": "t_list_issues", "arguments": {}}
         assert starts(marker) == 1
+
+
+def test_start_server_starts_an_idle_server_without_a_call(tmp_path: Path) -> None:
+    """start_server(name) starts an idle server at once and returns without waiting; the server is then
+    connected without any call; on a running server, or again, it does nothing."""
+    cache, marker = tmp_path / "tools.json", tmp_path / "a.started"
+    config = {"mcpServers": {"a": entry(marker)}}
+    warmed(config, cache, [marker])
+    with mcpsync.Manager(config, tool_cache=cache, start="lazy", startup_timeout=T) as manager:
+        assert manager.status()["a"].state is mcpsync.ServerState.IDLE
+        manager.start_server("a")
+        assert manager.status()["a"].state is not mcpsync.ServerState.IDLE
+        assert manager.wait_until_ready(T)
+        assert manager.status()["a"].state is mcpsync.ServerState.CONNECTED
+        manager.start_server("a")
+        assert starts(marker) == 1
+        with pytest.raises(mcpsync.UnknownNameError):
+            manager.start_server("b")
