@@ -153,6 +153,9 @@ class Run:
         if matches:
             names = ", ".join(q for s, q, item in found if named(s, q, item))
             raise UnknownNameError(f"several servers have a {kind} named {word!r}: {names}; name one of these")
+        filtered = self.manager.filtered_out(word, self.server) if kind == "tool" else None
+        if filtered is not None:
+            raise UnknownNameError(f"the tool {word!r} is not offered: {filtered}")
         if self.server is not None:
             known = [own(item) for _, _, item in found]
             hint = did_you_mean(word, known)

@@ -33,12 +33,21 @@ import base64
 import copy
 import json
 import logging
+import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any, Callable, Optional
 
-from .._core.errors import AuthorizationError, ConfigurationError, MCPError, TransportError, UnknownNameError
+from .._core.errors import (
+    AuthorizationError,
+    ConfigurationError,
+    ConfigurationWarning,
+    MCPError,
+    TransportError,
+    UnknownNameError,
+)
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .._manager.naming import qualify_all
+from .._manager.tool_filter import Patterns, ToolFilter, filters_for, unmatched_patterns
 from .._session.client import Client
 from .._session.content import ImageContent
 from .._session.models import CallToolResult, Tool
@@ -77,9 +86,10 @@ class ToolDefinitions(list):  # type: ignore[type-arg]
 class _Entry:
     """One tool: how to call it, and what it is."""
 
-    def __init__(self, name: str, tool: Tool, call: Callable[..., Any]):
+    def __init__(self, name: str, tool: Tool, call: Callable[..., Any], server: str = ""):
         self.name = name
         self.tool = tool
+        self.server = server  # the server (or client) it comes from
         self.description = tool.description or ""
         self.schema = tool.input_schema
         self.visibility = tool.visibility
@@ -102,11 +112,26 @@ class ToolBox:
     ``_meta.ui.visibility`` lacks ``"model"``: an app's own button, say) is never
     handed to a model: ``held_back`` maps its (qualified) name to the reason, and a
     call of it through ``run`` gets an error result saying so; it is not called.
+
+    ``include_tools`` / ``exclude_tools`` filter the tools as ``Manager(include_tools=,
+    exclude_tools=)`` does (a list of tool names or glob patterns for every server, or
+    ``{client name: [patterns]}``, matched against a tool's own name): a tool they take out is
+    held back too, the rule as its reason. Over a ``Manager`` the manager's own filters (its
+    configuration files') have already applied.
     """
 
-    def __init__(self, source: Any, *, timeout: Timeout = USE_DEFAULT) -> None:
+    def __init__(
+        self,
+        source: Any,
+        *,
+        timeout: Timeout = USE_DEFAULT,
+        include_tools: Patterns = None,
+        exclude_tools: Patterns = None,
+    ) -> None:
         self._source = source
         self._timeout = timeout
+        self._filter_options = (include_tools, exclude_tools)
+        self._warned: set[tuple[str, str, str]] = set()
         self._entries: dict[str, _Entry] = {}
         self.names: dict[str, str] = {}
         #: ``{tool name: why}`` for the tools never handed to a model (MCP Apps: not visible to it).
@@ -120,7 +145,13 @@ class ToolBox:
         """Read the tool lists again (after a server's list changed, say)."""
         entries: list[tuple[str, _Entry]] = []
         held_back: dict[str, str] = {}
-        for qualified, entry in self._tools():
+        listed = list(self._tools())
+        filters = self._filters(listed)
+        for qualified, entry in listed:
+            why = filters[entry.server].why_not(entry.tool.name) if filters else None
+            if why is not None:
+                held_back[qualified] = why
+                continue
             if "model" in entry.visibility:
                 entries.append((qualified, entry))
                 continue
@@ -138,13 +169,29 @@ class ToolBox:
                 dropped[format] = lost
         self.dropped = dropped
 
+    def _filters(self, listed: list[tuple[str, _Entry]]) -> dict[str, ToolFilter]:
+        """The filter of each server (client) of ``listed`` (none without ``include_tools``/``exclude_tools``);
+        a ``ConfigurationWarning`` (once) for a pattern that matches none of its server's tools."""
+        if self._filter_options == (None, None):
+            return {}
+        known: dict[str, list[str]] = {}
+        for _, entry in listed:
+            known.setdefault(entry.server, []).append(entry.tool.name)
+        filters = filters_for(dict.fromkeys(known, ({}, "ToolBox")), *self._filter_options, owner="ToolBox")
+        for key, text in unmatched_patterns(known, filters, every_server_known=True):
+            if key not in self._warned:
+                self._warned.add(key)
+                warnings.warn(f"ToolBox: {text}", ConfigurationWarning, stacklevel=4)
+        return filters
+
     def _tools(self) -> Iterable[tuple[str, _Entry]]:
         source = self._source
         if isinstance(source, Client):
             yield from self._client_tools(source)
         elif hasattr(source, "list_tools") and hasattr(source, "clients"):  # a Manager
             for tool in source.list_tools():
-                yield tool.name, _Entry(tool.name, tool.tool, _caller(source, tool.name))
+                server = getattr(tool, "server", "")  # a ManagedTool; a duck-typed manager may lack it
+                yield tool.name, _Entry(tool.name, tool.tool, _caller(source, tool.name), server)
         elif isinstance(source, Iterable):
             yield from self._clients_tools(list(source))
         else:
@@ -171,11 +218,11 @@ class ToolBox:
         for name, tools in listed.items():
             for tool in tools:
                 given = qualified[(name, tool.name)]
-                yield given, _Entry(given, tool, _caller(by_name[name], tool.name))
+                yield given, _Entry(given, tool, _caller(by_name[name], tool.name), name)
 
     def _client_tools(self, client: Client) -> Iterable[tuple[str, _Entry]]:
         for tool in client.list_tools(timeout=self._timeout):
-            yield tool.name, _Entry(tool.name, tool, _caller(client, tool.name))
+            yield tool.name, _Entry(tool.name, tool, _caller(client, tool.name), client.name)
 
     # -- definitions ----------------------------------------------------------
 

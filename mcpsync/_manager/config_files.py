@@ -15,6 +15,8 @@ milliseconds; mcpsync's own ``connectTimeout``, in milliseconds, and ``stderr``)
   neither checked beyond being an object nor expanded, and has no config.
 - ``httpUrl`` (Gemini CLI) is the URL of a Streamable HTTP server.
 - ``type`` ``"streamableHttp"`` (Cline) and ``"streamable-http"`` (Roo Code) mean ``"http"``.
+- ``includeTools`` (Gemini CLI), ``excludeTools`` (Gemini CLI) and ``disabledTools`` (Roo Code,
+  Kilo Code, Kiro): which of the server's tools are offered (``mcpsync._manager.tool_filter``).
 - Members other clients write (``alwaysAllow``, ``autoApprove``, ``trust``,
   ``description``...: ``OTHER_CLIENTS_KEYS``) are ignored. An unknown member
   that is close to one mcpsync reads (``comand``, ``header``) is an error that
@@ -114,6 +116,9 @@ _EXPECTED = {
     "inheritEnv": "true or false",
     "maxMessageSize": "a positive whole number of bytes",
     "oauth": "an object of OAuth settings (clientId, clientSecret, scopes, callbackPort, ...)",
+    "includeTools": "a list of tool names or glob patterns",
+    "excludeTools": "a list of tool names or glob patterns",
+    "disabledTools": "a list of tool names or glob patterns",
 }
 #: Members of a server entry that other clients write and mcpsync ignores (no warning, no typo check).
 OTHER_CLIENTS_KEYS = frozenset(
@@ -121,9 +126,6 @@ OTHER_CLIENTS_KEYS = frozenset(
         "alwaysAllow",  # Cline, Roo Code
         "autoApprove",  # Cline, Amazon Q
         "trust",  # Gemini CLI
-        "includeTools",
-        "excludeTools",
-        "disabledTools",
         "description",
         "name",
         "envFile",  # VS Code

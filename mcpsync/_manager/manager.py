@@ -18,6 +18,12 @@ earlier run, marked ``deferred``; calling one waits for its server within the
 call's timeout. A call in flight when its server dies fails with
 ``TransportClosed`` and is not sent again (it may have had effects) unless
 ``retry_calls=True`` or the call's ``retry=True``.
+
+With ``start="lazy"``, a server whose tool list is in the cache (and fresh) is not started:
+its cached tools are offered at once, the server ``idle``, and the first call of one of them
+starts it (``supervisor``). The tool filters of the configuration files (``includeTools``,
+``excludeTools``, ``disabledTools``) and of ``include_tools=`` / ``exclude_tools=`` decide
+which tools are offered at all (``tool_filter``).
 """
 
 from __future__ import annotations
@@ -26,11 +32,19 @@ import logging
 import os
 import threading
 import time
+import warnings
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Optional, TypeVar, Union
 
-from .._core.errors import ConfigurationError, MCPError, ServerUnavailable, TransportClosed, UnknownNameError
+from .._core.errors import (
+    ConfigurationError,
+    ConfigurationWarning,
+    MCPError,
+    ServerUnavailable,
+    TransportClosed,
+    UnknownNameError,
+)
 from .._core.text import did_you_mean
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .._session import exit_cleanup, server_capabilities
@@ -48,6 +62,7 @@ from .records import ManagedPrompt, ManagedResource, ManagedTool, ServerState, S
 from .supervisor import POLL as _POLL
 from .supervisor import ManagerLink, ServerSupervisor
 from .tool_cache import ToolCache
+from .tool_filter import Patterns, filters_for, unmatched_patterns
 
 __all__ = ["ManagedPrompt", "ManagedResource", "ManagedTool", "Manager", "ServerState", "ServerStatus"]
 
@@ -57,6 +72,8 @@ logger = logging.getLogger("mcpsync.manager")
 DEFAULT_STARTUP_TIMEOUT = 3.0
 #: Seconds ``close()`` waits for the supervisors and clients (each client's own close is bounded too).
 CLOSE_WAIT = 15.0
+#: ``start=``: every server at once (``"eager"``), or a server with fresh cached tools on its first use.
+START_MODES = ("eager", "lazy")
 
 _T = TypeVar("_T")
 
@@ -91,6 +108,19 @@ class Manager:
             on a manager or dispatch thread.
         client_options: keyword arguments for every ``Client`` (``sampling=``,
             ``roots=``, ``on_log=``...).
+        start: ``"eager"`` (the default): every enabled server is started now. ``"lazy"``: a
+            server whose tool list the tool cache holds, fresh, is not: its cached tools are offered
+            (``deferred``), ``status()`` says ``idle``, and the first call of one of its tools (or
+            ``client(name)``) starts it within that call's timeout. A server without such a list
+            is started now, as with ``"eager"``.
+        include_tools, exclude_tools: which tools are offered, besides the configuration files'
+            ``includeTools`` / ``excludeTools`` / ``disabledTools``: a list of tool names or glob
+            patterns (``fnmatch``) for every server, or ``{server: [patterns]}``; a pattern is
+            matched against a tool's own name (``search_*``, not ``github__search_*``). A tool is
+            offered when every include list that applies matches it and no exclude list does.
+            A filtered-out tool is neither listed nor callable (``UnknownNameError`` says which
+            rule took it out); a pattern that matches none of its server's tools is a
+            ``ConfigurationWarning``.
     """
 
     def __init__(
@@ -112,7 +142,12 @@ class Manager:
         retry_calls: bool = False,
         on_tools_changed: Optional[Callable[[list[ManagedTool]], None]] = None,
         client_options: Optional[Mapping[str, Any]] = None,
+        start: str = "eager",
+        include_tools: Patterns = None,
+        exclude_tools: Patterns = None,
     ) -> None:
+        if start not in START_MODES:
+            raise ConfigurationError(f"Manager: start must be one of {START_MODES}, not {start!r}")
         if isinstance(config, LoadedConfig):
             self.config = config
         elif isinstance(config, Mapping):
@@ -156,6 +191,12 @@ class Manager:
         self._named_revisions: Optional[tuple[int, ...]] = None
         self._collisions: list[Collision] = []
         self._prompt_names: dict[str, tuple[str, str]] = {}
+        self._warned: set[tuple[str, str, str]] = set()  # (server or "", rule, pattern) warned about
+        filters = filters_for(
+            {name: (entry.raw, entry.source) for name, entry in self.config.servers.items()},
+            include_tools,
+            exclude_tools,
+        )
         link = ManagerLink(
             lock=self._lock,
             changes=self._changes,
@@ -172,12 +213,14 @@ class Manager:
         for name, entry in self.config.servers.items():
             raw_tools = cached.get(name)
             tools = self._tools_from(raw_tools, name) if raw_tools is not None else None
-            self._servers[name] = ServerSupervisor(entry, tools, link)
+            self._servers[name] = ServerSupervisor(entry, tools, link, tool_filter=filters[name], idle=start == "lazy")
         for server in self._servers.values():
-            server.start()
+            if server.state is not ServerState.IDLE:
+                server.start()
         try:
             self.wait_until_ready(startup_timeout)
-        except BaseException:  # Ctrl-C while waiting: leave nothing running
+            self._warn_unmatched()
+        except BaseException:  # Ctrl-C while waiting (or warnings made errors): leave nothing running
             self.close()
             raise
 
@@ -225,6 +268,17 @@ class Manager:
         record = self._server(server)
         return record.client_within(record.deadline(timeout))
 
+    def start_server(self, server: str) -> None:
+        """Start ``server`` now if it is idle (``start="lazy"``), without waiting for it; else do nothing.
+
+        For code that knows a server's tools will be wanted soon (a tool search that found some): the
+        start then overlaps what comes before the call, which finds the server starting or up.
+
+        Raises:
+            UnknownNameError: no such server in the configuration.
+        """
+        self._server(server).start()
+
     def wait_until_ready(self, timeout: Optional[float] = None) -> bool:
         """Wait until no server is connecting or reconnecting; ``False`` if ``timeout`` passed first."""
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -242,9 +296,33 @@ class Manager:
     # -- tools ----------------------------------------------------------------------------
 
     def list_tools(self) -> list[ManagedTool]:
-        """Every tool of the connected servers (and cached ones of servers still connecting), qualified."""
+        """Every tool offered: of the connected servers (and cached ones of servers idle or still
+        connecting), qualified, those the tool filters take out left out."""
         with self._lock:
-            return self._managed_tools()
+            tools = self._managed_tools()
+        self._warn_unmatched()
+        return tools
+
+    def filtered_out(self, name: str, server: Optional[str] = None) -> Optional[str]:
+        """Why the tool ``name`` is not offered, when a tool filter took it out; else ``None``.
+
+        ``name`` is a qualified name (``github__delete_repo``), or with ``server`` the tool's own name.
+        """
+        with self._lock:
+            for record in self._servers.values():
+                if server is not None and record.name != server:
+                    continue
+                own = name
+                if server is None:
+                    prefix = server_prefix(record.name, self.separator)
+                    if not name.startswith(prefix):
+                        continue
+                    own = name[len(prefix) :]
+                if any(t.name == own for t in record.all_tools()[0]):
+                    why = record.tool_filter.why_not(own)
+                    if why is not None:
+                        return f"server {record.name!r} has the tool {own!r}, but it is {why}"
+        return None
 
     def call_tool(
         self,
@@ -364,22 +442,26 @@ class Manager:
     def _resolve(self, name: str, timeout: Timeout, started: float) -> tuple[ServerSupervisor, str]:
         """(server, the server's own tool name) for a qualified tool name.
 
-        A name that starts with the prefix of a server still connecting
-        without cached tools waits for that server's list.
+        A name that starts with the prefix of a server still connecting (or idle) whose
+        known tools lack it waits for (or starts) that server, and looks at its live list.
+        A tool that a filter takes out is refused before any of that.
         """
         with self._lock:
             known = self._names().get(name)
             if known is not None:
                 return self._servers[known[0]], known[1]
             owners = [s for s in self._servers.values() if name.startswith(server_prefix(s.name, self.separator))]
+        if owners:
+            self._refuse_filtered(name)  # before an idle server is started for it
         for server in owners:
-            if server.state in (ServerState.CONNECTING, ServerState.RECONNECTING):
-                # Its tools are not known yet: wait for the server (within the call's time), then look again.
+            if server.state in (ServerState.IDLE, ServerState.CONNECTING, ServerState.RECONNECTING):
+                # Its tools are not known yet (or only from the cache): wait for the server, then look again.
                 server.client_within(server.deadline(timeout, started))
             with self._lock:
                 known = self._names().get(name)
             if known is not None:
                 return self._servers[known[0]], known[1]
+        self._refuse_filtered(name)
         with self._lock:
             names = list(self._names())
             unavailable = [s for s in owners if s.state not in (ServerState.CONNECTED, ServerState.RECONNECTING)]
@@ -391,6 +473,33 @@ class Manager:
                 state=server.state,
             )
         raise UnknownNameError(self._unknown("tool", name, names))
+
+    def _refuse_filtered(self, name: str) -> None:
+        """Raise ``UnknownNameError`` saying why, if a tool filter took the tool ``name`` out."""
+        filtered = self.filtered_out(name)
+        if filtered is not None:
+            raise UnknownNameError(f"no tool {name!r} is offered: {filtered}")
+
+    def _warn_unmatched(self) -> None:
+        """A ``ConfigurationWarning`` (once each) for every filter pattern that matches none of its server's tools.
+
+        A server's tools count once they are known (listed, or cached); a pattern of a list for every
+        server is warned about once every enabled server's tools are known and none matched it.
+        """
+        with self._lock:
+            enabled = [s for s in self._servers.values() if s.state is not ServerState.DISABLED]
+            known = {}
+            for record in enabled:
+                tools, _ = record.all_tools()
+                if tools or record.state is ServerState.CONNECTED:
+                    known[record.name] = [t.name for t in tools]
+            filters = {name: self._servers[name].tool_filter for name in known}
+            news = unmatched_patterns(known, filters, every_server_known=len(known) == len(enabled))
+            news = [(key, text) for key, text in news if key not in self._warned]
+            self._warned.update(key for key, _ in news)
+        for _, text in news:
+            logger.warning("manager: %s", text)
+            warnings.warn(text, ConfigurationWarning, stacklevel=3)
 
     @staticmethod
     def _unknown(kind: str, name: str, known: list[str]) -> str:

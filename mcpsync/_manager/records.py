@@ -15,6 +15,7 @@ __all__ = ["ManagedPrompt", "ManagedResource", "ManagedTool", "ServerState", "Se
 class ServerState(str, enum.Enum):
     """Where a managed server is."""
 
+    IDLE = "idle"  # not started: its tools come from the tool cache; the first call starts it (start="lazy")
     CONNECTING = "connecting"  # first connection under way
     CONNECTED = "connected"
     RECONNECTING = "reconnecting"  # the connection was lost; attempts with backoff under way
@@ -33,7 +34,7 @@ class ServerStatus:
     transport: str  # "stdio", "http", "sse" ("" when disabled)
     error: Optional[str] = None  # why it failed, or why the last connection was lost
     stderr_tail: tuple[str, ...] = ()  # stdio: the last lines the server wrote to stderr
-    tools: int = 0  # how many tools it offers (cached ones while connecting)
+    tools: int = 0  # how many tools it offers (cached ones while idle or connecting), after the tool filters
     tools_from_cache: bool = False
     attempts: int = 0  # failed attempts since the last success
     retry_in: Optional[float] = None  # seconds until the next attempt
@@ -47,7 +48,7 @@ class ManagedTool:
     name: str  # qualified: "<server>__<tool>"
     server: str
     tool: Tool  # as the server describes it (``tool.name`` is the server's own name)
-    deferred: bool = False  # from the cache or a lost connection: calling it waits for the server
+    deferred: bool = False  # from the cache or a lost connection: calling it waits for (or starts) the server
 
     @property
     def description(self) -> Optional[str]:

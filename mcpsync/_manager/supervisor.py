@@ -15,6 +15,8 @@ reads ``tools_revision`` to know when to name the tools again.
 
 States::
 
+    IDLE          not started (``start="lazy"`` with a fresh cached tool list): its cached tools are
+                  offered; the first ``client_within`` (a call of one of them) starts it -> CONNECTING
     CONNECTING    the first attempt; one that fails -> FAILED (the policy's retries go on)
     CONNECTED     -> RECONNECTING when lost; -> FAILED when lost in a crash loop, or with reconnection off
     RECONNECTING  attempts with backoff -> CONNECTED, or -> FAILED once they are used up
@@ -43,6 +45,7 @@ from .config_files import ServerEntry
 from .reconnect import ReconnectPolicy
 from .records import ServerState, ServerStatus
 from .tool_cache import ToolCache
+from .tool_filter import ToolFilter
 
 __all__ = ["POLL", "ManagerLink", "ServerSupervisor"]
 
@@ -72,12 +75,29 @@ class ServerSupervisor:
     held by the caller; the other methods take it themselves.
     """
 
-    def __init__(self, entry: ServerEntry, cached_tools: Optional[list[Tool]], link: ManagerLink) -> None:
+    def __init__(
+        self,
+        entry: ServerEntry,
+        cached_tools: Optional[list[Tool]],
+        link: ManagerLink,
+        *,
+        tool_filter: Optional[ToolFilter] = None,
+        idle: bool = False,
+    ) -> None:
+        """``idle``: wait, not started, until first used (only with ``cached_tools`` to offer meanwhile)."""
         self.entry = entry
         self.name = entry.name
         self.config: Optional[ServerConfig] = entry.config
         self._link = link
-        self._state = ServerState.CONNECTING if entry.enabled else ServerState.DISABLED
+        self.tool_filter = tool_filter or ToolFilter()
+        #: The last list filtered and what passed: visible_tools() runs under the lock on every naming.
+        self._filtered: tuple[Optional[list[Tool]], list[Tool]] = (None, [])
+        if not entry.enabled:
+            self._state = ServerState.DISABLED
+        elif idle and cached_tools is not None:
+            self._state = ServerState.IDLE
+        else:
+            self._state = ServerState.CONNECTING
         self._client: Optional[Client] = None  # connected (or just lost)
         self._connecting: Optional[Client] = None  # being connected; stop() closes it
         self._tools: Optional[list[Tool]] = None  # live, or last known while reconnecting
@@ -128,15 +148,24 @@ class ServerSupervisor:
             return self._client.transport.kind
         return self.config.type if isinstance(self.config, HTTPServerConfig) else "stdio"
 
-    def visible_tools(self) -> tuple[list[Tool], bool]:
-        """The tools offered now, and whether they are deferred (calls wait for the server)."""
+    def all_tools(self) -> tuple[list[Tool], bool]:
+        """The server's tools known now, filtered or not, and whether they are deferred (calls wait for the server)."""
         if self._state is ServerState.CONNECTED and self._tools is not None:
             return self._tools, False
         if self._state is ServerState.RECONNECTING and self._tools is not None:
             return self._tools, True
-        if self._state is ServerState.CONNECTING and self._cached_tools is not None:
+        if self._state in (ServerState.IDLE, ServerState.CONNECTING) and self._cached_tools is not None:
             return self._cached_tools, True
         return [], False
+
+    def visible_tools(self) -> tuple[list[Tool], bool]:
+        """The tools offered now (``all_tools`` that pass the tool filter), and whether they are deferred."""
+        tools, deferred = self.all_tools()
+        if not self.tool_filter.active:
+            return tools, deferred
+        if self._filtered[0] is not tools:
+            self._filtered = (tools, [t for t in tools if self.tool_filter.allows(t.name)])
+        return self._filtered[1], deferred
 
     def status(self, now: float) -> ServerStatus:
         """Where the server is, as ``Manager.status()`` reports it (``now``: ``time.monotonic()``)."""
@@ -152,7 +181,7 @@ class ServerSupervisor:
                 error=str(error) if error is not None else None,
                 stderr_tail=tuple(getattr(error, "stderr_tail", ()) or ()),
                 tools=len(tools),
-                tools_from_cache=self._state is ServerState.CONNECTING and bool(tools),
+                tools_from_cache=self._state in (ServerState.IDLE, ServerState.CONNECTING) and bool(tools),
                 attempts=self._attempts,
                 retry_in=max(0.0, self._retry_at - now) if self._retry_at is not None else None,
                 server_info=client.server_info if client is not None else None,
@@ -161,9 +190,15 @@ class ServerSupervisor:
     # -- what the manager does --------------------------------------------------------------
 
     def start(self) -> None:
-        """Start the supervisor thread, if the server is enabled and it is not running yet."""
+        """Start the supervisor thread, if the server is enabled and it is not running yet (an idle one too)."""
         with self._link.lock:
-            if self._thread is not None or self._state is not ServerState.CONNECTING or self._stopping:
+            if self._thread is not None or self._stopping:
+                return
+            if self._state is ServerState.IDLE:
+                logger.info("manager: server %r: first used; starting it", self.name)
+                self._state = ServerState.CONNECTING
+                self._changed()
+            elif self._state is not ServerState.CONNECTING:
                 return
             self._thread = threading.Thread(target=self._supervise, name=f"mcpsync-manager-{self.name}", daemon=True)
             self._thread.start()
@@ -175,7 +210,7 @@ class ServerSupervisor:
         return None if seconds is None else (time.monotonic() if started is None else started) + seconds
 
     def client_within(self, deadline: Optional[float]) -> Client:
-        """The connected client, waiting while the server connects or reconnects.
+        """The connected client, waiting while the server connects or reconnects; an idle server is started.
 
         Raises:
             ServerUnavailable: it is disabled, failed or closed, or did not connect by ``deadline``.
@@ -184,6 +219,8 @@ class ServerSupervisor:
             with self._link.lock:
                 if self._stopping:
                     raise ServerUnavailable(f"server {self.name!r}: the manager is closed", state="closed")
+                if self._state is ServerState.IDLE:
+                    self.start()  # under the lock: of the threads that find it idle, one starts it
                 if self._state is ServerState.CONNECTED and self._client is not None:
                     if self._client.is_connected:
                         return self._client
@@ -192,7 +229,7 @@ class ServerSupervisor:
                     why = f": {self._error}" if self._error is not None else ""
                     raise ServerUnavailable(
                         f"server {self.name!r} is unavailable ({self._state.value}){why}", state=self._state
-                    )
+                    ) from self._error
                 remaining = POLL if deadline is None else min(POLL, deadline - time.monotonic())
                 if remaining <= 0:
                     why = f" (last error: {self._error})" if self._error is not None else ""

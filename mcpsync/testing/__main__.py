@@ -4,13 +4,17 @@
                               [--start-delay SECONDS] [--die-after SECONDS] [--http PORT [--json]]
                               [--tools-change-after-list] [--legacy-only] [--modern-versions V,...]
                               [--ttl-ms N] [--omit-result-type] [--bad-header-tools] [--no-skills]
-                              [--skill-lie KIND] [--minimal]
+                              [--skill-lie KIND] [--minimal] [--tools N [--tool-prefix P]]
+                              [--mark-start FILE]
 
 It serves the demo and mcpsync's own tests, and you can use it to test code that talks to MCP
 servers. ``--start-delay`` makes a slow starter, ``--die-after`` a server that crashes on schedule
-(exit code 3), ``--ignore-sigterm`` one that must be killed. ``--http PORT`` serves Streamable HTTP
-(see ``mcpsync.testing.http``), ``--minimal`` only what the schema requires (see
-``mcpsync.testing.minimal``); the other options are the server's (``mcpsync.testing.server``).
+(exit code 3), ``--ignore-sigterm`` one that must be killed. ``--tools N`` lists N made-up tools
+(``mcpsync.testing.synthetic``) in place of its own, ``--mark-start FILE`` appends a line (its pid)
+to FILE when the process starts: proof, from outside, of when a server was started.
+``--http PORT`` serves Streamable HTTP (see ``mcpsync.testing.http``), ``--minimal`` only what the
+schema requires (see ``mcpsync.testing.minimal``); the other options are the server's
+(``mcpsync.testing.server``).
 """
 
 from __future__ import annotations
@@ -72,7 +76,15 @@ def main(argv: Optional[list[str]] = None) -> None:
     parser.add_argument(
         "--minimal", action="store_true", help="send only what the schema requires (see mcpsync.testing.minimal)"
     )
+    parser.add_argument(
+        "--tools", type=int, default=0, metavar="N", help="list N made-up tools in place of its own (0: its own)"
+    )
+    parser.add_argument("--tool-prefix", default="demo", metavar="P", help="with --tools: their names start P_")
+    parser.add_argument("--mark-start", metavar="FILE", help="append this process's pid to FILE when it starts")
     args = parser.parse_args(argv)
+    if args.mark_start:
+        with open(args.mark_start, "a", encoding="utf-8") as marker:
+            marker.write(f"{os.getpid()}\n")
     options: dict[str, Any] = {
         "page_size": args.page_size,
         "protocol_version": args.protocol_version,
@@ -85,6 +97,9 @@ def main(argv: Optional[list[str]] = None) -> None:
         "skills": not args.no_skills,
         "skill_lies": tuple(args.skill_lie),
     }
+    if args.tools:
+        options["synthetic_tools"] = args.tools
+        options["tool_prefix"] = args.tool_prefix
     if args.minimal:
         options["minimal"] = True
     if args.ignore_sigterm:

@@ -13,6 +13,8 @@ acknowledged and stays open, and list changes (``tools_change_after_list``) go t
 that asked for them, tagged with their id. ``legacy_only`` serves the legacy era alone
 (``server/discover`` gets -32601), ``omit_result_type`` leaves ``resultType`` out of every modern
 result, ``bad_header_tools`` lists ``catalogue.BAD_HEADER_TOOLS`` beside the good ones.
+``synthetic_tools=N`` lists N made-up tools (``mcpsync.testing.synthetic``, named
+``<tool_prefix>_<verb>_<noun>``) in place of the catalogue's.
 
 Skills (the ``io.modelcontextprotocol/skills`` extension, declared in both eras unless ``skills`` is
 false, with ``directoryRead``): ``skills/list`` (paged with ``page_size``) and ``skills/get`` serve the
@@ -38,7 +40,7 @@ from typing import Any, ClassVar, Optional
 from .._core import jsonrpc as messages
 from .._core.jsonrpc import LOG_LEVELS, ErrorCode
 from .._version import __version__
-from . import catalogue
+from . import catalogue, synthetic
 from .calls import NoResultType, RequestError, ToolCall, ToolFailure
 from .protocol import (
     CACHEABLE,
@@ -79,11 +81,18 @@ class TestServer:
         bad_header_tools: bool = False,
         skills: bool = True,
         skill_lies: tuple[str, ...] = (),
+        synthetic_tools: int = 0,
+        tool_prefix: str = "demo",
     ) -> None:
         self.name = name
         self.page_size = page_size
         self.protocol_version = protocol_version
         self.tools = list(catalogue.TOOLS) + (list(catalogue.BAD_HEADER_TOOLS) if bad_header_tools else [])
+        #: The names of the made-up tools, listed in place of the catalogue's when there are any.
+        self.synthetic: set[str] = set()
+        if synthetic_tools:
+            self.tools = synthetic.synthetic_tools(synthetic_tools, tool_prefix)
+            self.synthetic = {tool["name"] for tool in self.tools}
         #: Serve the legacy era only (``server/discover`` gets -32601).
         self.legacy_only = legacy_only
         #: The modern versions accepted now (``retire_version`` takes one away).
@@ -381,6 +390,9 @@ class TestServer:
 
     def _call_tool(self, request_id: Any, params: dict[str, Any]) -> None:
         name = params.get("name")
+        if name in self.synthetic:
+            self._answer(request_id, "tools/call", synthetic.answer(name, params.get("arguments") or {}))
+            return
         tool = self.tool_code.find(name)
         if tool is None or not any(t["name"] == name for t in self.tools):
             self._fail(request_id, ErrorCode.INVALID_PARAMS, f"Unknown tool: {name}")
