@@ -148,6 +148,7 @@ class Transport:
         self._close_notified = False
         # close() must still reap and join after the connection was lost on its own.
         self._shutdown_started = False
+        self._opening = False  # open() is starting the wire: a close() meanwhile leaves the shutdown to it
         #: The ``time.monotonic()`` by which ``close`` must be done (``math.inf``: none but each wait's own bound).
         self._close_deadline = math.inf
         # Set when the connection was lost: the error that says why (and the latch, once it is known).
@@ -206,9 +207,21 @@ class Transport:
                     return
                 if self._state is not TransportState.UNOPENED or self._shutdown_started:
                     raise TransportClosed(f"{self.name}: cannot open a closed transport")
+                self._opening = True
             self._receiver = receiver
             self._open_deadline = deadline
-            self._open()
+            try:
+                self._open()
+            finally:
+                with self._state_lock:
+                    self._opening = False
+                    closed_meanwhile = self._shutdown_started
+                if closed_meanwhile:
+                    # A close() from another thread came while the wire was being started, and left
+                    # its shutdown to us: what _open() started (a process, its readers) must not outlive it.
+                    self._finish_close(self._close_deadline)
+            if closed_meanwhile:
+                raise TransportClosed(f"{self.name}: closed by the client while it was being opened")
             with self._state_lock:
                 if self._lost_error is not None:
                     raise self._lost_error.copy()
@@ -237,10 +250,21 @@ class Transport:
         with self._state_lock:
             first = not self._shutdown_started
             self._shutdown_started = True
+            opening = self._opening
+            if opening:
+                self._close_deadline = deadline  # for open(), which shuts down what it is starting
+        if opening:
+            # open() is starting the wire on another thread: it shuts it down as soon as it is started.
+            self.endpoint.fail_all(lambda: TransportClosed(f"{self.name}: closed by the client"))
+            first = False
         if not first:
             if threading.current_thread() not in self._threads():
-                self._closed_event.wait(CLOSE_WAIT)
+                self._closed_event.wait(CLOSE_WAIT if deadline == math.inf else max(0.0, deadline - time.monotonic()))
             return
+        self._finish_close(deadline)
+
+    def _finish_close(self, deadline: float) -> None:
+        """``close``'s work, once: fail what is pending, tell the server, shut the wire down."""
         in_flight = self.endpoint.in_flight() if self._state is TransportState.OPEN else []
         # Fail the callers first: the server's answer to a cancellation must not reach them instead.
         self.endpoint.fail_all(lambda: TransportClosed(f"{self.name}: closed by the client"))

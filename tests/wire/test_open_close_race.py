@@ -4,8 +4,8 @@ A manager closed while a server is still being started closes that server's clie
 thread. ``Transport.open()`` checks that the transport is not closed, then starts the process; a
 ``close()`` in between finds no process to stop and marks the transport closed, and ``_open()`` then
 starts the process and marks the transport open again: the server runs on, its stdin open, and a
-later ``close()`` is a no-op. Marked xfail (strict) until the transport is fixed; the process is
-killed here so that the leak fixture does not fail the run.
+later ``close()`` is a no-op. Now ``open()`` sees the close that came meanwhile and shuts down what
+it started; should that break, the process is killed here so that the leak fixture does not also fail.
 """
 
 from __future__ import annotations
@@ -17,13 +17,11 @@ import pytest
 import mcpsync
 from mcpsync._wire import create_transport
 from mcpsync.testing import server_config
+from tests.helpers import wait_for
 
 T = 10.0
 
 
-@pytest.mark.xfail(
-    strict=True, reason="close() during open() leaves the server process running (mcpsync/_wire/base.py)"
-)
 def test_a_close_that_lands_while_the_process_starts_leaves_no_process() -> None:
     """close() from another thread after open()'s check and before the process starts: once both have
     returned, no server process may be left running."""
@@ -31,16 +29,19 @@ def test_a_close_that_lands_while_the_process_starts_leaves_no_process() -> None
     client = mcpsync.Client(transport)
     start_process = transport._open  # type: ignore[attr-defined]
 
+    closer = threading.Thread(target=client.close)  # as Manager.close() closes a client being connected
+
     def close_lands_first() -> None:
-        closer = threading.Thread(target=client.close)  # as Manager.close() closes a client being connected
         closer.start()
-        closer.join(T)
+        assert wait_for(lambda: transport._shutdown_started, T)  # type: ignore[attr-defined]
         start_process()
 
     transport._open = close_lands_first  # type: ignore[attr-defined]
     try:
-        with pytest.raises(mcpsync.TransportClosed):
+        with pytest.raises(mcpsync.TransportClosed, match="closed by the client while it was being opened"):
             client.initialize(timeout=T)
+        closer.join(T)
+        assert not closer.is_alive(), "the close() that came first did not return once the opening ended"
         client.close()
         process = transport._process  # type: ignore[attr-defined]
         assert process is None or process.poll() is not None, "the server process is still running"
