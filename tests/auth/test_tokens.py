@@ -288,17 +288,15 @@ def test_a_record_keeps_the_token_where_it_came_from_and_when_it_expires():
     }
 
 
+def _bare_record(response: dict[str, Any]) -> dict[str, Any]:
+    """The record of ``response`` for no client and no scopes."""
+    return record_from_response(response, issuer="i", resource="r", token_endpoint="t", client=None, scopes=())
+
+
 @pytest.mark.parametrize("expires_in", [None, 0, -5, True, "3600"])
 def test_a_record_without_a_usable_lifetime_has_no_expiry(expires_in):
     """``expires_in`` missing, not positive, a boolean or a string: the record has no ``expires_at``."""
-    record = record_from_response(
-        {"access_token": "at", "expires_in": expires_in},
-        issuer="i",
-        resource="r",
-        token_endpoint="t",
-        client=None,
-        scopes=(),
-    )
+    record = _bare_record({"access_token": "at", "expires_in": expires_in})
     assert record["expires_at"] is None
 
 
@@ -401,12 +399,5 @@ def test_a_lifetime_of_a_second_or_less_is_an_expiry(expires_in):
     """Any positive ``expires_in``, a second or half of one, gives the record an expiry: such a token
     is refreshed, not sent for ever."""
     before = time.time()
-    record = record_from_response(
-        {"access_token": "at", "expires_in": expires_in},
-        issuer="i",
-        resource="r",
-        token_endpoint="t",
-        client=None,
-        scopes=(),
-    )
+    record = _bare_record({"access_token": "at", "expires_in": expires_in})
     assert record["expires_at"] is not None and before + expires_in <= record["expires_at"] <= time.time() + expires_in
