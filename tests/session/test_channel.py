@@ -16,9 +16,12 @@ import pytest
 
 from mcpsync import RequestTimeout, ServerError
 from mcpsync._core.endpoint import Endpoint
+from mcpsync._core.eras import LOG_LEVEL, MODERN_VERSIONS, request_meta
 from mcpsync._core.pending import RequestFuture
 from mcpsync._core.timeouts import USE_DEFAULT
 from mcpsync._session.channel import Channel
+
+MODERN = MODERN_VERSIONS[0]
 
 
 class Wire:
@@ -138,3 +141,33 @@ def test_an_interrupted_request_is_cancelled_and_the_caller_told_what_became_of_
     interrupt = channel._interrupted("initialize", handshake)
     assert str(interrupt) == "initialize interrupted: the connection to 'srv' is given up"
     assert wire.stopped[-1] == (handshake, None)
+
+
+def test_the_modern_meta_carries_the_clients_capabilities_and_keeps_a_log_level_set():
+    """``use_version``: every request's ``_meta`` is the era's, with the capabilities and the identity
+    given; a log level set under the first keeps being sent after the next; ``None`` (the legacy era)
+    sends no ``_meta``."""
+    channel, wire = _channel()
+    identity = {"name": "c", "version": "1"}
+    channel.use_version(MODERN, {"roots": {}}, identity)
+    assert channel.meta is not None
+    channel.meta[LOG_LEVEL] = "debug"
+    channel.use_version(MODERN, {"sampling": {}}, identity)
+    channel.send_request("tools/list")
+    assert wire.requests[-1][1]["params"]["_meta"] == {
+        **request_meta(MODERN, {"sampling": {}}, identity),
+        LOG_LEVEL: "debug",
+    }
+    channel.use_version(None)
+    channel.send_request("tools/list")
+    assert "params" not in wire.requests[-1][1] and channel.version is None
+
+
+def test_a_cap_on_the_whole_request_holds_without_activity_tracking():
+    """``max_total`` without ``last_activity`` (``progress_resets_timeout=False`` with a
+    ``max_total_timeout``): the request ends at the cap, not at its longer timeout."""
+    channel, wire = _channel()
+    with pytest.raises(RequestTimeout) as raised:
+        channel.request("tools/call", timeout=5, max_total=0.05)
+    assert raised.value.timeout == 0.05
+    assert wire.stopped[-1][1] is not None and wire.stopped[-1][1]["params"]["reason"] == "timed out after 0.05s"
