@@ -15,6 +15,7 @@ import base64
 import hashlib
 import json
 import logging
+import re
 from typing import Any
 
 import pytest
@@ -442,3 +443,664 @@ def test_no_directory_read_is_sent_to_a_server_that_does_not_declare_directory_r
     with pytest.raises(ExtensionNotDeclared, match="directoryRead"):
         loaded.list_directory()
     assert sent == []
+
+
+# -- what the flows above do not look at: exact values, bounds, timeouts (found by mutation testing) -----
+
+
+def _file(uri: str, data: bytes) -> dict[str, Any]:
+    return {"uri": uri, "digest": "sha256:" + hashlib.sha256(data).hexdigest(), "size": len(data)}
+
+
+def _answer(uri: str, data: bytes) -> mcpsync.ReadResourceResult:
+    return mcpsync.ReadResourceResult.from_dict({"contents": [{"uri": uri, "text": data.decode()}]})
+
+
+class Reads:
+    """A reader that serves ``files`` (uri -> bytes) and records each read with its timeout."""
+
+    def __init__(self, files: dict[str, bytes]) -> None:
+        self.files = files
+        self.calls: list[tuple[str, Any]] = []
+
+    def __call__(self, uri: str, timeout: Any) -> mcpsync.ReadResourceResult:
+        self.calls.append((uri, timeout))
+        return _answer(uri, self.files[uri])
+
+
+def test_a_read_passes_its_timeout_on_and_the_default_means_the_servers():
+    """``read``, ``read_text`` and a dynamic skill's ``read`` give the reader the caller's timeout,
+    or ``USE_DEFAULT`` when none is passed (the server's), never another."""
+    notes = b"notes\n"
+    skill = Skill.from_dict(entry(resources=[*entry()["resources"], _file("skill://a/x/notes.md", notes)]))
+    reads_ = Reads({"skill://a/x/notes.md": notes})
+    loaded = LoadedSkill(skill, {}, "", reads_)
+    assert loaded.read("notes.md", timeout=3.5) == notes
+    assert loaded.read_text("notes.md", timeout=None) == "notes\n"
+    assert loaded.read_text("notes.md") == "notes\n"
+    dynamic = LoadedSkill(Skill.from_dict(entry(resources="dynamic")), {}, "", reads_)
+    assert dynamic.read("notes.md", timeout=7) == notes
+    assert reads_.calls == [
+        ("skill://a/x/notes.md", 3.5),
+        ("skill://a/x/notes.md", None),
+        ("skill://a/x/notes.md", mcpsync.USE_DEFAULT),
+        ("skill://a/x/notes.md", 7),
+    ]
+
+
+def test_a_refused_read_names_the_skill_and_the_file():
+    """A file the entry does not list (not read), and a dynamic skill's read of several contents:
+    ``SkillVerificationError`` with the skill's URI and the file's."""
+    skill = Skill.from_dict(entry())
+    with pytest.raises(SkillVerificationError) as raised:
+        LoadedSkill(skill, {}, "", Reads({})).read("other.md")
+    assert (raised.value.skill_uri, raised.value.file_uri) == (skill.uri, "skill://a/x/other.md")
+    assert raised.value.reason == "the skill does not list this file; it was not read"
+    dynamic = Skill.from_dict(entry(resources="dynamic"))
+    two = mcpsync.ReadResourceResult.from_dict({"contents": [{"uri": "skill://a/x/n", "text": "a"}] * 2})
+    with pytest.raises(SkillVerificationError) as raised:
+        LoadedSkill(dynamic, {}, "", lambda uri, timeout: two).read("n")
+    assert (raised.value.skill_uri, raised.value.file_uri) == (dynamic.uri, "skill://a/x/n")
+    assert (raised.value.expected, raised.value.got) == (1, 2)
+
+
+@pytest.mark.parametrize(
+    ("path", "said"),
+    [
+        ("", "relative to the skill's root"),
+        ("/etc/passwd", "relative to the skill's root"),
+        (5, "relative to the skill's root"),
+        ("..\\..\\secrets", "'/' between its segments"),
+        ("a\\b", "'/' between its segments"),
+        ("skill://other/SKILL.md", "no scheme"),
+        ("..", "is not inside the skill"),
+        ("../y/SKILL.md", "is not inside the skill"),
+        ("a/../../y", "is not inside the skill"),
+        (".", "is not inside the skill"),
+    ],
+)
+def test_a_file_path_outside_the_skill_or_not_relative_is_refused_before_any_read(path, said):
+    """Empty, absolute, not a string, with a backslash or a scheme, or leaving the root: ``ValueError``
+    quoting the path, and the reader is never called."""
+    reads_ = Reads({})
+    with pytest.raises(ValueError, match=re.escape(said)) as raised:
+        LoadedSkill(Skill.from_dict(entry()), {}, "", reads_).read(path)
+    assert repr(path) in str(raised.value)
+    assert reads_.calls == []
+
+
+def _directory(*pages: list[dict[str, Any]], seen: list[Any]) -> Any:
+    def read(uri: str, timeout: Any) -> Any:
+        seen.append((uri, timeout))
+        yield from pages
+
+    return read
+
+
+def _child(uri: str, **fields: Any) -> dict[str, Any]:
+    return {"uri": uri, "name": uri.rsplit("/", 1)[-1], **fields}
+
+
+def test_the_root_is_listed_as_empty_dot_or_dot_slash_and_a_directory_without_its_trailing_slash():
+    """``list_directory("")``, ``"."`` and ``"./"`` list the skill's root; ``"refs/"`` and ``"refX"``
+    the directory of that name (its URI has no trailing slash, and a name ending in ``X`` keeps it);
+    the caller's timeout goes to the directory read."""
+    seen: list[Any] = []
+    loaded = LoadedSkill(Skill.from_dict(entry()), {}, "", Reads({}), _directory([], seen=seen))
+    for path in ("", ".", "./"):
+        assert loaded.list_directory(path, timeout=4) == skills_module.SkillDirectory("skill://a/x", (), ())
+    assert loaded.list_directory("refs/").uri == "skill://a/x/refs"
+    assert loaded.list_directory("refX").uri == "skill://a/x/refX"
+    assert seen == [("skill://a/x", 4)] * 3 + [
+        ("skill://a/x/refs", mcpsync.USE_DEFAULT),
+        ("skill://a/x/refX", mcpsync.USE_DEFAULT),
+    ]
+
+
+def test_a_directory_of_exactly_the_limit_is_listed_and_one_more_entry_is_refused():
+    """``MAX_RESOURCES`` children are a listing; one more is refused, naming the skill and the directory."""
+    seen: list[Any] = []
+    limit = skills_module.MAX_RESOURCES
+    full = [_child(f"skill://a/x/{n}.md") for n in range(limit)]
+    loaded = LoadedSkill(Skill.from_dict(entry(resources="dynamic")), {}, "", Reads({}), _directory(full, seen=seen))
+    assert len(loaded.list_directory().files) == limit
+    over = LoadedSkill(
+        Skill.from_dict(entry()), {}, "", Reads({}), _directory(full, [_child("skill://a/x/last.md")], seen=seen)
+    )
+    with pytest.raises(SkillVerificationError) as raised:
+        over.list_directory()
+    assert (raised.value.skill_uri, raised.value.file_uri) == ("skill://a/x/SKILL.md", "skill://a/x")
+    assert f"more than the {limit} files" in raised.value.reason
+
+
+@pytest.mark.parametrize(
+    "uri", ["skill://a/x/refs/deeper/f.md", "skill://a/x/refs/.", "skill://a/x/refs/..", "skill://a/x/refs/"]
+)
+def test_a_directory_entry_that_is_not_a_direct_child_is_refused(uri):
+    """A grandchild, ``.``, ``..`` or the directory itself listed as its own child: refused, with
+    what was expected (``<dir>/<name>``) and what came."""
+    seen: list[Any] = []
+    loaded = LoadedSkill(Skill.from_dict(entry()), {}, "", Reads({}), _directory([_child(uri)], seen=seen))
+    with pytest.raises(SkillVerificationError, match="not a direct child") as raised:
+        loaded.list_directory("refs")
+    error = raised.value
+    assert (error.skill_uri, error.file_uri) == ("skill://a/x/SKILL.md", uri)
+    assert (error.expected, error.got) == ("skill://a/x/refs/<name>", uri)
+
+
+def test_a_malformed_directory_entry_says_which_item_of_which_directory():
+    """An entry that is not a resource: ``ProtocolError`` naming the directory and the item's index."""
+    seen: list[Any] = []
+    pages = [[_child("skill://a/x/SKILL.md")], [{"name": "no uri"}]]
+    loaded = LoadedSkill(Skill.from_dict(entry()), {}, "", Reads({}), _directory(*pages, seen=seen))
+    with pytest.raises(mcpsync.ProtocolError, match=re.escape("resources/directory/read 'skill://a/x' item #1")):
+        loaded.list_directory()
+
+
+def test_a_listed_file_of_another_size_is_stale_and_one_without_a_size_is_the_skills():
+    """The directory read gives a listed file's size: another size than the entry's makes it stale; no
+    size at all keeps it a file of the skill (the entry's size is checked when it is read)."""
+    seen: list[Any] = []
+    notes = _file("skill://a/x/notes.md", b"notes\n")
+    skill = Skill.from_dict(entry(resources=[*entry()["resources"], notes]))
+    page = [_child("skill://a/x/SKILL.md", size=36), _child("skill://a/x/notes.md", size=99)]
+    loaded = LoadedSkill(skill, {}, "", Reads({}), _directory(page, seen=seen))
+    assert loaded.list_directory() == skills_module.SkillDirectory(
+        "skill://a/x", ("SKILL.md",), (), ("skill://a/x/notes.md",)
+    )
+    page = [_child("skill://a/x/SKILL.md"), _child("skill://a/x/notes.md")]
+    loaded = LoadedSkill(skill, {}, "", Reads({}), _directory(page, seen=seen))
+    assert loaded.list_directory().files == ("SKILL.md", "notes.md")
+
+
+def test_without_directory_read_the_error_names_the_extension():
+    """``list_directory`` and ``read_directory`` without ``directoryRead``: ``ExtensionNotDeclared``
+    whose ``extension`` is the skills extension."""
+    loaded = LoadedSkill(Skill.from_dict(entry()), {}, "", Reads({}))
+    with pytest.raises(ExtensionNotDeclared) as raised:
+        loaded.list_directory()
+    assert raised.value.extension == skills_module.SKILLS_EXTENSION
+    extension = {"extensions": {skills_module.SKILLS_EXTENSION: {}}}
+    skills = skills_module.Skills("s", lambda: extension, lambda m, p, t: {}, Reads({}))
+    with pytest.raises(ExtensionNotDeclared) as raised:
+        list(skills.read_directory("skill://a/x", None))
+    assert raised.value.extension == skills_module.SKILLS_EXTENSION
+
+
+class Directories:
+    """``request`` of a server declaring ``directoryRead``: ``pages`` pages of one child each (a cursor
+    on every page but the last, ``None`` pages: endless), recording each request's params and timeout."""
+
+    def __init__(self, pages: Any) -> None:
+        self.pages = pages
+        self.sent: list[tuple[str, dict[str, Any], Any]] = []
+
+    def __call__(self, method: str, params: dict[str, Any], timeout: Any) -> dict[str, Any]:
+        self.sent.append((method, params, timeout))
+        n = len(self.sent)
+        result: dict[str, Any] = {"resources": [_child(f"{params['uri']}/{n}.md")]}
+        if self.pages is None or n < self.pages:
+            result["nextCursor"] = f"c{n}"
+        return result
+
+
+def _skills(request: Any) -> skills_module.Skills:
+    capabilities = {"extensions": {skills_module.SKILLS_EXTENSION: {"directoryRead": True}}}
+    return skills_module.Skills("s", lambda: capabilities, request, Reads({}))
+
+
+def test_read_directory_bounds_the_whole_listing_by_a_number_and_each_page_by_the_default():
+    """A number of seconds bounds the whole listing: each page is asked for with what is left of it (a
+    float under it). ``USE_DEFAULT`` (the server's timeout) and ``None`` (no limit) go to each page as
+    they are. Every page asks for the same ``uri``, the next with the cursor."""
+    for timeout in (30, mcpsync.USE_DEFAULT, None):
+        request = Directories(2)
+        items = list(_skills(request).read_directory("skill://a/x", timeout))
+        assert items == [[_child("skill://a/x/1.md")], [_child("skill://a/x/2.md")]]
+        assert [(method, params) for method, params, _ in request.sent] == [
+            ("resources/directory/read", {"uri": "skill://a/x"}),
+            ("resources/directory/read", {"cursor": "c1", "uri": "skill://a/x"}),
+        ]
+        given = [each for _, _, each in request.sent]
+        if timeout == 30:
+            assert all(type(each) is float and 0 < each < 30 for each in given), given
+        else:
+            assert given == [timeout, timeout]
+
+
+def test_read_directory_stops_at_max_pages():
+    """A server with a cursor on every page: ``max_pages`` pages are asked for, then ``PageLimitExceeded``."""
+    request = Directories(None)
+    with pytest.raises(mcpsync.PageLimitExceeded):
+        list(_skills(request).read_directory("skill://a/x", None, max_pages=2))
+    assert len(request.sent) == 2
+
+
+def test_a_skill_and_a_loaded_skill_say_what_they_are():
+    """The reprs a notebook shows: name, URI, file count or ``dynamic``, ``INVALID`` with the rule (cut
+    at 60 characters), the description's first line; a loaded skill's first line of text."""
+    assert repr(Skill.from_dict(entry())) == "<Skill 'x' skill://a/x/SKILL.md 1 files: d>"
+    dynamic = Skill.from_dict(entry(resources="dynamic", frontmatter={"name": "x", "description": "one\ntwo"}))
+    assert repr(dynamic) == "<Skill 'x' skill://a/x/SKILL.md dynamic: one>"
+    broken = Skill.from_dict(entry(frontmatter={"name": "yyyy", "description": ""}))
+    assert broken.problem is not None and len(broken.problem) > 60
+    assert repr(broken) == f"<Skill 'yyyy' skill://a/x/SKILL.md 1 files INVALID ({broken.problem[:57]}...)>"
+    loaded = LoadedSkill(dynamic, {}, "\n# Title\nbody", Reads({}))
+    assert repr(loaded) == "<LoadedSkill 'x' skill://a/x/SKILL.md dynamic: '# Title'>"
+    static = LoadedSkill(Skill.from_dict(entry()), {}, "x" * 100, Reads({}))
+    assert repr(static) == f"<LoadedSkill 'x' skill://a/x/SKILL.md: '{'x' * 57}...'>"
+
+
+SKILL_MD = b"---\nname: x\ndescription: d\n---\nbody\n"
+DIGEST = "sha256:" + "0" * 64
+
+
+def _res(uri: str = "skill://a/x/SKILL.md", digest: str = DIGEST, size: Any = 1) -> dict[str, Any]:
+    return {"uri": uri, "digest": digest, "size": size}
+
+
+@pytest.mark.parametrize(
+    ("changes", "problem"),
+    [
+        ({"uri": "skill://a/x/README.md"}, "its uri 'skill://a/x/README.md' is not skill://<skill-path>/SKILL.md"),
+        ({"uri": "skill://a/xSKILL.md"}, "its uri 'skill://a/xSKILL.md' is not skill://<skill-path>/SKILL.md"),
+        (
+            {"uri": "skill://a/./x/SKILL.md"},
+            "its skill path in 'skill://a/./x/SKILL.md' has an empty, '.' or '..' segment",
+        ),
+        ({"uri": "skill:///SKILL.md"}, "its skill path in 'skill:///SKILL.md' has an empty, '.' or '..' segment"),
+        ({"frontmatter": None}, "it has no frontmatter object"),
+        ({"frontmatter": ["name", "x"]}, "it has no frontmatter object"),
+        ({"frontmatter": {"name": "", "description": "d"}}, "its frontmatter has no name"),
+        ({"frontmatter": {"name": 5, "description": "d"}}, "its frontmatter has no name"),
+        ({"frontmatter": {"name": "x", "description": 5}}, "its frontmatter has no description"),
+        (
+            {"frontmatter": {"name": "a", "description": "d"}},
+            "its name 'a' is not the last segment of its skill path 'a/x'",
+        ),
+        ({"resources": None}, "it has no resources (a complete list of its files, or 'dynamic')"),
+        ({"resources": "static"}, "its resources are neither 'dynamic' nor a list of {uri, digest, size}"),
+        (
+            {"resources": [_res(), "skill://a/x/b"]},
+            "its resources are neither 'dynamic' nor a list of {uri, digest, size}",
+        ),
+        ({"resources": [_res(uri=None)]}, "its resources are neither 'dynamic' nor a list of {uri, digest, size}"),
+        ({"resources": [_res(digest=None)]}, "its resources are neither 'dynamic' nor a list of {uri, digest, size}"),
+        ({"resources": [_res(size=1.0)]}, "its resources are neither 'dynamic' nor a list of {uri, digest, size}"),
+        (
+            {"resources": [_res(digest="sha256:" + "0" * 63)]},
+            "the digest of 'skill://a/x/SKILL.md' is not sha256:<64 lowercase hex digits>: 'sha256:" + "0" * 63 + "'",
+        ),
+        (
+            {"resources": [_res(digest="Sha256:" + "0" * 64)]},
+            "the digest of 'skill://a/x/SKILL.md' is not sha256:<64 lowercase hex digits>: 'Sha256:" + "0" * 64 + "'",
+        ),
+        ({"resources": [_res(size=-1)]}, "the size of 'skill://a/x/SKILL.md' is negative"),
+        ({"resources": [_res(), _res()]}, "it lists 'skill://a/x/SKILL.md' twice"),
+        (
+            {"resources": [_res(uri="skill://a/x/other.md")]},
+            "its resources leave out its own SKILL.md (skill://a/x/SKILL.md)",
+        ),
+        ({"resources": []}, "its resources leave out its own SKILL.md (skill://a/x/SKILL.md)"),
+    ],
+)
+def test_each_rule_of_an_entry_is_said_exactly(changes: dict[str, Any], problem: str) -> None:
+    """The first rule an entry breaks, in the words ``Skill.problem`` (and the listing's warning) gives."""
+    assert Skill.from_dict(entry(**changes)).problem == problem
+
+
+def test_an_entry_at_its_limits_is_valid_and_one_past_them_is_not():
+    """Exactly ``MAX_RESOURCES`` files and exactly ``MAX_TOTAL_SIZE`` bytes: valid; a file or a byte
+    more: the problem says how many and the limit. A size of 0 is a size."""
+    skill_md = _res(size=0)
+    many = [skill_md, *(_res(uri=f"skill://a/x/{n}", size=0) for n in range(skills_module.MAX_RESOURCES - 1))]
+    assert Skill.from_dict(entry(resources=many)).problem is None
+    more = [*many, _res(uri="skill://a/x/last", size=0)]
+    assert Skill.from_dict(entry(resources=more)).problem == "it lists 513 files, more than the 512 a skill may have"
+    full = [skill_md, _res(uri="skill://a/x/big", size=skills_module.MAX_TOTAL_SIZE)]
+    assert Skill.from_dict(entry(resources=full)).problem is None
+    over = [_res(size=1), _res(uri="skill://a/x/big", size=skills_module.MAX_TOTAL_SIZE)]
+    assert Skill.from_dict(entry(resources=over)).problem == (
+        "its files hold 16777217 bytes, more than the 16777216 a skill may have"
+    )
+
+
+def test_an_entry_is_read_into_its_fields():
+    """``from_dict``: the URI, name and description from the frontmatter (a copy of all of it), the
+    files in order, the server, and what the entry's root, path, size and files are."""
+    notes = _res(uri="skill://a/x/notes.md", size=5)
+    data = entry(resources=[_res(size=36), notes], frontmatter={"name": "x", "description": "d", "v": 2})
+    skill = Skill.from_dict(data, "srv")
+    assert skill == Skill(
+        "skill://a/x/SKILL.md",
+        "x",
+        "d",
+        {"name": "x", "description": "d", "v": 2},
+        (
+            skills_module.SkillResource("skill://a/x/SKILL.md", DIGEST, 36),
+            skills_module.SkillResource("skill://a/x/notes.md", DIGEST, 5),
+        ),
+        "srv",
+        None,
+    )
+    assert skill.raw is data and skill.frontmatter is not data["frontmatter"]
+    assert (skill.root, skill.path, skill.size, skill.dynamic) == ("skill://a/x/", "a/x", 41, False)
+    assert skill.resource("skill://a/x/notes.md") == skills_module.SkillResource("skill://a/x/notes.md", DIGEST, 5)
+    assert skill.resource("skill://a/x/other.md") is None
+    dynamic = Skill.from_dict(entry(resources="dynamic"))
+    assert (dynamic.dynamic, dynamic.resources, dynamic.size, dynamic.problem) == (True, None, None, None)
+    assert dynamic.resource("skill://a/x/SKILL.md") is None
+    bare = Skill.from_dict({"uri": "skill://a/x/SKILL.md", "frontmatter": {"name": 1, "description": 2}})
+    assert (bare.name, bare.description, bare.frontmatter, bare.server) == ("", None, {"name": 1, "description": 2}, "")
+    odd = Skill.from_dict({"uri": "other://x"})
+    assert (odd.root, odd.path, odd.frontmatter, odd.dynamic) == ("other://x", "other://x", {}, False)
+
+
+@pytest.mark.parametrize(
+    ("data", "said"), [(["x"], "expected an object, got ['x']"), ({"uri": 5}, "'uri' must be a string, got 5")]
+)
+def test_an_entry_that_is_no_skill_at_all_is_a_protocol_error_saying_where(data, said):
+    """Not an object, or no string ``uri``: ``ProtocolError`` with the place the caller named."""
+    with pytest.raises(mcpsync.ProtocolError) as raised:
+        Skill.from_dict(data, "s", "skills/list item #3")
+    assert str(raised.value) == f"skills/list item #3: {said}"
+
+
+@pytest.mark.parametrize(
+    ("capabilities", "declared"),
+    [
+        ({"extensions": {skills_module.SKILLS_EXTENSION: {"directoryRead": True}}}, True),
+        ({"extensions": {skills_module.SKILLS_EXTENSION: {"directoryRead": 1}}}, False),
+        ({"extensions": {skills_module.SKILLS_EXTENSION: {}}}, False),
+        ({"extensions": {skills_module.SKILLS_EXTENSION: True}}, False),
+        ({"extensions": {"other": {"directoryRead": True}}}, False),
+        ({"extensions": ["io.modelcontextprotocol/skills"]}, False),
+        ({}, False),
+    ],
+)
+def test_directory_read_is_declared_only_by_true_in_the_extensions_settings(capabilities, declared):
+    """``directoryRead: true`` in the skills extension's settings object, nothing else."""
+    assert skills_module.directory_read_declared(capabilities) is declared
+
+
+def _load(data: bytes = SKILL_MD, *, changes: Any = None, allow_dynamic: bool = False, **answer: Any) -> LoadedSkill:
+    skill = Skill.from_dict(entry(**(changes or {})))
+    contents = answer.get("contents", [{"uri": skill.uri, "text": data.decode("utf-8", "replace")}])
+    result = mcpsync.ReadResourceResult.from_dict({"contents": contents})
+    return skills_module.load(skill, lambda uri, timeout: result, allow_dynamic=allow_dynamic, timeout=None)
+
+
+def _load_refused(*args: Any, **kwargs: Any) -> SkillVerificationError:
+    with pytest.raises(SkillVerificationError) as raised:
+        _load(*args, **kwargs)
+    return raised.value
+
+
+def test_a_verified_skill_md_loads_with_its_frontmatter_and_body():
+    """The SKILL.md the entry lists: its frontmatter, its body, the entry it was held against."""
+    loaded = _load()
+    assert (loaded.frontmatter, loaded.text, loaded.uri, loaded.name) == (
+        {"name": "x", "description": "d"},
+        "body\n",
+        "skill://a/x/SKILL.md",
+        "x",
+    )
+
+
+def test_a_skill_md_of_another_size_or_digest_is_refused_saying_what_was_expected_and_what_came():
+    """Size first (the entry's and the byte length read), then the SHA-256 (the entry's and the file's)."""
+    error = _load_refused(SKILL_MD + b"x")
+    assert (error.reason, error.skill_uri, error.file_uri) == (
+        "its size is not the one listed",
+        "skill://a/x/SKILL.md",
+        "skill://a/x/SKILL.md",
+    )
+    assert (error.expected, error.got) == (36, 37)
+    other = SKILL_MD.replace(b"body", b"BODY")
+    error = _load_refused(other)
+    assert (error.reason, error.file_uri) == ("its digest is not the one listed", "skill://a/x/SKILL.md")
+    assert error.expected == "sha256:" + hashlib.sha256(SKILL_MD).hexdigest()
+    assert error.got == "sha256:" + hashlib.sha256(other).hexdigest()
+
+
+def test_a_read_of_skill_md_that_is_not_its_one_content_is_refused_with_what_came():
+    """Two items, none, another URI, or a blob that is not base64: refused, saying what came."""
+    uri = "skill://a/x/SKILL.md"
+    error = _load_refused(contents=[{"uri": uri, "text": "a"}, {"uri": uri, "text": "b"}])
+    assert (error.reason, error.skill_uri, error.file_uri, error.expected, error.got) == (
+        "the read gave not one content item",
+        uri,
+        uri,
+        1,
+        2,
+    )
+    assert (_load_refused(contents=[]).expected, _load_refused(contents=[]).got) == (1, 0)
+    error = _load_refused(contents=[{"uri": "skill://a/y/SKILL.md", "text": "a"}])
+    assert (error.reason, error.skill_uri, error.file_uri, error.expected, error.got) == (
+        "the read answered for another URI",
+        uri,
+        uri,
+        uri,
+        "skill://a/y/SKILL.md",
+    )
+    error = _load_refused(contents=[{"uri": uri, "blob": "%%%"}])
+    assert (error.skill_uri, error.file_uri) == (uri, uri) and "base64" in error.reason
+
+
+def test_an_invalid_or_dynamic_entry_is_refused_before_any_read():
+    """An entry breaking a rule: refused with the rule; a dynamic one without ``allow_dynamic``:
+    refused, saying how to load it. Nothing is read for either."""
+    read: list[str] = []
+
+    def reader(uri: str, timeout: Any) -> Any:
+        read.append(uri)
+        return _answer(uri, SKILL_MD)
+
+    invalid = Skill.from_dict(entry(resources=[]))
+    with pytest.raises(SkillVerificationError) as raised:
+        skills_module.load(invalid, reader, allow_dynamic=True, timeout=None)
+    assert raised.value.reason == f"the skill entry is invalid: {invalid.problem}"
+    assert raised.value.skill_uri == invalid.uri
+    dynamic = Skill.from_dict(entry(resources="dynamic"))
+    with pytest.raises(SkillVerificationError) as raised:
+        skills_module.load(dynamic, reader, allow_dynamic=False, timeout=None)
+    assert raised.value.reason == (
+        "the skill is dynamic (its files cannot be verified); pass allow_dynamic=True to load it anyway"
+    )
+    assert raised.value.skill_uri == dynamic.uri
+    assert read == []
+    loaded = skills_module.load(dynamic, reader, allow_dynamic=True, timeout=2.5)
+    assert loaded.text == "body\n" and read == [dynamic.uri]
+
+
+def test_skill_md_is_read_with_the_callers_timeout_and_its_directory_reader_is_kept():
+    """``load`` reads SKILL.md with the timeout given, and the loaded skill lists directories with
+    the directory reader given (none: ``list_directory`` refuses)."""
+    given: list[Any] = []
+
+    def reader(uri: str, timeout: Any) -> Any:
+        given.append(timeout)
+        return _answer(uri, SKILL_MD)
+
+    seen: list[Any] = []
+    loaded = skills_module.load(
+        Skill.from_dict(entry()), reader, allow_dynamic=False, timeout=9, directory=_directory([], seen=seen)
+    )
+    assert given == [9]
+    loaded.list_directory()
+    assert seen == [("skill://a/x", mcpsync.USE_DEFAULT)]
+
+
+def test_a_skill_md_that_is_not_utf8_is_refused():
+    """Bytes that are not UTF-8 (their size and digest listed truly): refused, naming the file."""
+    data = b"---\nname: x\ndescription: d\n---\n\xff\n"
+    skill = Skill.from_dict(entry(resources=[_file("skill://a/x/SKILL.md", data)]))
+    blob = base64.b64encode(data).decode()
+    result = mcpsync.ReadResourceResult.from_dict({"contents": [{"uri": skill.uri, "blob": blob}]})
+    with pytest.raises(SkillVerificationError, match="it is not UTF-8 text") as raised:
+        skills_module.load(skill, lambda uri, timeout: result, allow_dynamic=False, timeout=None)
+    assert (raised.value.skill_uri, raised.value.file_uri) == (skill.uri, skill.uri)
+
+
+def test_a_frontmatter_differing_from_the_entrys_names_every_field_and_the_first_values():
+    """SKILL.md's frontmatter differs in two fields: the error names both (sorted), and the first
+    with what the entry says and what the file says."""
+    data = b"---\nname: x\ndescription: other\nextra: 1\n---\nbody\n"
+    skill = Skill.from_dict(entry(resources=[_file("skill://a/x/SKILL.md", data)]))
+    result = _answer(skill.uri, data)
+    with pytest.raises(SkillVerificationError) as raised:
+        skills_module.load(skill, lambda uri, timeout: result, allow_dynamic=False, timeout=None)
+    error = raised.value
+    assert error.reason == "its frontmatter differs from the listing's in 'description', 'extra'"
+    assert (error.field, error.expected, error.got, error.fields) == (
+        "description",
+        "d",
+        "other",
+        ("description", "extra"),
+    )
+    assert (error.skill_uri, error.file_uri) == (skill.uri, skill.uri)
+
+
+class Server:
+    """A client's side of a server, for ``Skills``: its capabilities and the requests sent to it."""
+
+    def __init__(self, capabilities: dict[str, Any], skill: Any = None) -> None:
+        self.capabilities = capabilities
+        self.skill = skill
+        self.sent: list[tuple[str, dict[str, Any], Any]] = []
+        self.read: list[tuple[str, Any]] = []
+
+    def skills(self, name: str = "srv") -> skills_module.Skills:
+        def request(method: str, params: dict[str, Any], timeout: Any) -> dict[str, Any]:
+            self.sent.append((method, params, timeout))
+            return {"skill": self.skill} if method == "skills/get" else {"resources": []}
+
+        def reader(uri: str, timeout: Any) -> Any:
+            self.read.append((uri, timeout))
+            return _answer(uri, SKILL_MD)
+
+        return skills_module.Skills(name, lambda: self.capabilities, request, reader)
+
+
+DECLARED = {"extensions": {skills_module.SKILLS_EXTENSION: {}}}
+
+
+@pytest.mark.parametrize(
+    "capabilities", [{}, {"extensions": {"other/ext": {}}}, {"extensions": ["io.modelcontextprotocol/skills"]}]
+)
+def test_a_server_not_declaring_the_extension_is_asked_nothing(capabilities):
+    """No ``extensions``, another extension, or a list instead of an object: ``get`` and ``load`` raise
+    ``ExtensionNotDeclared`` naming the server and the extension, and nothing is sent or read."""
+    server = Server(capabilities, entry())
+    skills = server.skills()
+    with pytest.raises(ExtensionNotDeclared) as raised:
+        skills.get("skill://a/x/SKILL.md", timeout=None)
+    assert str(raised.value) == "srv: the server does not declare the skills extension (io.modelcontextprotocol/skills)"
+    assert raised.value.extension == skills_module.SKILLS_EXTENSION
+    with pytest.raises(ExtensionNotDeclared):
+        skills.load(Skill.from_dict(entry(), "srv"), allow_dynamic=False, timeout=None)
+    assert server.sent == [] and server.read == []
+
+
+def test_get_asks_skills_get_for_the_uri_and_load_by_uri_gets_the_entry_first():
+    """``get``: one ``skills/get`` with the URI and the caller's timeout, its ``skill`` read as an entry
+    of this server; ``load`` of a URI gets the entry, then reads its SKILL.md with the same timeout."""
+    server = Server(DECLARED, entry())
+    skills = server.skills()
+    assert skills.get("skill://a/x/SKILL.md", timeout=4) == Skill.from_dict(entry(), "srv")
+    loaded = skills.load("skill://a/x/SKILL.md", allow_dynamic=False, timeout=6)
+    assert loaded.skill.server == "srv" and loaded.text == "body\n"
+    assert server.sent == [
+        ("skills/get", {"uri": "skill://a/x/SKILL.md"}, 4),
+        ("skills/get", {"uri": "skill://a/x/SKILL.md"}, 6),
+    ]
+    assert server.read == [("skill://a/x/SKILL.md", 6)]
+    server.skill = ["not", "an", "entry"]
+    with pytest.raises(
+        mcpsync.ProtocolError, match=re.escape("skills/get 'skill://a/x/SKILL.md' skill: expected an object")
+    ):
+        skills.get("skill://a/x/SKILL.md", timeout=None)
+
+
+def test_load_takes_only_a_skill_of_this_server_or_a_uri():
+    """A skill another client listed: ``ValueError`` naming both servers; something else than a Skill
+    or a URI: ``TypeError``. Nothing is sent or read."""
+    server = Server(DECLARED, entry())
+    skills = server.skills("mine")
+    with pytest.raises(ValueError) as raised:
+        skills.load(Skill.from_dict(entry(), "theirs"), allow_dynamic=False, timeout=None)
+    assert str(raised.value) == "the skill skill://a/x/SKILL.md was listed by server 'theirs', not 'mine'"
+    with pytest.raises(TypeError, match="load_skill takes a Skill or its URI, not dict"):
+        skills.load(entry(), allow_dynamic=False, timeout=None)  # type: ignore[arg-type]
+    assert server.sent == [] and server.read == []
+
+
+def test_a_loaded_skill_lists_directories_only_where_the_server_declares_directory_read():
+    """``load`` gives the loaded skill the server's directory reader when ``directoryRead`` is declared:
+    its ``list_directory`` sends ``resources/directory/read``; without it, it refuses and sends nothing."""
+    plain = Server(DECLARED)
+    with pytest.raises(ExtensionNotDeclared):
+        plain.skills().load(Skill.from_dict(entry(), "srv"), allow_dynamic=False, timeout=None).list_directory()
+    assert plain.sent == []
+    declared = Server({"extensions": {skills_module.SKILLS_EXTENSION: {"directoryRead": True}}})
+    loaded = declared.skills().load(Skill.from_dict(entry(), "srv"), allow_dynamic=False, timeout=None)
+    assert loaded.list_directory(timeout=3) == skills_module.SkillDirectory("skill://a/x", (), ())
+    assert [(method, params) for method, params, _ in declared.sent] == [
+        ("resources/directory/read", {"uri": "skill://a/x"})
+    ]
+
+
+def test_the_listing_keeps_valid_entries_and_says_which_were_left_out_and_why(caplog):
+    """``valid``: the entries keeping the rules, in order; an invalid one and one that is no entry at
+    all are left out with a warning naming the server, the skill or its place, and the rule."""
+    skills = Server(DECLARED).skills()
+    good = entry()
+    with caplog.at_level(logging.WARNING, logger="mcpsync.client"):
+        found = skills.valid([["junk"], good, entry(resources=[]), good], 10)
+    assert found == [Skill.from_dict(good, "srv")] * 2
+    assert [record.getMessage() for record in caplog.records] == [
+        "server 'srv': a skill left out: skills/list item #10: expected an object, got ['junk']",
+        "server 'srv': skill skill://a/x/SKILL.md left out: its resources leave out its own SKILL.md (skill://a/x/SKILL.md)",
+    ]
+
+
+def test_an_entry_that_is_no_object_is_named_a_skill_by_default():
+    """``Skill.from_dict`` without a place: the error says "skill", and quotes what came."""
+    with pytest.raises(mcpsync.ProtocolError) as raised:
+        Skill.from_dict([1])
+    assert str(raised.value) == "skill: expected an object, got [1]"
+
+
+def test_a_listed_file_read_as_another_uri_is_refused_naming_the_skill():
+    """A supporting file the entry lists, answered for another URI: ``SkillVerificationError`` naming
+    the skill and the file, not any other error."""
+    notes = b"notes\n"
+    skill = Skill.from_dict(entry(resources=[*entry()["resources"], _file("skill://a/x/notes.md", notes)]))
+    answer = _answer("skill://a/x/other.md", notes)
+    with pytest.raises(SkillVerificationError) as raised:
+        LoadedSkill(skill, {}, "", lambda uri, timeout: answer).read("notes.md")
+    assert (raised.value.skill_uri, raised.value.file_uri) == (skill.uri, "skill://a/x/notes.md")
+    assert raised.value.got == "skill://a/x/other.md"
+
+
+def test_a_skill_md_without_frontmatter_is_refused_naming_the_skill_and_its_skill_md():
+    """SKILL.md as listed (size and digest true) but with no frontmatter: the error names the skill and
+    says it is its SKILL.md."""
+    data = b"# no frontmatter\n"
+    skill = Skill.from_dict(entry(resources=[_file("skill://a/x/SKILL.md", data)]))
+    result = _answer(skill.uri, data)
+    with pytest.raises(SkillVerificationError, match="no YAML frontmatter") as raised:
+        skills_module.load(skill, lambda uri, timeout: result, allow_dynamic=False, timeout=None)
+    assert (raised.value.skill_uri, raised.value.file_uri) == (skill.uri, skill.uri)
+    assert str(raised.value).startswith("skill skill://a/x/SKILL.md (its SKILL.md): ")
+
+
+def test_an_entry_left_out_after_a_kept_one_is_numbered_from_the_pages_start(caplog):
+    """The warning for an entry that is no object, after one kept, numbers it from the page's start
+    (the items of earlier pages counted)."""
+    skills = Server(DECLARED).skills()
+    with caplog.at_level(logging.WARNING, logger="mcpsync.client"):
+        skills.valid([entry(), ["junk"]], 10)
+    assert [record.getMessage() for record in caplog.records] == [
+        "server 'srv': a skill left out: skills/list item #11: expected an object, got ['junk']"
+    ]

@@ -1,0 +1,173 @@
+"""``Channel`` over a recording wire: what it writes for notifications and answers, what it tells the
+server when it gives a request up (and why), and what a caller is told then.
+
+The wire here only records (``Wire``): the deadline and Ctrl-C tests against real servers are in
+tests/wire/test_call_deadline.py, test_deadlines.py and tests/session/test_interrupt_main.py; these pin
+the exact values those leave loose (found by mutation testing).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Optional
+
+import pytest
+
+from mcpsync import RequestTimeout, ServerError
+from mcpsync._core.endpoint import Endpoint
+from mcpsync._core.eras import LOG_LEVEL, MODERN_VERSIONS, request_meta
+from mcpsync._core.pending import RequestFuture
+from mcpsync._core.timeouts import USE_DEFAULT
+from mcpsync._session.channel import Channel
+
+MODERN = MODERN_VERSIONS[0]
+
+
+class Wire:
+    """A transport that sends nothing anywhere: it records what the channel hands it."""
+
+    kind = "stdio"
+    authorizer = None
+
+    def __init__(self) -> None:
+        self.name = "srv"
+        self.endpoint = Endpoint("srv")
+        self.requests: list[tuple[RequestFuture, dict[str, Any], float, bool]] = []
+        self.messages: list[tuple[dict[str, Any], Any]] = []
+        self.stopped: list[tuple[RequestFuture, Optional[dict[str, Any]]]] = []
+
+    def send_request(self, future: RequestFuture, data: bytes, *, deadline: float, wait: bool) -> None:
+        self.requests.append((future, json.loads(data), deadline, wait))
+
+    def send_message(self, data: bytes, timeout: Any = USE_DEFAULT) -> None:
+        self.messages.append((json.loads(data), timeout))
+
+    def stop_request(self, future: RequestFuture, notice: Optional[bytes]) -> None:
+        self.stopped.append((future, None if notice is None else json.loads(notice)))
+
+
+def _channel() -> tuple[Channel, Wire]:
+    wire = Wire()
+    channel = Channel(wire)  # type: ignore[arg-type]
+    channel.tracing = None
+    return channel, wire
+
+
+def test_answers_to_the_servers_requests_are_written_exactly():
+    """``respond``: a result (``{}`` for none) or an error (a ``ServerError`` or an error object), for
+    the id the server gave, with the transport's default write timeout."""
+    channel, wire = _channel()
+    channel.respond(7, {"roots": []})
+    channel.respond("s-1")
+    channel.respond(8, error=ServerError(-32601, "no handler", {"method": "x"}))
+    channel.respond(9, error={"code": -1, "message": "m"})
+    assert wire.messages == [
+        ({"jsonrpc": "2.0", "id": 7, "result": {"roots": []}}, USE_DEFAULT),
+        ({"jsonrpc": "2.0", "id": "s-1", "result": {}}, USE_DEFAULT),
+        (
+            {"jsonrpc": "2.0", "id": 8, "error": {"code": -32601, "message": "no handler", "data": {"method": "x"}}},
+            USE_DEFAULT,
+        ),
+        ({"jsonrpc": "2.0", "id": 9, "error": {"code": -1, "message": "m"}}, USE_DEFAULT),
+    ]
+
+
+def test_a_notification_is_written_with_its_params_and_the_callers_timeout():
+    """``notify``: the method, its params, and the write timeout the caller gave."""
+    channel, wire = _channel()
+    channel.notify("notifications/roots/list_changed", {"a": 1}, timeout=2.5)
+    assert wire.messages == [
+        ({"jsonrpc": "2.0", "method": "notifications/roots/list_changed", "params": {"a": 1}}, 2.5)
+    ]
+
+
+def test_send_request_returns_at_once_without_waiting_for_the_write():
+    """``send_request`` (``Client.send_request``): the transport is told not to wait, with no deadline."""
+    channel, wire = _channel()
+    future = channel.send_request("tools/list", {"cursor": "c"})
+    ((sent, message, deadline, wait),) = wire.requests
+    assert sent is future and wait is False and deadline == math.inf
+    assert message == {"jsonrpc": "2.0", "id": future.request_id, "method": "tools/list", "params": {"cursor": "c"}}
+
+
+def test_a_cancelled_future_tells_the_server_why():
+    """``Future.cancel()`` on a sent request: the server gets ``notifications/cancelled`` for its id,
+    with the reason "cancelled by the caller"."""
+    channel, wire = _channel()
+    future = channel.send_request("tools/call", {"name": "slow"})
+    assert future.cancel()
+    ((stopped, notice),) = wire.stopped
+    assert stopped is future
+    assert notice == {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": future.request_id, "reason": "cancelled by the caller"},
+    }
+
+
+def test_a_request_timing_out_tells_the_server_after_how_long_and_the_caller_which_request():
+    """No answer within the timeout: ``RequestTimeout`` naming the method and the timeout, and the
+    server is told "timed out after 0.05s"."""
+    channel, wire = _channel()
+    with pytest.raises(RequestTimeout) as raised:
+        channel.request("tools/call", {"name": "slow"}, timeout=0.05)
+    assert (raised.value.method, raised.value.timeout) == ("tools/call", 0.05)
+    ((future, notice),) = wire.stopped
+    assert notice is not None and notice["params"] == {
+        "requestId": future.request_id,
+        "reason": "timed out after 0.05s",
+    }
+
+
+def test_an_interrupted_request_is_cancelled_and_the_caller_told_what_became_of_it():
+    """Ctrl-C while a request waits: the server is told "interrupted by the user", and the
+    ``KeyboardInterrupt`` says the request was cancelled on that server. An ``initialize`` is never
+    cancelled: the connection is given up, and the interrupt says so."""
+    channel, wire = _channel()
+    future = channel.send_request("tools/call")
+    interrupt = channel._interrupted("tools/call", future)
+    assert str(interrupt) == "tools/call interrupted: cancelled on the server 'srv'; the client is still usable"
+    assert wire.stopped[-1][1] == {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": future.request_id, "reason": "interrupted by the user"},
+    }
+    again = channel._interrupted("tools/call", future)
+    assert (
+        str(again) == "tools/call interrupted: its answer had already come and is dropped; the client is still usable"
+    )
+    handshake = channel.send_request("initialize", {})
+    interrupt = channel._interrupted("initialize", handshake)
+    assert str(interrupt) == "initialize interrupted: the connection to 'srv' is given up"
+    assert wire.stopped[-1] == (handshake, None)
+
+
+def test_the_modern_meta_carries_the_clients_capabilities_and_keeps_a_log_level_set():
+    """``use_version``: every request's ``_meta`` is the era's, with the capabilities and the identity
+    given; a log level set under the first keeps being sent after the next; ``None`` (the legacy era)
+    sends no ``_meta``."""
+    channel, wire = _channel()
+    identity = {"name": "c", "version": "1"}
+    channel.use_version(MODERN, {"roots": {}}, identity)
+    assert channel.meta is not None
+    channel.meta[LOG_LEVEL] = "debug"
+    channel.use_version(MODERN, {"sampling": {}}, identity)
+    channel.send_request("tools/list")
+    assert wire.requests[-1][1]["params"]["_meta"] == {
+        **request_meta(MODERN, {"sampling": {}}, identity),
+        LOG_LEVEL: "debug",
+    }
+    channel.use_version(None)
+    channel.send_request("tools/list")
+    assert "params" not in wire.requests[-1][1] and channel.version is None
+
+
+def test_a_cap_on_the_whole_request_holds_without_activity_tracking():
+    """``max_total`` without ``last_activity`` (``progress_resets_timeout=False`` with a
+    ``max_total_timeout``): the request ends at the cap, not at its longer timeout."""
+    channel, wire = _channel()
+    with pytest.raises(RequestTimeout) as raised:
+        channel.request("tools/call", timeout=5, max_total=0.05)
+    assert raised.value.timeout == 0.05
+    assert wire.stopped[-1][1] is not None and wire.stopped[-1][1]["params"]["reason"] == "timed out after 0.05s"
