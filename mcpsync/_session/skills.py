@@ -527,9 +527,9 @@ class Skills:
     def valid(self, entries: Sequence[Any], start: int) -> list[Skill]:
         """The entries of a page that are skills keeping the extension's rules; the rest are logged."""
         found: list[Skill] = []
-        for entry in entries:
+        for index, entry in enumerate(entries):
             try:
-                skill = Skill.from_dict(entry, self._name, f"skills/list item #{start + len(found)}")
+                skill = Skill.from_dict(entry, self._name, f"skills/list item #{start + index}")
             except ProtocolError as exc:
                 logger.warning("server %r: a skill left out: %s", self._name, exc)
                 continue

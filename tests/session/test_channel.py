@@ -46,6 +46,9 @@ class Wire:
     def stop_request(self, future: RequestFuture, notice: Optional[bytes]) -> None:
         self.stopped.append((future, None if notice is None else json.loads(notice)))
 
+    def held_up_by(self, future: RequestFuture) -> Optional[str]:
+        return None  # nothing but waiting
+
 
 def _channel() -> tuple[Channel, Wire]:
     wire = Wire()

@@ -1104,3 +1104,15 @@ def test_an_entry_left_out_after_a_kept_one_is_numbered_from_the_pages_start(cap
     assert [record.getMessage() for record in caplog.records] == [
         "server 'srv': a skill left out: skills/list item #11: expected an object, got ['junk']"
     ]
+
+
+def test_entries_left_out_one_after_another_are_each_numbered_by_their_place(caplog):
+    """Two entries that are no objects, one after the other, at the start of a page whose items are
+    numbered from 10: each warning names its own place (#10, #11), not the count of kept ones (both #10)."""
+    skills = Server(DECLARED).skills()
+    with caplog.at_level(logging.WARNING, logger="mcpsync.client"):
+        skills.valid([["junk"], ["more junk"], entry()], 10)
+    assert [record.getMessage() for record in caplog.records] == [
+        "server 'srv': a skill left out: skills/list item #10: expected an object, got ['junk']",
+        "server 'srv': a skill left out: skills/list item #11: expected an object, got ['more junk']",
+    ]
