@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from types import TracebackType
 from typing import Any, Callable, Optional
@@ -161,12 +163,12 @@ def pause(seconds: float, method: str) -> None:
                 scope._sleepers.discard(sleeper)
 
 
-class outside_scopes:
+@contextmanager
+def outside_scopes() -> Iterator[None]:
     """``with outside_scopes():`` runs requests that must go even when the caller's scope is
     cancelled: a clean-up's (cancelling a task on the server), bounded by its own timeout."""
-
-    def __enter__(self) -> None:
-        self._token = _active.set(())
-
-    def __exit__(self, *exc_info: Any) -> None:
-        _active.reset(self._token)
+    token = _active.set(())
+    try:
+        yield
+    finally:
+        _active.reset(token)

@@ -258,7 +258,7 @@ class ToolCalls:
         modern = client.protocol_version in MODERN_VERSIONS
         # Once: a modern listing says which headers go with a call (x-mcp-header) and which names are
         # unknown; a 2025-11-25 server that runs tools as tasks says in its listing which tools need one.
-        runs_tasks = not modern and "tasks" in client.server_capabilities and self.runs_tasks()
+        runs_tasks = not modern and self.runs_tasks()
         listed = (modern or runs_tasks) and self._held_tools() is None
         if listed:
             # A server that does not declare tools may list them all the same (strict: _require refused).

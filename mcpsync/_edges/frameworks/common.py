@@ -19,6 +19,7 @@ import base64
 import contextvars
 import importlib
 import json
+import logging
 import threading
 from collections.abc import Mapping
 from typing import Any, Callable, NamedTuple, Optional, Protocol, TypeVar, Union
@@ -46,6 +47,8 @@ __all__ = [
     "result_structured",
     "result_text",
 ]
+
+logger = logging.getLogger("mcpsync.frameworks")
 
 #: The reason the server is given when the asyncio task awaiting a call is cancelled.
 CANCELLED_REASON = "the asyncio task awaiting the call was cancelled"
@@ -235,8 +238,9 @@ async def arun(blocking: Callable[[], T], thread_name: str = "mcpsync-arun") -> 
             error = exc
         try:
             loop.call_soon_threadsafe(settle, result, error)
-        except RuntimeError:  # the loop is closed: nobody awaits the call any more
-            pass
+        except RuntimeError:  # the loop is closed: nobody awaits the call any more, but a failure is said
+            if error is not None:
+                logger.warning("%s: its event loop closed before it ended; it failed: %r", thread_name, error)
 
     # The caller's context goes with the call (its CancelScope, an OpenTelemetry span).
     context = contextvars.copy_context()
@@ -250,7 +254,7 @@ async def arun(blocking: Callable[[], T], thread_name: str = "mcpsync-arun") -> 
         raise
     finally:
         if done.done():  # the thread has handed its outcome over: only its return is left
-            thread.join()
+            thread.join(CANCEL_GRACE)
 
 
 async def _settled(done: asyncio.Future[Any]) -> None:
