@@ -102,6 +102,8 @@ def test_a_reconnect_driven_through_the_supervisor(tmp_path: Path) -> None:
         assert wait_for(lambda: supervisor.connected_client not in (None, first), T)
         status = supervisor.status(time.monotonic())
         assert status.state is ServerState.CONNECTED and status.tools > 0 and status.error is None
+        # The state changes under the lock; its announcement follows outside it, a moment later.
+        assert wait_for(lambda: len(host.announced) >= 3, T)
         assert [entry[:3] for entry in host.announced] == [
             (ServerState.CONNECTED, False, False),
             (ServerState.RECONNECTING, True, False),
@@ -131,6 +133,8 @@ def test_a_server_that_cannot_start_fails_and_waits_for_its_next_attempt(tmp_pat
         status = supervisor.status(time.monotonic())
         assert status.attempts == 1 and status.error is not None and "code 3" in status.error
         assert status.retry_in is not None and 0 < status.retry_in <= 3.0
+        # The state changes under the lock; its announcement follows outside it, a moment later.
+        assert wait_for(lambda: len(host.announced) >= 1, T)
         assert host.announced == [(ServerState.FAILED, False, False, 1)]
         # Refused as failed, not waited for until the deadline ("is still failed; the call's time ran out").
         with pytest.raises(mcpsync.ServerUnavailable, match=r"unavailable \(failed\)"):
