@@ -53,6 +53,7 @@ from .._session.content import ImageContent
 from .._session.models import CallToolResult, Tool
 from .frameworks.common import OfferedTool, content_parts
 from .llm_schemas import FORMATS, adapt_schema, safe_names
+from .tool_search import DEFAULT_LIMIT, VENDOR_SEARCH, ToolSearch
 
 __all__ = ["FORMATS", "ToolBox", "ToolDefinitions"]
 
@@ -118,6 +119,15 @@ class ToolBox:
     ``{client name: [patterns]}``, matched against a tool's own name): a tool they take out is
     held back too, the rule as its reason. Over a ``Manager`` the manager's own filters (its
     configuration files') have already applied.
+
+    ``search=True``: the model is handed the tools named in ``always`` (box names; default none),
+    one ``search_tools(query)`` tool, and the tools its searches found (at most ``search_limit`` a
+    search), from the turn after the search on: the definitions (``openai()``, ...) and ``offered()``
+    (so the agent frameworks) grow as it searches. A search ranks the box's tools (BM25 over name,
+    title, description and argument names: ``tool_search``) and calls no server, so a lazily started
+    ``Manager`` starts none for it; ``run`` and ``call`` answer it themselves. A tool not yet found is
+    still routed when called by name. ``definitions(format, deferred=True)`` (Anthropic, OpenAI
+    Responses) hands every tool over in the vendor's own deferred form instead (see there).
     """
 
     def __init__(
@@ -127,8 +137,14 @@ class ToolBox:
         timeout: Timeout = USE_DEFAULT,
         include_tools: Patterns = None,
         exclude_tools: Patterns = None,
+        search: bool = False,
+        always: Iterable[str] = (),
+        search_limit: int = DEFAULT_LIMIT,
     ) -> None:
         self._source = source
+        #: The tool search (``search=True``), else ``None``; ``always`` counts in ``deferred`` formats either way.
+        self.search: Optional[ToolSearch] = ToolSearch(always, search_limit) if search else None
+        self._always = tuple(always)
         self._timeout = timeout
         self._filter_options = (include_tools, exclude_tools)
         self._warned: set[tuple[str, str, str]] = set()
@@ -168,6 +184,12 @@ class ToolBox:
             if lost:
                 dropped[format] = lost
         self.dropped = dropped
+        if self.search is not None:
+            self.search.rebuild({name: (entry.tool, entry.schema) for name, entry in self._entries.items()})
+
+    def _shown(self) -> list[str]:
+        """The names of the tools a model is handed now (with a search: always-on and found)."""
+        return list(self._entries) if self.search is None else self.search.shown(self._entries)
 
     def _filters(self, listed: list[tuple[str, _Entry]]) -> dict[str, ToolFilter]:
         """The filter of each server (client) of ``listed`` (none without ``include_tools``/``exclude_tools``);
@@ -226,33 +248,58 @@ class ToolBox:
 
     # -- definitions ----------------------------------------------------------
 
-    def definitions(self, format: str) -> ToolDefinitions:
-        """The tools in ``format`` (see ``FORMATS``)."""
+    def definitions(self, format: str, *, deferred: bool = False) -> ToolDefinitions:
+        """The tools a model is handed now in ``format`` (see ``FORMATS``); with ``search=True``:
+        ``search_tools`` first, then the always-on tools and the ones found.
+
+        ``deferred=True`` (``"anthropic"``, ``"openai-responses"``): every tool, in the vendor's own
+        deferred form: its hosted tool search first (Anthropic's ``tool_search_tool_bm25``, OpenAI's
+        ``tool_search``), the ``always`` tools as they are, every other one ``"defer_loading": True``.
+        The vendor searches; the model's calls of what it found come to ``run`` as any other.
+        """
         if format not in FORMATS:
             raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
-        items: list[dict[str, Any]] = []
+        if deferred and format not in VENDOR_SEARCH:
+            raise ValueError(f"deferred=True: only {' and '.join(VENDOR_SEARCH)} defer tools, not {format!r}")
+        items: list[dict[str, Any]] = [dict(VENDOR_SEARCH[format])] if deferred else []
+        if self.search is not None and not deferred:
+            tool = self.search.tool
+            items.append(_definition(format, tool.name, tool.description or "", dict(tool.input_schema)))
         dropped: dict[str, list[str]] = {}
-        for name, entry in self._entries.items():
-            schema, lost = adapt_schema(entry.schema, format)
+        for name in list(self._entries) if deferred else self._shown():
+            item, lost = self._one(format, name)
             if lost:
                 dropped[name] = lost
-                logger.info("tool %r for %s: left out of its schema: %s", entry.name, format, ", ".join(lost))
-            items.append(_definition(format, name, entry.description, schema))
+            if deferred and name not in self._always:
+                item["defer_loading"] = True
+            items.append(item)
         if format == "gemini":
             items = [{"function_declarations": items}] if items else []
         return ToolDefinitions(items, format, dropped, self.held_back)
+
+    def _one(self, format: Optional[str], name: str) -> tuple[dict[str, Any], list[str]]:
+        """The tool ``name`` in ``format`` (``None``: as MCP lists it), and its schema's keywords left out."""
+        entry = self._entries[name]
+        if format is None:
+            return {"name": name, "description": entry.description, "inputSchema": dict(entry.schema)}, []
+        schema, lost = adapt_schema(entry.schema, format)
+        if lost:
+            logger.info("tool %r for %s: left out of its schema: %s", entry.name, format, ", ".join(lost))
+        return _definition(format, name, entry.description, schema), lost
 
     def openai(self) -> ToolDefinitions:
         """OpenAI Chat Completions ``tools=``: ``{"type": "function", "function": {...}}`` each."""
         return self.definitions("openai")
 
-    def openai_responses(self) -> ToolDefinitions:
-        """OpenAI Responses ``tools=``: ``{"type": "function", "name": ..., "parameters": ...}`` each."""
-        return self.definitions("openai-responses")
+    def openai_responses(self, *, deferred: bool = False) -> ToolDefinitions:
+        """OpenAI Responses ``tools=``: ``{"type": "function", "name": ..., "parameters": ...}`` each
+        (``deferred=True``: with ``{"type": "tool_search"}``, see ``definitions``)."""
+        return self.definitions("openai-responses", deferred=deferred)
 
-    def anthropic(self) -> ToolDefinitions:
-        """Anthropic Messages ``tools=``: ``{"name", "description", "input_schema"}`` each."""
-        return self.definitions("anthropic")
+    def anthropic(self, *, deferred: bool = False) -> ToolDefinitions:
+        """Anthropic Messages ``tools=``: ``{"name", "description", "input_schema"}`` each
+        (``deferred=True``: with the ``tool_search_tool_bm25``, see ``definitions``)."""
+        return self.definitions("anthropic", deferred=deferred)
 
     def gemini(self) -> ToolDefinitions:
         """Gemini ``tools=``: one ``{"function_declarations": [...]}`` (a ``types.Tool``)."""
@@ -263,12 +310,15 @@ class ToolBox:
 
         Every agent framework's tools are made from this list (``box.langchain()``, ...), so what a
         box offers is decided here alone: the tools held back from models are not in it, and
-        ``refresh()`` brings a server's changes to it.
+        ``refresh()`` brings a server's changes to it. With ``search=True``: ``search_tools`` first, then
+        the always-on tools and those found so far (ask again after a search).
         """
-        return [
-            OfferedTool(name, entry.description, copy.deepcopy(dict(entry.schema)), entry.tool)
-            for name, entry in self._entries.items()
-        ]
+        search = [] if self.search is None else [self.search.tool]
+        offered = [OfferedTool(tool.name, tool.description or "", dict(tool.input_schema), tool) for tool in search]
+        for name in self._shown():
+            entry = self._entries[name]
+            offered.append(OfferedTool(name, entry.description, copy.deepcopy(dict(entry.schema)), entry.tool))
+        return offered
 
     # -- agent frameworks (mcpsync/_edges/frameworks: each imported only when its method is called) --
 
@@ -434,6 +484,9 @@ class ToolBox:
             MCPError: as ``Client.call_tool`` raises (``ServerError``, ``RequestTimeout``,
                 ``TransportError``, ...).
         """
+        if self.search is not None and name == self.search.name:
+            text, error = self.search.answer(dict(arguments or {}), lambda found: self._one(None, found)[0])
+            return CallToolResult.from_dict({"content": [{"type": "text", "text": text}], "isError": error}, name)
         entry = self._entries.get(name)
         if entry is None:
             if name in self.held_back:
@@ -458,10 +511,11 @@ class ToolBox:
         """
         format, call_id, name, arguments = _read_call(_as_dict(call))
         entry = self._entries.get(name)
+        search = self.search if self.search is not None and name == self.search.name else None
         if entry is None and name in self.held_back:
             refusal = f"The tool {name!r} is not for the model: {self.held_back[name]}. It was not called."
             return _result(format, call_id, name, [refusal], True)
-        if entry is None:
+        if entry is None and search is None:
             known = ", ".join(sorted(self._entries)) or "none"
             return _result(format, call_id, name, [f"There is no tool named {name!r}. The tools: {known}."], True)
         if isinstance(arguments, str):
@@ -471,6 +525,10 @@ class ToolBox:
                 return _result(format, call_id, name, [f"The arguments are not valid JSON: {exc}"], True)
         if not isinstance(arguments, dict):
             return _result(format, call_id, name, ["The arguments must be a JSON object."], True)
+        if search is not None:
+            text, error = search.answer(arguments, lambda found: self._one(format, found)[0])
+            return _result(format, call_id, name, [text], error)
+        assert entry is not None
         try:
             result = entry.call(arguments, self._timeout if timeout is USE_DEFAULT else timeout)
         except (TransportError, AuthorizationError):
