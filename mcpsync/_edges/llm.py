@@ -120,14 +120,10 @@ class ToolBox:
     held back too, the rule as its reason. Over a ``Manager`` the manager's own filters (its
     configuration files') have already applied.
 
-    ``search=True``: the model is handed the tools named in ``always`` (box names; default none),
-    one ``search_tools(query)`` tool, and the tools its searches found (at most ``search_limit`` a
-    search), from the turn after the search on: the definitions (``openai()``, ...) and ``offered()``
-    (so the agent frameworks) grow as it searches. A search ranks the box's tools (BM25 over name,
-    title, description and argument names: ``tool_search``) and calls no server, so a lazily started
-    ``Manager`` starts none for it; ``run`` and ``call`` answer it themselves. A tool not yet found is
-    still routed when called by name. ``definitions(format, deferred=True)`` (Anthropic, OpenAI
-    Responses) hands every tool over in the vendor's own deferred form instead (see there).
+    ``search=True``: a model is handed the tools named in ``always`` (box names), a ``search_tools(query)``
+    tool (``run`` and ``call`` answer it: the best ``search_limit`` tools by BM25, ``tool_search``; no
+    server is called, a lazy ``Manager`` starts none) and, from then on, the tools found: in the
+    definitions and in ``offered()``, so the agent frameworks too. Any tool is still routed by name.
     """
 
     def __init__(
@@ -142,8 +138,7 @@ class ToolBox:
         search_limit: int = DEFAULT_LIMIT,
     ) -> None:
         self._source = source
-        #: The tool search (``search=True``), else ``None``; ``always`` counts in ``deferred`` formats either way.
-        self.search: Optional[ToolSearch] = ToolSearch(always, search_limit) if search else None
+        self._search = ToolSearch(always, search_limit) if search else None
         self._always = tuple(always)
         self._timeout = timeout
         self._filter_options = (include_tools, exclude_tools)
@@ -184,12 +179,12 @@ class ToolBox:
             if lost:
                 dropped[format] = lost
         self.dropped = dropped
-        if self.search is not None:
-            self.search.rebuild({name: (entry.tool, entry.schema) for name, entry in self._entries.items()})
+        if self._search is not None:
+            self._search.rebuild({name: (entry.tool, entry.schema) for name, entry in self._entries.items()})
 
     def _shown(self) -> list[str]:
         """The names of the tools a model is handed now (with a search: always-on and found)."""
-        return list(self._entries) if self.search is None else self.search.shown(self._entries)
+        return list(self._entries) if self._search is None else self._search.shown(self._entries)
 
     def _filters(self, listed: list[tuple[str, _Entry]]) -> dict[str, ToolFilter]:
         """The filter of each server (client) of ``listed`` (none without ``include_tools``/``exclude_tools``);
@@ -262,8 +257,8 @@ class ToolBox:
         if deferred and format not in VENDOR_SEARCH:
             raise ValueError(f"deferred=True: only {' and '.join(VENDOR_SEARCH)} defer tools, not {format!r}")
         items: list[dict[str, Any]] = [dict(VENDOR_SEARCH[format])] if deferred else []
-        if self.search is not None and not deferred:
-            tool = self.search.tool
+        if self._search is not None and not deferred:
+            tool = self._search.tool
             items.append(_definition(format, tool.name, tool.description or "", dict(tool.input_schema)))
         dropped: dict[str, list[str]] = {}
         for name in list(self._entries) if deferred else self._shown():
@@ -313,7 +308,7 @@ class ToolBox:
         ``refresh()`` brings a server's changes to it. With ``search=True``: ``search_tools`` first, then
         the always-on tools and those found so far (ask again after a search).
         """
-        search = [] if self.search is None else [self.search.tool]
+        search = [] if self._search is None else [self._search.tool]
         offered = [OfferedTool(tool.name, tool.description or "", dict(tool.input_schema), tool) for tool in search]
         for name in self._shown():
             entry = self._entries[name]
@@ -484,8 +479,8 @@ class ToolBox:
             MCPError: as ``Client.call_tool`` raises (``ServerError``, ``RequestTimeout``,
                 ``TransportError``, ...).
         """
-        if self.search is not None and name == self.search.name:
-            text, error = self.search.answer(dict(arguments or {}), lambda found: self._one(None, found)[0])
+        if self._search is not None and name == self._search.name:
+            text, error = self._search.answer(dict(arguments or {}), lambda found: self._one(None, found)[0])
             return CallToolResult.from_dict({"content": [{"type": "text", "text": text}], "isError": error}, name)
         entry = self._entries.get(name)
         if entry is None:
@@ -511,12 +506,12 @@ class ToolBox:
         """
         format, call_id, name, arguments = _read_call(_as_dict(call))
         entry = self._entries.get(name)
-        search = self.search if self.search is not None and name == self.search.name else None
+        search = self._search if self._search is not None and name == self._search.name else None
+        known = ", ".join(sorted(self._entries)) or "none" if self._search is None else f"ask {self._search.name}"
         if entry is None and name in self.held_back:
             refusal = f"The tool {name!r} is not for the model: {self.held_back[name]}. It was not called."
             return _result(format, call_id, name, [refusal], True)
         if entry is None and search is None:
-            known = ", ".join(sorted(self._entries)) or "none"
             return _result(format, call_id, name, [f"There is no tool named {name!r}. The tools: {known}."], True)
         if isinstance(arguments, str):
             try:

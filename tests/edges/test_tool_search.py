@@ -116,6 +116,7 @@ def test_a_description_alone_finds_tools_and_the_name_counts_more() -> None:
 
 
 def test_a_query_of_unknown_words_finds_nothing_and_the_limit_holds() -> None:
+    """Words no tool has find nothing (not the first tools of the list); ``limit`` caps the answer."""
     assert index().search("weather forecast tomorrow", 5) == []
     assert len(index().search("issue", 3)) == 3
     assert index().search("", 5) == []
@@ -174,12 +175,16 @@ def test_every_format_s_search_answer_is_in_its_own_shape() -> None:
 
 
 def test_a_search_without_a_query_is_an_error_the_model_can_read_and_no_match_says_so() -> None:
+    """A call without a query is an error result; a query that finds nothing says so, offers nothing more;
+    an unknown tool's error points to the search."""
     box, _ = searching()
     missing = box.run(use("search_tools"))
     assert missing["is_error"] is True and "'query'" in missing["content"][0]["text"]
     nothing = box.run(use("search_tools", query="weather forecast"))
     assert "is_error" not in nothing and "No tool matches" in nothing["content"][0]["text"]
     assert [d["name"] for d in box.anthropic()] == ["search_tools"]
+    unknown = box.run(use("crm_get_issue"))  # a name it guessed: pointed to the search, not told all 60
+    assert unknown["content"][0]["text"] == "There is no tool named 'crm_get_issue'. The tools: ask search_tools."
 
 
 def test_definitions_and_answers_fit_the_vendors_own_types() -> None:
@@ -238,6 +243,8 @@ def test_offered_follows_the_search_so_a_framework_gets_it() -> None:
 
 
 def test_an_unknown_always_name_warns_a_bad_limit_is_refused_and_a_tool_named_search_tools_stays() -> None:
+    """``always=`` naming no tool is a ``ConfigurationWarning``; a limit below 1 and a lone string are refused;
+    a tool of the box named ``search_tools`` keeps its name, and the meta-tool takes another."""
     with pytest.warns(ConfigurationWarning, match="'nope'"):
         searching(always=["nope"])
     with pytest.raises(ValueError, match="search_limit"):
