@@ -228,7 +228,8 @@ def test_the_vendors_deferred_forms_fit_their_types() -> None:
 
 def test_offered_follows_the_search_so_a_framework_gets_it() -> None:
     """``offered()``: the search tool, the always-on tools, then what was found; ``call`` runs the search
-    (as a framework's tool does) and hands back the found definitions as MCP lists them."""
+    (as a framework's tool does) and hands back the found definitions as MCP lists them; after
+    ``refresh()`` the found tools still listed stay offered."""
     box, manager = searching(always=["tracker__tracker_get_issue"], search_limit=3)
     assert [o.name for o in box.offered()] == ["search_tools", "tracker__tracker_get_issue"]
     result = box.call("search_tools", {"query": "billing invoices customers export"})
@@ -240,6 +241,9 @@ def test_offered_follows_the_search_so_a_framework_gets_it() -> None:
     assert set(names[2:]) == {d["name"] for d in definitions}  # in the box's order
     box.call(names[2], {"format": "csv"})
     assert manager.calls == [(names[2], {"format": "csv"})]
+    manager.tools = [tool for tool in manager.tools if tool.name != names[3]]  # the server dropped one
+    box.refresh()
+    assert [o.name for o in box.offered()] == [*names[:3], *names[4:]]  # the other found ones stay found
 
 
 def test_an_unknown_always_name_warns_a_bad_limit_is_refused_and_a_tool_named_search_tools_stays() -> None:
