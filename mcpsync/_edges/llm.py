@@ -247,25 +247,27 @@ class ToolBox:
         """The tools a model is handed now in ``format`` (see ``FORMATS``); with ``search=True``:
         ``search_tools`` first, then the always-on tools and the ones found.
 
-        ``deferred=True`` (``"anthropic"``, ``"openai-responses"``): every tool, in the vendor's own
-        deferred form: its hosted tool search first (Anthropic's ``tool_search_tool_bm25``, OpenAI's
-        ``tool_search``), the ``always`` tools as they are, every other one ``"defer_loading": True``.
-        The vendor searches; the model's calls of what it found come to ``run`` as any other.
+        ``deferred=True`` (``"anthropic"``, ``"openai-responses"``): the vendor's own deferred form. Its
+        hosted tool search first (Anthropic's ``tool_search_tool_bm25``, OpenAI's ``tool_search``), the
+        ``always`` tools, every other one ``"defer_loading": True``: the vendor searches. With
+        ``search=True``, OpenAI Responses: ``{"type": "tool_search", "execution": "client"}`` and the
+        ``always`` tools: the box searches (``run`` answers a ``tool_search_call``), OpenAI loads.
         """
         if format not in FORMATS:
             raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
         if deferred and format not in VENDOR_SEARCH:
             raise ValueError(f"deferred=True: only {' and '.join(VENDOR_SEARCH)} defer tools, not {format!r}")
-        items: list[dict[str, Any]] = [dict(VENDOR_SEARCH[format])] if deferred else []
-        if self._search is not None and not deferred:
-            tool = self._search.tool
-            items.append(_definition(format, tool.name, tool.description or "", dict(tool.input_schema)))
+        search, client = self._search, deferred and self._search is not None and format == "openai-responses"
+        items: list[dict[str, Any]] = [dict(VENDOR_SEARCH[format])] if deferred and not client else []
+        if search is not None and (client or not deferred):
+            items.append(search.client_tool() if client else _definition(format, *search.parts()))
         dropped: dict[str, list[str]] = {}
-        for name in list(self._entries) if deferred else self._shown():
+        everyone = [name for name in self._entries if name in self._always] if client else list(self._entries)
+        for name in everyone if deferred else self._shown():
             item, lost = self._one(format, name)
             if lost:
                 dropped[name] = lost
-            if deferred and name not in self._always:
+            if deferred and not client and name not in self._always:
                 item["defer_loading"] = True
             items.append(item)
         if format == "gemini":
@@ -287,13 +289,11 @@ class ToolBox:
         return self.definitions("openai")
 
     def openai_responses(self, *, deferred: bool = False) -> ToolDefinitions:
-        """OpenAI Responses ``tools=``: ``{"type": "function", "name": ..., "parameters": ...}`` each
-        (``deferred=True``: with ``{"type": "tool_search"}``, see ``definitions``)."""
+        """OpenAI Responses ``tools=``: ``{"type": "function", "name", ...}`` each; ``deferred``: ``definitions``."""
         return self.definitions("openai-responses", deferred=deferred)
 
     def anthropic(self, *, deferred: bool = False) -> ToolDefinitions:
-        """Anthropic Messages ``tools=``: ``{"name", "description", "input_schema"}`` each
-        (``deferred=True``: with the ``tool_search_tool_bm25``, see ``definitions``)."""
+        """Anthropic Messages ``tools=``: ``{"name", "description", ...}`` each; ``deferred``: ``definitions``."""
         return self.definitions("anthropic", deferred=deferred)
 
     def gemini(self) -> ToolDefinitions:
@@ -308,8 +308,7 @@ class ToolBox:
         ``refresh()`` brings a server's changes to it. With ``search=True``: ``search_tools`` first, then
         the always-on tools and those found so far (ask again after a search).
         """
-        search = [] if self._search is None else [self._search.tool]
-        offered = [OfferedTool(tool.name, tool.description or "", dict(tool.input_schema), tool) for tool in search]
+        offered = [] if self._search is None else [OfferedTool(*self._search.parts(), self._search.tool)]
         for name in self._shown():
             entry = self._entries[name]
             offered.append(OfferedTool(name, entry.description, copy.deepcopy(dict(entry.schema)), entry.tool))
@@ -504,7 +503,10 @@ class ToolBox:
             ValueError: ``call`` is none of these.
             TransportError, AuthorizationError, KeyboardInterrupt: what the model cannot fix.
         """
-        format, call_id, name, arguments = _read_call(_as_dict(call))
+        data = _as_dict(call)
+        if data.get("type") == "tool_search_call" and self._search is not None:  # OpenAI's, execution "client"
+            return self._search.output(data, lambda found: self._one("openai-responses", found)[0])
+        format, call_id, name, arguments = _read_call(data)
         entry = self._entries.get(name)
         search = self._search if self._search is not None and name == self._search.name else None
         known = ", ".join(sorted(self._entries)) or "none" if self._search is None else f"ask {self._search.name}"

@@ -139,6 +139,30 @@ class ToolSearch:
                 self._warned.add(name)
                 warnings.warn(f"ToolBox: always= names {name!r}, which is no tool of the box", ConfigurationWarning, 4)
 
+    def parts(self) -> tuple[str, str, dict[str, Any]]:
+        """The meta-tool's name, description and input schema."""
+        return self.tool.name, self.tool.description or "", dict(self.tool.input_schema)
+
+    def client_tool(self) -> dict[str, Any]:
+        """The meta-tool as OpenAI Responses' client-executed ``tool_search``."""
+        _, description, schema = self.parts()
+        return {"type": "tool_search", "execution": "client", "description": description, "parameters": schema}
+
+    def output(self, call: Mapping[str, Any], definition: Any) -> dict[str, Any]:
+        """The ``tool_search_output`` item answering OpenAI's ``tool_search_call`` (``execution: "client"``):
+        the found tools' definitions (``definition(name)``), none for a call without a query."""
+        arguments = call.get("arguments")
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments or "{}")
+            except ValueError:
+                arguments = {}
+        query = arguments.get("query") if isinstance(arguments, Mapping) else None
+        names = self.index.search(query, self.limit) if isinstance(query, str) else []
+        self.found.update(dict.fromkeys(names))
+        tools = [definition(name) for name in names]
+        return {"type": "tool_search_output", "call_id": call.get("call_id"), "execution": "client", "tools": tools}
+
     def shown(self, names: Iterable[str]) -> list[str]:
         """Of ``names`` (the box's, in its order), the ones a model is handed: always-on or found."""
         return [name for name in names if name in self.always or name in self.found]

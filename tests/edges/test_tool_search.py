@@ -32,6 +32,9 @@ openai_responses = pytest.importorskip("openai.types.responses")
 anthropic_types = pytest.importorskip("anthropic.types")
 genai_types = pytest.importorskip("google.genai.types")
 from openai.types.responses.response_input_item_param import FunctionCallOutput  # noqa: E402
+from openai.types.responses.response_tool_search_output_item_param_param import (  # noqa: E402
+    ResponseToolSearchOutputItemParamParam,
+)
 
 T = 20.0
 SERVERS = ("tracker", "crm", "billing")
@@ -207,7 +210,7 @@ def test_definitions_and_answers_fit_the_vendors_own_types() -> None:
 def test_the_vendors_deferred_forms_fit_their_types() -> None:
     """``deferred=True``: the vendor's own search tool first, the always-on tool as it is, every other
     tool with ``defer_loading``; Anthropic's ``ToolUnionParam`` and OpenAI's ``ToolParam`` take each item."""
-    box, _ = searching(always=["crm__crm_get_issue"])
+    box = ToolBox(StandInManager(), always=["crm__crm_get_issue"])
     tools = box.anthropic(deferred=True)
     assert tools[0] == {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}
     assert len(tools) == 1 + 60
@@ -224,6 +227,39 @@ def test_the_vendors_deferred_forms_fit_their_types() -> None:
     for format in ("openai", "gemini"):
         with pytest.raises(ValueError, match="only anthropic and openai-responses defer tools"):
             box.definitions(format, deferred=True)
+
+
+def test_openai_s_client_executed_tool_search_is_answered_by_the_box() -> None:
+    """``search=True`` with OpenAI Responses' ``deferred=True``: a ``tool_search`` with ``execution: "client"``
+    (our query schema) and the always-on tools; the SDK's own ``tool_search_call`` item run through the box
+    gets a ``tool_search_output`` item with the found tools' function definitions, and no server is called."""
+    box, manager = searching(always=["crm__crm_get_issue"], search_limit=2)
+    tools = box.openai_responses(deferred=True)
+    assert tools[0]["type"] == "tool_search" and tools[0]["execution"] == "client"
+    assert tools[0]["parameters"]["required"] == ["query"] and "59 further tools" in tools[0]["description"]
+    assert [tool["name"] for tool in tools[1:]] == ["crm__crm_get_issue"] and "defer_loading" not in tools[1]
+    for item in tools:
+        assert_fits(item, openai_responses.ToolParam)
+    call = openai_responses.ResponseToolSearchCall(
+        id="ts_1",
+        call_id="call_9",
+        arguments={"query": "archive a billing project"},
+        execution="client",
+        status="completed",
+        type="tool_search_call",
+    )
+    output = box.run(call)
+    assert output["type"] == "tool_search_output" and output["call_id"] == "call_9"
+    assert [tool["name"] for tool in output["tools"]] == [
+        "billing__billing_archive_project",
+        "billing__billing_archive_issue",
+    ]
+    assert_fits(output, ResponseToolSearchOutputItemParamParam)
+    assert manager.calls == []
+    empty = box.run({"type": "tool_search_call", "call_id": "c", "arguments": "{}", "execution": "client"})
+    assert empty["tools"] == []
+    assert box.openai_responses(deferred=True) == tools  # the tools handed stay the same: OpenAI loads the found ones
+    assert len(box.anthropic(deferred=True)) == 61  # Anthropic: its own hosted search, with or without search=True
 
 
 def test_offered_follows_the_search_so_a_framework_gets_it() -> None:
