@@ -53,6 +53,7 @@ from .._session.content import ImageContent
 from .._session.models import CallToolResult, Tool
 from .frameworks.common import OfferedTool, content_parts
 from .llm_schemas import FORMATS, adapt_schema, safe_names
+from .tool_search import DEFAULT_LIMIT, VENDOR_SEARCH, ToolSearch
 
 __all__ = ["FORMATS", "ToolBox", "ToolDefinitions"]
 
@@ -118,6 +119,11 @@ class ToolBox:
     ``{client name: [patterns]}``, matched against a tool's own name): a tool they take out is
     held back too, the rule as its reason. Over a ``Manager`` the manager's own filters (its
     configuration files') have already applied.
+
+    ``search=True``: a model is handed the tools named in ``always`` (box names), a ``search_tools(query)``
+    tool (``run`` and ``call`` answer it: the best ``search_limit`` tools by BM25, ``tool_search``; no
+    server is called, a lazy ``Manager`` starts none) and, from then on, the tools found: in the
+    definitions and in ``offered()``, so the agent frameworks too. Any tool is still routed by name.
     """
 
     def __init__(
@@ -127,8 +133,13 @@ class ToolBox:
         timeout: Timeout = USE_DEFAULT,
         include_tools: Patterns = None,
         exclude_tools: Patterns = None,
+        search: bool = False,
+        always: Iterable[str] = (),
+        search_limit: int = DEFAULT_LIMIT,
     ) -> None:
         self._source = source
+        self._search = ToolSearch(always, search_limit) if search else None
+        self._always = tuple(always)
         self._timeout = timeout
         self._filter_options = (include_tools, exclude_tools)
         self._warned: set[tuple[str, str, str]] = set()
@@ -168,6 +179,12 @@ class ToolBox:
             if lost:
                 dropped[format] = lost
         self.dropped = dropped
+        if self._search is not None:
+            self._search.rebuild({name: (entry.tool, entry.schema) for name, entry in self._entries.items()})
+
+    def _shown(self) -> list[str]:
+        """The names of the tools a model is handed now (with a search: always-on and found)."""
+        return list(self._entries) if self._search is None else self._search.shown(self._entries)
 
     def _filters(self, listed: list[tuple[str, _Entry]]) -> dict[str, ToolFilter]:
         """The filter of each server (client) of ``listed`` (none without ``include_tools``/``exclude_tools``);
@@ -226,33 +243,58 @@ class ToolBox:
 
     # -- definitions ----------------------------------------------------------
 
-    def definitions(self, format: str) -> ToolDefinitions:
-        """The tools in ``format`` (see ``FORMATS``)."""
+    def definitions(self, format: str, *, deferred: bool = False) -> ToolDefinitions:
+        """The tools a model is handed now in ``format`` (see ``FORMATS``); with ``search=True``:
+        ``search_tools`` first, then the always-on tools and the ones found.
+
+        ``deferred=True`` (``"anthropic"``, ``"openai-responses"``): the vendor's own deferred form. Its
+        hosted tool search first (Anthropic's ``tool_search_tool_bm25``, OpenAI's ``tool_search``), the
+        ``always`` tools, every other one ``"defer_loading": True``: the vendor searches. With
+        ``search=True``, OpenAI Responses: ``{"type": "tool_search", "execution": "client"}`` and the
+        ``always`` tools: the box searches (``run`` answers a ``tool_search_call``), OpenAI loads.
+        """
         if format not in FORMATS:
             raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
-        items: list[dict[str, Any]] = []
+        if deferred and format not in VENDOR_SEARCH:
+            raise ValueError(f"deferred=True: only {' and '.join(VENDOR_SEARCH)} defer tools, not {format!r}")
+        search, client = self._search, deferred and self._search is not None and format == "openai-responses"
+        items: list[dict[str, Any]] = [dict(VENDOR_SEARCH[format])] if deferred and not client else []
+        if search is not None and (client or not deferred):
+            items.append(search.client_tool() if client else _definition(format, *search.parts()))
         dropped: dict[str, list[str]] = {}
-        for name, entry in self._entries.items():
-            schema, lost = adapt_schema(entry.schema, format)
+        everyone = [name for name in self._entries if name in self._always] if client else list(self._entries)
+        for name in everyone if deferred else self._shown():
+            item, lost = self._one(format, name)
             if lost:
                 dropped[name] = lost
-                logger.info("tool %r for %s: left out of its schema: %s", entry.name, format, ", ".join(lost))
-            items.append(_definition(format, name, entry.description, schema))
+            if deferred and not client and name not in self._always:
+                item["defer_loading"] = True
+            items.append(item)
         if format == "gemini":
             items = [{"function_declarations": items}] if items else []
         return ToolDefinitions(items, format, dropped, self.held_back)
+
+    def _one(self, format: Optional[str], name: str) -> tuple[dict[str, Any], list[str]]:
+        """The tool ``name`` in ``format`` (``None``: as MCP lists it), and its schema's keywords left out."""
+        entry = self._entries[name]
+        if format is None:
+            return {"name": name, "description": entry.description, "inputSchema": dict(entry.schema)}, []
+        schema, lost = adapt_schema(entry.schema, format)
+        if lost:
+            logger.info("tool %r for %s: left out of its schema: %s", entry.name, format, ", ".join(lost))
+        return _definition(format, name, entry.description, schema), lost
 
     def openai(self) -> ToolDefinitions:
         """OpenAI Chat Completions ``tools=``: ``{"type": "function", "function": {...}}`` each."""
         return self.definitions("openai")
 
-    def openai_responses(self) -> ToolDefinitions:
-        """OpenAI Responses ``tools=``: ``{"type": "function", "name": ..., "parameters": ...}`` each."""
-        return self.definitions("openai-responses")
+    def openai_responses(self, *, deferred: bool = False) -> ToolDefinitions:
+        """OpenAI Responses ``tools=``: ``{"type": "function", "name", ...}`` each; ``deferred``: ``definitions``."""
+        return self.definitions("openai-responses", deferred=deferred)
 
-    def anthropic(self) -> ToolDefinitions:
-        """Anthropic Messages ``tools=``: ``{"name", "description", "input_schema"}`` each."""
-        return self.definitions("anthropic")
+    def anthropic(self, *, deferred: bool = False) -> ToolDefinitions:
+        """Anthropic Messages ``tools=``: ``{"name", "description", ...}`` each; ``deferred``: ``definitions``."""
+        return self.definitions("anthropic", deferred=deferred)
 
     def gemini(self) -> ToolDefinitions:
         """Gemini ``tools=``: one ``{"function_declarations": [...]}`` (a ``types.Tool``)."""
@@ -263,12 +305,14 @@ class ToolBox:
 
         Every agent framework's tools are made from this list (``box.langchain()``, ...), so what a
         box offers is decided here alone: the tools held back from models are not in it, and
-        ``refresh()`` brings a server's changes to it.
+        ``refresh()`` brings a server's changes to it. With ``search=True``: ``search_tools`` first, then
+        the always-on tools and those found so far (ask again after a search).
         """
-        return [
-            OfferedTool(name, entry.description, copy.deepcopy(dict(entry.schema)), entry.tool)
-            for name, entry in self._entries.items()
-        ]
+        offered = [] if self._search is None else [OfferedTool(*self._search.parts(), self._search.tool)]
+        for name in self._shown():
+            entry = self._entries[name]
+            offered.append(OfferedTool(name, entry.description, copy.deepcopy(dict(entry.schema)), entry.tool))
+        return offered
 
     # -- agent frameworks (mcpsync/_edges/frameworks: each imported only when its method is called) --
 
@@ -434,6 +478,9 @@ class ToolBox:
             MCPError: as ``Client.call_tool`` raises (``ServerError``, ``RequestTimeout``,
                 ``TransportError``, ...).
         """
+        if self._search is not None and name == self._search.name:
+            text, error = self._search.answer(dict(arguments or {}), lambda found: self._one(None, found)[0])
+            return CallToolResult.from_dict({"content": [{"type": "text", "text": text}], "isError": error}, name)
         entry = self._entries.get(name)
         if entry is None:
             if name in self.held_back:
@@ -456,13 +503,17 @@ class ToolBox:
             ValueError: ``call`` is none of these.
             TransportError, AuthorizationError, KeyboardInterrupt: what the model cannot fix.
         """
-        format, call_id, name, arguments = _read_call(_as_dict(call))
+        data = _as_dict(call)
+        if data.get("type") == "tool_search_call" and self._search is not None:  # OpenAI's, execution "client"
+            return self._search.output(data, lambda found: self._one("openai-responses", found)[0])
+        format, call_id, name, arguments = _read_call(data)
         entry = self._entries.get(name)
+        search = self._search if self._search is not None and name == self._search.name else None
+        known = ", ".join(sorted(self._entries)) or "none" if self._search is None else f"ask {self._search.name}"
         if entry is None and name in self.held_back:
             refusal = f"The tool {name!r} is not for the model: {self.held_back[name]}. It was not called."
             return _result(format, call_id, name, [refusal], True)
-        if entry is None:
-            known = ", ".join(sorted(self._entries)) or "none"
+        if entry is None and search is None:
             return _result(format, call_id, name, [f"There is no tool named {name!r}. The tools: {known}."], True)
         if isinstance(arguments, str):
             try:
@@ -471,6 +522,10 @@ class ToolBox:
                 return _result(format, call_id, name, [f"The arguments are not valid JSON: {exc}"], True)
         if not isinstance(arguments, dict):
             return _result(format, call_id, name, ["The arguments must be a JSON object."], True)
+        if search is not None:
+            text, error = search.answer(arguments, lambda found: self._one(format, found)[0])
+            return _result(format, call_id, name, [text], error)
+        assert entry is not None
         try:
             result = entry.call(arguments, self._timeout if timeout is USE_DEFAULT else timeout)
         except (TransportError, AuthorizationError):

@@ -1,0 +1,181 @@
+"""A tool search for a model (``ToolBox(..., search=True)``): a ranking of a box's tools for a query, and
+the ``search_tools`` meta-tool that hands the model what it found.
+
+The ranking is BM25 over each tool's words: its name (the box's name, ``github__search_issues``: the
+server's too), its title, its description and the names of its arguments, split at ``_``, ``-``,
+``.``, spaces and camelCase, lower-cased, a plural folded to its singular; the name and the argument
+names count more than the description. Nothing here calls a server: the tools are the ones the box
+already holds (a lazily started ``Manager``'s from its tool cache), so a search starts no server.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import warnings
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .._core.errors import ConfigurationWarning
+from .._session.models import Tool
+
+__all__ = ["DEFAULT_LIMIT", "SEARCH_TOOL", "VENDOR_SEARCH", "ToolIndex", "ToolSearch", "search_tool", "words"]
+
+#: The meta-tool's name (letters and ``_``: every vendor's format takes it).
+SEARCH_TOOL = "search_tools"
+#: The vendors' own tool searches (``ToolBox.definitions(format, deferred=True)``): the rest is ``defer_loading``.
+VENDOR_SEARCH = {
+    "anthropic": {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"},
+    "openai-responses": {"type": "tool_search"},
+}
+#: The most tools one search hands back, by default.
+DEFAULT_LIMIT = 5
+#: How much each part of a tool counts (its words are repeated this many times).
+_WEIGHTS = {"name": 3, "title": 2, "arguments": 2, "description": 1}
+_K1, _B = 1.2, 0.75
+_STOP = frozenset("a an and any as at be by for from in is it its of on or the to with".split())
+_SPLIT = re.compile(r"[^0-9A-Za-z]+|(?<=[a-z0-9])(?=[A-Z])")
+
+
+def words(text: str) -> list[str]:
+    """``text``'s words as the index keeps them: lower case, split, the plural folded, no stop words."""
+    found = []
+    for word in _SPLIT.split(text):
+        word = word.lower()
+        if not word or word in _STOP:
+            continue
+        if len(word) > 4 and word.endswith("ies"):
+            word = word[:-3] + "y"
+        elif len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        found.append(word)
+    return found
+
+
+def _document(name: str, tool: Tool, schema: Mapping[str, Any]) -> list[str]:
+    properties = schema.get("properties")
+    arguments = " ".join(properties) if isinstance(properties, Mapping) else ""
+    parts = {"name": name, "title": tool.title or "", "arguments": arguments, "description": tool.description or ""}
+    return [word for part, text in parts.items() for word in words(text) * _WEIGHTS[part]]
+
+
+class ToolIndex:
+    """BM25 over tools: ``search(query, limit)`` gives the names of the best matches, best first."""
+
+    def __init__(self, tools: Iterable[tuple[str, Tool, Mapping[str, Any]]]) -> None:
+        self._documents = {name: Counter(_document(name, tool, schema)) for name, tool, schema in tools}
+        self._lengths = {name: sum(counts.values()) for name, counts in self._documents.items()}
+        count = len(self._documents)
+        self._average = sum(self._lengths.values()) / count if count else 0.0
+        frequency: Counter[str] = Counter()
+        for counts in self._documents.values():
+            frequency.update(counts.keys())
+        self._idf = {word: math.log(1 + (count - n + 0.5) / (n + 0.5)) for word, n in frequency.items()}
+
+    def __len__(self) -> int:
+        return len(self._documents)
+
+    def scores(self, query: str) -> dict[str, float]:
+        """Every tool's score for ``query`` above zero."""
+        terms = [term for term in dict.fromkeys(words(query)) if term in self._idf]
+        scored: dict[str, float] = {}
+        for name, counts in self._documents.items():
+            norm = _K1 * (1 - _B + _B * self._lengths[name] / self._average) if self._average else _K1
+            score = sum(self._idf[t] * counts[t] * (_K1 + 1) / (counts[t] + norm) for t in terms if counts[t])
+            if score > 0:
+                scored[name] = score
+        return scored
+
+    def search(self, query: str, limit: int) -> list[str]:
+        """The names of at most ``limit`` tools that match ``query``, best first (ties: by name)."""
+        scored = self.scores(query)
+        return sorted(scored, key=lambda name: (-scored[name], name))[:limit]
+
+
+def search_tool(name: str, limit: int, searchable: int) -> Tool:
+    """The meta-tool as a ``Tool``: what a model, or an agent framework, is handed."""
+    description = (
+        f"Search the {searchable} further tools that are available but not yet loaded, by what you need done "
+        f"(a few keywords: an action, a thing, a service). Returns the definitions of at most {limit} best "
+        "matching tools; from then on they can be called like any other tool. Search again with other "
+        "words if none fits."
+    )
+    query = {"type": "string", "description": "Keywords for the tool you need, e.g. 'create invoice customer'."}
+    schema = {"type": "object", "properties": {"query": query}, "required": ["query"]}
+    return Tool.from_dict({"name": name, "description": description, "inputSchema": schema})
+
+
+class ToolSearch:
+    """A box's search: its always-on tools, the tools found so far (offered from then on), the index.
+
+    ``rebuild`` after the box's tools changed (the found ones still there stay found); ``shown`` the
+    names a model is handed now; ``answer`` runs one call of the meta-tool.
+    """
+
+    def __init__(self, always: Iterable[str], limit: int) -> None:
+        if isinstance(always, str):
+            raise TypeError("always= takes a list of tool names, not one string")
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+            raise ValueError(f"search_limit must be a whole number of at least 1, not {limit!r}")
+        self.always = tuple(always)
+        self.limit = limit
+        self.name = SEARCH_TOOL
+        self.found: dict[str, None] = {}
+        self._warned: set[str] = set()
+        self.index = ToolIndex(())
+        self.tool = search_tool(self.name, limit, 0)
+
+    def rebuild(self, tools: Mapping[str, tuple[Tool, Mapping[str, Any]]]) -> None:
+        """Index ``tools`` (``{box name: (tool, schema)}``) but the always-on ones; an ``always`` name
+        that is none of them is a ``ConfigurationWarning`` (once)."""
+        self.name = SEARCH_TOOL if SEARCH_TOOL not in tools else f"mcpsync_{SEARCH_TOOL}"
+        self.index = ToolIndex((name, *tools[name]) for name in tools if name not in self.always)
+        self.found = {name: None for name in self.found if name in tools}
+        self.tool = search_tool(self.name, self.limit, len(self.index))
+        for name in self.always:
+            if name not in tools and name not in self._warned:
+                self._warned.add(name)
+                warnings.warn(f"ToolBox: always= names {name!r}, which is no tool of the box", ConfigurationWarning, 4)
+
+    def parts(self) -> tuple[str, str, dict[str, Any]]:
+        """The meta-tool's name, description and input schema."""
+        return self.tool.name, self.tool.description or "", dict(self.tool.input_schema)
+
+    def client_tool(self) -> dict[str, Any]:
+        """The meta-tool as OpenAI Responses' client-executed ``tool_search``."""
+        _, description, schema = self.parts()
+        return {"type": "tool_search", "execution": "client", "description": description, "parameters": schema}
+
+    def output(self, call: Mapping[str, Any], definition: Any) -> dict[str, Any]:
+        """The ``tool_search_output`` item answering OpenAI's ``tool_search_call`` (``execution: "client"``):
+        the found tools' definitions (``definition(name)``), none for a call without a query."""
+        arguments = call.get("arguments")
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments or "{}")
+            except ValueError:
+                arguments = {}
+        query = arguments.get("query") if isinstance(arguments, Mapping) else None
+        names = self.index.search(query, self.limit) if isinstance(query, str) else []
+        self.found.update(dict.fromkeys(names))
+        tools = [definition(name) for name in names]
+        return {"type": "tool_search_output", "call_id": call.get("call_id"), "execution": "client", "tools": tools}
+
+    def shown(self, names: Iterable[str]) -> list[str]:
+        """Of ``names`` (the box's, in its order), the ones a model is handed: always-on or found."""
+        return [name for name in names if name in self.always or name in self.found]
+
+    def answer(self, arguments: Mapping[str, Any], definition: Any) -> tuple[str, bool]:
+        """``(text for the model, is_error)`` of a search: the found tools' definitions (``definition(name)``
+        gives one, in the model's format) as JSON; they are offered from then on."""
+        query = arguments.get("query")
+        if not isinstance(query, str) or not query.strip():
+            return "The search needs a 'query': a few keywords saying what the tool should do.", True
+        names = self.index.search(query, self.limit)
+        if not names:
+            return f"No tool matches {query!r}. Try other words (an action, a thing, a service).", False
+        self.found.update(dict.fromkeys(names))
+        definitions = json.dumps([definition(name) for name in names], ensure_ascii=False)
+        return f"Found {len(names)} tool(s); they can be called now. Their definitions:\n{definitions}", False

@@ -1,0 +1,347 @@
+"""``ToolBox(..., search=True)``: the model is handed a few always-on tools and ``search_tools``; a search
+ranks the box's tools (BM25 over names, titles, descriptions, argument names) and hands back the best
+ones' definitions, which are offered from then on and routed to their own server. A search calls no
+server: over a lazily started Manager it starts none; calling a found tool starts its server. The
+vendors' own deferred forms (Anthropic's tool search tool, OpenAI Responses' ``tool_search`` with
+``defer_loading``) and every result are checked against the SDKs' own types.
+
+Most tests use a stand-in Manager (the surface a ToolBox reads: ``list_tools``, ``call_tool``) holding
+the synthetic tools of three servers (``mcpsync.testing.synthetic``); the lazy-start test uses real ones.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import mcpsync
+from mcpsync import CallToolResult, ConfigurationWarning, ToolBox
+from mcpsync._edges.tool_search import ToolIndex, words
+from mcpsync._manager.records import ManagedTool
+from mcpsync._session.models import Tool
+from mcpsync.testing.synthetic import answer, synthetic_tools
+from tests.edges.sdk_types import assert_fits
+
+openai_chat = pytest.importorskip("openai.types.chat")
+openai_responses = pytest.importorskip("openai.types.responses")
+anthropic_types = pytest.importorskip("anthropic.types")
+genai_types = pytest.importorskip("google.genai.types")
+from openai.types.responses.response_input_item_param import FunctionCallOutput  # noqa: E402
+from openai.types.responses.response_tool_search_output_item_param_param import (  # noqa: E402
+    ResponseToolSearchOutputItemParamParam,
+)
+
+T = 20.0
+SERVERS = ("tracker", "crm", "billing")
+SERVER_ENV = {"PYTHONPATH": str(Path(mcpsync.__file__).resolve().parents[1])}
+
+
+class StandInManager:
+    """What a ToolBox reads of a Manager: 20 synthetic tools on each of ``SERVERS``; each call recorded."""
+
+    def __init__(self) -> None:
+        self.clients: dict[str, Any] = {}
+        self.tools = [
+            ManagedTool(f"{server}__{tool['name']}", server, Tool.from_dict(tool))
+            for server in SERVERS
+            for tool in synthetic_tools(20, server)
+        ]
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    def list_tools(self) -> list[ManagedTool]:
+        return list(self.tools)
+
+    def call_tool(self, name: str, arguments: dict[str, Any], **options: Any) -> CallToolResult:
+        self.calls.append((name, arguments))
+        return CallToolResult.from_dict(answer(name, arguments), name)
+
+
+def searching(**options: Any) -> tuple[ToolBox, StandInManager]:
+    manager = StandInManager()
+    return ToolBox(manager, search=True, **options), manager
+
+
+def index() -> ToolIndex:
+    manager = StandInManager()
+    return ToolIndex((tool.name, tool.tool, tool.tool.input_schema) for tool in manager.tools)
+
+
+def use(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "id": "toolu_1", "name": name, "input": arguments}
+
+
+def found_in(text: str) -> list[str]:
+    """The tool names in a search's answer (its JSON definitions, of any format)."""
+    definitions = json.loads(text.split("\n", 1)[1])
+    return [d.get("name") or d["function"]["name"] for d in definitions]
+
+
+def test_words_are_split_at_underscores_and_camel_case_with_plurals_folded() -> None:
+    """A tool's name, ``listCalendarEvents`` or ``crm__crm_list_customers``, gives the words a query uses."""
+    assert words("listCalendarEvents") == ["list", "calendar", "event"]
+    assert words("crm__crm_list_customers") == ["crm", "crm", "list", "customer"]
+    assert words("Search the Issues by a query") == ["search", "issue", "query"]
+    assert words("categories address") == ["category", "address"]
+
+
+@pytest.mark.parametrize(
+    ("query", "best"),
+    [
+        ("tracker list issues", "tracker__tracker_list_issues"),  # the name, server and all
+        ("create a project in the crm", "crm__crm_create_project"),
+        ("billing archive project", "billing__billing_archive_project"),
+        ("hand the tracker issue over to a user, the assignee", "tracker__tracker_assign_issue"),  # argument name
+        ("crm issues as CSV for a report", "crm__crm_export_issues"),  # description words
+    ],
+)
+def test_the_best_match_of_a_realistic_query_comes_first(query: str, best: str) -> None:
+    """Name, description and argument names all count; the tool that fits best is first."""
+    assert index().search(query, 5)[0] == best
+
+
+def test_a_description_alone_finds_tools_and_the_name_counts_more() -> None:
+    """ "cannot be undone" is in the delete tools' descriptions alone: they, and only they, match; a word
+    in a tool's name ranks it above a tool that has the word in its description only."""
+    found = index().search("cannot be undone", 100)
+    assert len(found) == 6 and all("_delete_" in name for name in found)
+    tools = [
+        {"name": "notify", "description": "Send a message to the user's phone.", "inputSchema": {"type": "object"}},
+        {"name": "post_message", "description": "Post to a channel.", "inputSchema": {"type": "object"}},
+        {"name": "ping", "description": "Check the link.", "inputSchema": {"properties": {"message": {}}}},
+    ]
+    small = ToolIndex((t["name"], Tool.from_dict(t), t["inputSchema"]) for t in tools)
+    assert small.search("messages", 5) == ["post_message", "ping", "notify"]
+
+
+def test_a_query_of_unknown_words_finds_nothing_and_the_limit_holds() -> None:
+    """Words no tool has find nothing (not the first tools of the list); ``limit`` caps the answer."""
+    assert index().search("weather forecast tomorrow", 5) == []
+    assert len(index().search("issue", 3)) == 3
+    assert index().search("", 5) == []
+
+
+def test_the_model_is_handed_the_search_and_the_always_on_tools_only() -> None:
+    """Of 60 tools, the definitions hold ``search_tools`` and the one named in ``always``; every format."""
+    box, _ = searching(always=["crm__crm_get_issue"])
+    assert [d["name"] for d in box.anthropic()] == ["search_tools", "crm__crm_get_issue"]
+    assert [d["function"]["name"] for d in box.openai()] == ["search_tools", "crm__crm_get_issue"]
+    assert [d["name"] for d in box.openai_responses()] == ["search_tools", "crm__crm_get_issue"]
+    declarations = box.gemini()[0]["function_declarations"]
+    assert [d["name"] for d in declarations] == ["search_tools", "crm__crm_get_issue"]
+    search = box.anthropic()[0]
+    assert search["input_schema"]["required"] == ["query"]
+    assert "59 further tools" in search["description"]  # 60, less the always-on one
+    assert len(ToolBox(StandInManager()).anthropic()) == 60  # without search=True: all of them
+
+
+def test_a_search_hands_back_definitions_and_the_found_tools_are_offered_and_routed() -> None:
+    """The model searches (an Anthropic tool_use); the answer holds the found tools' definitions in the
+    model's format; from then on they are in ``anthropic()``; calling one goes to its own server."""
+    box, manager = searching(search_limit=2)
+    block = box.run(use("search_tools", query="create an invoice for a billing customer"))
+    assert "is_error" not in block
+    text = block["content"][0]["text"]
+    assert found_in(text) == ["billing__billing_create_issue", "billing__billing_create_project"]
+    first = json.loads(text.split("\n", 1)[1])[0]
+    assert set(first) == {"name", "description", "input_schema"}  # Anthropic's shape
+    assert manager.calls == []  # a search calls no server
+    assert [d["name"] for d in box.anthropic()] == ["search_tools", *found_in(text)]
+    done = box.run(use("billing__billing_create_project", fields={"title": "Q3"}))
+    assert manager.calls == [("billing__billing_create_project", {"fields": {"title": "Q3"}})]
+    assert "is_error" not in done
+    box.run(use("search_tools", query="tracker list issues"))
+    assert "tracker__tracker_list_issues" in {d["name"] for d in box.anthropic()}  # found ones add up
+    assert len(box.anthropic()) <= 1 + 2 + 2
+
+
+def test_every_format_s_search_answer_is_in_its_own_shape() -> None:
+    """OpenAI Chat, Responses and Gemini calls of ``search_tools`` get their definitions in their own format."""
+    box, _ = searching(search_limit=1)
+    chat = box.run(
+        {"type": "function", "id": "c1", "function": {"name": "search_tools", "arguments": '{"query": "crm users"}'}}
+    )
+    assert json.loads(chat["content"].split("\n", 1)[1])[0]["type"] == "function"
+    assert_fits(chat, openai_chat.ChatCompletionToolMessageParam)
+    item = box.run(
+        {"type": "function_call", "call_id": "f1", "name": "search_tools", "arguments": '{"query": "alerts"}'}
+    )
+    assert_fits(item, FunctionCallOutput)
+    part = box.run({"function_call": {"name": "search_tools", "args": {"query": "delete a tracker project"}}})
+    genai_types.Part.model_validate(part)
+    declared = json.loads(part["function_response"]["response"]["output"].split("\n", 1)[1])
+    assert declared[0]["name"] == "tracker__tracker_delete_project" and "parameters" in declared[0]
+
+
+def test_a_search_without_a_query_is_an_error_the_model_can_read_and_no_match_says_so() -> None:
+    """A call without a query is an error result; a query that finds nothing says so, offers nothing more;
+    an unknown tool's error points to the search."""
+    box, _ = searching()
+    missing = box.run(use("search_tools"))
+    assert missing["is_error"] is True and "'query'" in missing["content"][0]["text"]
+    nothing = box.run(use("search_tools", query="weather forecast"))
+    assert "is_error" not in nothing and "No tool matches" in nothing["content"][0]["text"]
+    assert [d["name"] for d in box.anthropic()] == ["search_tools"]
+    unknown = box.run(use("crm_get_issue"))  # a name it guessed: pointed to the search, not told all 60
+    assert unknown["content"][0]["text"] == "There is no tool named 'crm_get_issue'. The tools: ask search_tools."
+
+
+def test_definitions_and_answers_fit_the_vendors_own_types() -> None:
+    """With a search and found tools, every definition fits its SDK's type, and so does each answer."""
+    box, _ = searching(always=["crm__crm_get_issue"])
+    block = box.run(
+        anthropic_types.ToolUseBlock(id="t1", name="search_tools", input={"query": "issues"}, type="tool_use")
+    )
+    assert_fits(block, anthropic_types.ToolResultBlockParam)
+    for definition in box.anthropic():
+        assert_fits(definition, anthropic_types.ToolParam)
+    for definition in box.openai():
+        assert_fits(definition, openai_chat.ChatCompletionFunctionToolParam)
+    for definition in box.openai_responses():
+        assert_fits(definition, openai_responses.FunctionToolParam)
+    genai_types.Tool.model_validate(box.gemini()[0])
+    assert len(box.anthropic()) == 1 + 1 + 5
+
+
+def test_the_vendors_deferred_forms_fit_their_types() -> None:
+    """``deferred=True``: the vendor's own search tool first, the always-on tool as it is, every other
+    tool with ``defer_loading``; Anthropic's ``ToolUnionParam`` and OpenAI's ``ToolParam`` take each item."""
+    box = ToolBox(StandInManager(), always=["crm__crm_get_issue"])
+    tools = box.anthropic(deferred=True)
+    assert tools[0] == {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}
+    assert len(tools) == 1 + 60
+    for item in tools:
+        assert_fits(item, anthropic_types.ToolUnionParam)
+    plain = [item for item in tools[1:] if "defer_loading" not in item]
+    assert [item["name"] for item in plain] == ["crm__crm_get_issue"]
+    assert all(item["defer_loading"] is True for item in tools[1:] if item is not plain[0])
+    responses = box.openai_responses(deferred=True)
+    assert responses[0] == {"type": "tool_search"}
+    for item in responses:
+        assert_fits(item, openai_responses.ToolParam)
+    assert sum(1 for item in responses if item.get("defer_loading")) == 59
+    for format in ("openai", "gemini"):
+        with pytest.raises(ValueError, match="only anthropic and openai-responses defer tools"):
+            box.definitions(format, deferred=True)
+
+
+def test_openai_s_client_executed_tool_search_is_answered_by_the_box() -> None:
+    """``search=True`` with OpenAI Responses' ``deferred=True``: a ``tool_search`` with ``execution: "client"``
+    (our query schema) and the always-on tools; the SDK's own ``tool_search_call`` item run through the box
+    gets a ``tool_search_output`` item with the found tools' function definitions, and no server is called."""
+    box, manager = searching(always=["crm__crm_get_issue"], search_limit=2)
+    tools = box.openai_responses(deferred=True)
+    assert tools[0]["type"] == "tool_search" and tools[0]["execution"] == "client"
+    assert tools[0]["parameters"]["required"] == ["query"] and "59 further tools" in tools[0]["description"]
+    assert [tool["name"] for tool in tools[1:]] == ["crm__crm_get_issue"] and "defer_loading" not in tools[1]
+    for item in tools:
+        assert_fits(item, openai_responses.ToolParam)
+    call = openai_responses.ResponseToolSearchCall(
+        id="ts_1",
+        call_id="call_9",
+        arguments={"query": "archive a billing project"},
+        execution="client",
+        status="completed",
+        type="tool_search_call",
+    )
+    output = box.run(call)
+    assert output["type"] == "tool_search_output" and output["call_id"] == "call_9"
+    assert [tool["name"] for tool in output["tools"]] == [
+        "billing__billing_archive_project",
+        "billing__billing_archive_issue",
+    ]
+    assert_fits(output, ResponseToolSearchOutputItemParamParam)
+    assert manager.calls == []
+    empty = box.run({"type": "tool_search_call", "call_id": "c", "arguments": "{}", "execution": "client"})
+    assert empty["tools"] == []
+    assert box.openai_responses(deferred=True) == tools  # the tools handed stay the same: OpenAI loads the found ones
+    assert len(box.anthropic(deferred=True)) == 61  # Anthropic: its own hosted search, with or without search=True
+
+
+def test_offered_follows_the_search_so_a_framework_gets_it() -> None:
+    """``offered()``: the search tool, the always-on tools, then what was found; ``call`` runs the search
+    (as a framework's tool does) and hands back the found definitions as MCP lists them; after
+    ``refresh()`` the found tools still listed stay offered."""
+    box, manager = searching(always=["tracker__tracker_get_issue"], search_limit=3)
+    assert [o.name for o in box.offered()] == ["search_tools", "tracker__tracker_get_issue"]
+    result = box.call("search_tools", {"query": "billing invoices customers export"})
+    assert not result.is_error
+    definitions = json.loads(result.content[0].text.split("\n", 1)[1])
+    assert set(definitions[0]) == {"name", "description", "inputSchema"}
+    names = [o.name for o in box.offered()]
+    assert names[:2] == ["search_tools", "tracker__tracker_get_issue"] and len(names) == 5
+    assert set(names[2:]) == {d["name"] for d in definitions}  # in the box's order
+    box.call(names[2], {"format": "csv"})
+    assert manager.calls == [(names[2], {"format": "csv"})]
+    manager.tools = [tool for tool in manager.tools if tool.name != names[3]]  # the server dropped one
+    box.refresh()
+    assert [o.name for o in box.offered()] == [*names[:3], *names[4:]]  # the other found ones stay found
+
+
+def test_an_unknown_always_name_warns_a_bad_limit_is_refused_and_a_tool_named_search_tools_stays() -> None:
+    """``always=`` naming no tool is a ``ConfigurationWarning``; a limit below 1 and a lone string are refused;
+    a tool of the box named ``search_tools`` keeps its name, and the meta-tool takes another."""
+    with pytest.warns(ConfigurationWarning, match="'nope'"):
+        searching(always=["nope"])
+    with pytest.raises(ValueError, match="search_limit"):
+        searching(search_limit=0)
+    with pytest.raises(TypeError, match="always="):
+        searching(always="crm__crm_get_issue")
+    own = {"name": "search_tools", "description": "The server's own search.", "inputSchema": {"type": "object"}}
+    manager = StandInManager()
+    manager.tools.append(ManagedTool("search_tools", "crm", Tool.from_dict(own)))  # as one client's tool is named
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        box = ToolBox(manager, search=True, always=["search_tools"])
+    assert [o.name for o in box.offered()] == ["mcpsync_search_tools", "search_tools"]
+    assert "matches" not in box.call("search_tools").content[0].text  # the server's own tool, called
+
+
+def test_langchain_agent_searches_then_calls_the_found_tool() -> None:
+    """A LangChain agent (the LangChain tests' scripted model) is handed ``box.langchain()``: ``search_tools`` alone; it searches;
+    the tools asked for again hold what it found, and the agent made of them calls the tool on its server."""
+    pytest.importorskip("langchain.agents")
+    from tests.edges.frameworks.test_langchain import agent_of, order, tool_message
+
+    box, manager = searching(search_limit=2)
+    assert [tool.name for tool in box.langchain()] == ["search_tools"]
+    searched = tool_message(agent_of(box).invoke(order("search_tools", query="crm list customers")))
+    assert searched.status == "success" and "crm__crm_list_issues" in searched.text
+    tools = {tool.name for tool in box.langchain()}
+    assert "crm__crm_list_issues" in tools and len(tools) == 3
+    called = tool_message(agent_of(box).invoke(order("crm__crm_list_issues", state="open")))
+    assert called.status == "success" and manager.calls == [("crm__crm_list_issues", {"state": "open"})]
+
+
+def entry(marker: Path, prefix: str) -> dict[str, Any]:
+    args = ["-m", "mcpsync.testing", "--tools", "20", "--tool-prefix", prefix, "--mark-start", str(marker)]
+    return {"command": sys.executable, "args": args, "env": SERVER_ENV}
+
+
+def starts(marker: Path) -> int:
+    return len(marker.read_text().split()) if marker.exists() else 0
+
+
+def test_over_a_lazy_manager_a_search_starts_nothing_and_a_found_tool_starts_its_server(tmp_path: Path) -> None:
+    """Two servers, their tool lists cached: the box and a search start neither; the found tool's call
+    starts its own server (once) and gets its answer; the other server is still idle."""
+    cache = tmp_path / "tools.json"
+    markers = {name: tmp_path / f"{name}.started" for name in ("crm", "billing")}
+    config = {"mcpServers": {name: entry(marker, name) for name, marker in markers.items()}}
+    with mcpsync.Manager(config, tool_cache=cache, startup_timeout=T):
+        pass
+    for marker in markers.values():
+        marker.unlink()
+    with mcpsync.Manager(config, tool_cache=cache, start="lazy", startup_timeout=T) as manager:
+        box = ToolBox(manager, search=True, timeout=T)
+        block = box.run(use("search_tools", query="billing archive project"))
+        assert found_in(block["content"][0]["text"])[0] == "billing__billing_archive_project"
+        assert {name: starts(marker) for name, marker in markers.items()} == {"crm": 0, "billing": 0}
+        done = box.run(use("billing__billing_archive_project", id="7"))
+        assert "is_error" not in done and "billing_archive_project: done" in done["content"][0]["text"]
+        assert {name: starts(marker) for name, marker in markers.items()} == {"crm": 0, "billing": 1}
+        assert manager.status()["crm"].state == mcpsync.ServerState.IDLE
