@@ -15,7 +15,7 @@ each, it searches (``search_tools``), finds the tool among the definitions hande
 turn (it may call only those), and calls it. The figure is the characters of the definitions handed
 to it on each turn of that run (tokens estimated as characters / 4), against the same without a
 search; the target is at least 85 % fewer on every turn. The servers the task started are counted:
-a search starts none, each call starts its own.
+a search starts the servers of the tools it found (without waiting), a call its own if not yet started.
 
 The exit status is 1 if the task did not complete, the target was missed, or a server was left running.
 """

@@ -29,7 +29,6 @@ Ctrl-C) is raised.
 
 from __future__ import annotations
 
-import base64
 import copy
 import json
 import logging
@@ -49,9 +48,9 @@ from .._core.timeouts import USE_DEFAULT, Timeout
 from .._manager.naming import qualify_all
 from .._manager.tool_filter import Patterns, ToolFilter, filters_for, unmatched_patterns
 from .._session.client import Client
-from .._session.content import ImageContent
 from .._session.models import CallToolResult, Tool
-from .frameworks.common import OfferedTool, content_parts
+from .frameworks.common import OfferedTool
+from .llm_formats import as_dict, definition, read_call, result_of, tool_result
 from .llm_schemas import FORMATS, adapt_schema, safe_names
 from .tool_search import DEFAULT_LIMIT, VENDOR_SEARCH, ToolSearch
 
@@ -59,7 +58,6 @@ __all__ = ["FORMATS", "ToolBox", "ToolDefinitions"]
 
 logger = logging.getLogger("mcpsync.llm")
 #: The fields of Gemini's ``FunctionCall``.
-_GEMINI_CALL_KEYS = frozenset({"id", "name", "args", "partial_args", "partialArgs", "will_continue", "willContinue"})
 
 
 class ToolDefinitions(list):  # type: ignore[type-arg]
@@ -122,8 +120,8 @@ class ToolBox:
 
     ``search=True``: a model is handed the tools named in ``always`` (box names), a ``search_tools(query)``
     tool (``run`` and ``call`` answer it: the best ``search_limit`` tools by BM25, ``tool_search``; no
-    server is called, a lazy ``Manager`` starts none) and, from then on, the tools found: in the
-    definitions and in ``offered()``, so the agent frameworks too. Any tool is still routed by name.
+    server is called; a lazy ``Manager`` starts the found tools' servers, without waiting) and, from then
+    on, the tools found: in the definitions and in ``offered()``. Any tool is still routed by name.
     """
 
     def __init__(
@@ -138,7 +136,7 @@ class ToolBox:
         search_limit: int = DEFAULT_LIMIT,
     ) -> None:
         self._source = source
-        self._search = ToolSearch(always, search_limit) if search else None
+        self._search = ToolSearch(always, search_limit, self._start_servers) if search else None
         self._always = tuple(always)
         self._timeout = timeout
         self._filter_options = (include_tools, exclude_tools)
@@ -181,6 +179,17 @@ class ToolBox:
         self.dropped = dropped
         if self._search is not None:
             self._search.rebuild({name: (entry.tool, entry.schema) for name, entry in self._entries.items()})
+
+    def _start_servers(self, found: list[str]) -> None:
+        """A search found ``found``: a lazy ``Manager`` starts their idle servers now, without waiting."""
+        start = None if isinstance(self._source, Client) else getattr(self._source, "start_server", None)
+        if start is None:
+            return
+        for server in dict.fromkeys(self._entries[name].server for name in found):
+            try:
+                start(server)
+            except MCPError as exc:  # a server gone from the configuration: its call will say so
+                logger.info("tool search: server %r not started: %s", server, exc)
 
     def _shown(self) -> list[str]:
         """The names of the tools a model is handed now (with a search: always-on and found)."""
@@ -260,7 +269,7 @@ class ToolBox:
         search, client = self._search, deferred and self._search is not None and format == "openai-responses"
         items: list[dict[str, Any]] = [dict(VENDOR_SEARCH[format])] if deferred and not client else []
         if search is not None and (client or not deferred):
-            items.append(search.client_tool() if client else _definition(format, *search.parts()))
+            items.append(search.client_tool() if client else definition(format, *search.parts()))
         dropped: dict[str, list[str]] = {}
         everyone = [name for name in self._entries if name in self._always] if client else list(self._entries)
         for name in everyone if deferred else self._shown():
@@ -282,7 +291,7 @@ class ToolBox:
         schema, lost = adapt_schema(entry.schema, format)
         if lost:
             logger.info("tool %r for %s: left out of its schema: %s", entry.name, format, ", ".join(lost))
-        return _definition(format, name, entry.description, schema), lost
+        return definition(format, name, entry.description, schema), lost
 
     def openai(self) -> ToolDefinitions:
         """OpenAI Chat Completions ``tools=``: ``{"type": "function", "function": {...}}`` each."""
@@ -503,36 +512,36 @@ class ToolBox:
             ValueError: ``call`` is none of these.
             TransportError, AuthorizationError, KeyboardInterrupt: what the model cannot fix.
         """
-        data = _as_dict(call)
+        data = as_dict(call)
         if data.get("type") == "tool_search_call" and self._search is not None:  # OpenAI's, execution "client"
             return self._search.output(data, lambda found: self._one("openai-responses", found)[0])
-        format, call_id, name, arguments = _read_call(data)
+        format, call_id, name, arguments = read_call(data)
         entry = self._entries.get(name)
         search = self._search if self._search is not None and name == self._search.name else None
         known = ", ".join(sorted(self._entries)) or "none" if self._search is None else f"ask {self._search.name}"
         if entry is None and name in self.held_back:
             refusal = f"The tool {name!r} is not for the model: {self.held_back[name]}. It was not called."
-            return _result(format, call_id, name, [refusal], True)
+            return result_of(format, call_id, name, [refusal], True)
         if entry is None and search is None:
-            return _result(format, call_id, name, [f"There is no tool named {name!r}. The tools: {known}."], True)
+            return result_of(format, call_id, name, [f"There is no tool named {name!r}. The tools: {known}."], True)
         if isinstance(arguments, str):
             try:
                 arguments = json.loads(arguments) if arguments.strip() else {}
             except ValueError as exc:
-                return _result(format, call_id, name, [f"The arguments are not valid JSON: {exc}"], True)
+                return result_of(format, call_id, name, [f"The arguments are not valid JSON: {exc}"], True)
         if not isinstance(arguments, dict):
-            return _result(format, call_id, name, ["The arguments must be a JSON object."], True)
+            return result_of(format, call_id, name, ["The arguments must be a JSON object."], True)
         if search is not None:
             text, error = search.answer(arguments, lambda found: self._one(format, found)[0])
-            return _result(format, call_id, name, [text], error)
+            return result_of(format, call_id, name, [text], error)
         assert entry is not None
         try:
             result = entry.call(arguments, self._timeout if timeout is USE_DEFAULT else timeout)
         except (TransportError, AuthorizationError):
             raise
         except MCPError as exc:  # the server refused the call (bad arguments, say), or it timed out
-            return _result(format, call_id, name, [f"The call failed: {exc}"], True)
-        return _tool_result(format, call_id, name, result)
+            return result_of(format, call_id, name, [f"The call failed: {exc}"], True)
+        return tool_result(format, call_id, name, result)
 
 
 def _caller(target: Any, name: str) -> Callable[[dict[str, Any], Timeout], CallToolResult]:
@@ -540,107 +549,3 @@ def _caller(target: Any, name: str) -> Callable[[dict[str, Any], Timeout], CallT
         return target.call_tool(name, arguments, timeout=timeout, meta=meta)  # type: ignore[no-any-return]
 
     return call
-
-
-def _definition(format: str, name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:
-    if format == "openai":
-        return {"type": "function", "function": {"name": name, "description": description, "parameters": schema}}
-    if format == "openai-responses":
-        return {"type": "function", "name": name, "description": description, "parameters": schema, "strict": False}
-    if format == "anthropic":
-        return {"name": name, "description": description, "input_schema": schema}
-    return {"name": name, "description": description, "parameters": schema}
-
-
-def _as_dict(call: Any) -> dict[str, Any]:
-    """A tool call as a dict: as given, or an SDK object's ``model_dump()``."""
-    if isinstance(call, Mapping):
-        return dict(call)
-    dump = getattr(call, "model_dump", None)
-    if callable(dump):
-        data = dump(exclude_none=True)
-        if isinstance(data, dict):
-            return data
-    raise ValueError(f"not a tool call: {type(call).__name__}")
-
-
-def _read_call(call: dict[str, Any]) -> tuple[str, Any, str, Any]:
-    """``(format, call id, name, arguments)`` of a tool call, told apart by its shape."""
-    kind = call.get("type")
-    if kind == "function" and isinstance(call.get("function"), Mapping):
-        function = call["function"]
-        return "openai", call.get("id"), str(function.get("name")), function.get("arguments")
-    if kind == "function_call" and "name" in call:
-        return "openai-responses", call.get("call_id"), str(call["name"]), call.get("arguments")
-    if kind == "tool_use" and "name" in call:
-        return "anthropic", call.get("id"), str(call["name"]), call.get("input", {})
-    gemini = call.get("function_call", call.get("functionCall"))
-    if isinstance(gemini, Mapping):  # a Part
-        call = dict(gemini)
-    if kind is None and "name" in call and set(call) <= _GEMINI_CALL_KEYS:
-        return "gemini", call.get("id"), str(call["name"]), call.get("args") or {}
-    raise ValueError(
-        "not a tool call of OpenAI (tool_calls entry, function_call item), Anthropic (tool_use) or Gemini "
-        f"(function_call): keys {sorted(call)}"
-    )
-
-
-def _tool_result(format: str, call_id: Any, name: str, result: CallToolResult) -> dict[str, Any]:
-    """A ``CallToolResult`` in the format's shape."""
-    parts = content_parts(result)
-    if format == "gemini" and result.has_structured_content and not result.is_error:
-        # Any JSON value (an array, a string, null): Gemini's response is an object, so it goes under "output".
-        response = {"output": result.structured_content}
-        return {"function_response": _gemini_response(call_id, name, response)}
-    return _result(format, call_id, name, parts, result.is_error)
-
-
-def _result(format: str, call_id: Any, name: str, parts: list[Any], is_error: bool) -> dict[str, Any]:
-    """Text and images as the format's tool result."""
-    if format == "anthropic":
-        content: list[dict[str, Any]] = []
-        for part in parts:
-            if isinstance(part, ImageContent):
-                source = {"type": "base64", "media_type": part.mime_type, "data": part.base64_data}
-                content.append({"type": "image", "source": source})
-            else:
-                content.append({"type": "text", "text": part})
-        block = {"type": "tool_result", "tool_use_id": call_id, "content": content}
-        if is_error:
-            block["is_error"] = True
-        return block
-    if format == "openai-responses":
-        items: list[dict[str, Any]] = []
-        for part in parts:
-            if isinstance(part, ImageContent):
-                items.append({"type": "input_image", "image_url": f"data:{part.mime_type};base64,{part.base64_data}"})
-            else:
-                items.append({"type": "input_text", "text": _error_text(part) if is_error else part})
-        if all(item["type"] == "input_text" for item in items):
-            output: Any = "\n".join(item["text"] for item in items)
-        else:
-            output = items
-        return {"type": "function_call_output", "call_id": call_id, "output": output}
-    text = "\n".join(_text_of(part) for part in parts)
-    if format == "openai":
-        return {"role": "tool", "tool_call_id": call_id, "content": _error_text(text) if is_error else text}
-    response = {"error": text} if is_error else {"output": text}
-    return {"function_response": _gemini_response(call_id, name, response)}
-
-
-def _gemini_response(call_id: Any, name: str, response: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": name, "response": response}
-    if call_id:
-        out["id"] = call_id
-    return out
-
-
-def _text_of(part: Any) -> str:
-    if isinstance(part, ImageContent):
-        size = len(base64.b64decode(part.base64_data, validate=False)) if part.base64_data else 0
-        return f"[an image, {part.mime_type}, {size} bytes: this API takes no images in a tool result]"
-    return str(part)
-
-
-def _error_text(text: str) -> str:
-    return text if text.startswith("Error") else f"Error: {text}"

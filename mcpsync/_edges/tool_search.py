@@ -5,7 +5,8 @@ The ranking is BM25 over each tool's words: its name (the box's name, ``github__
 server's too), its title, its description and the names of its arguments, split at ``_``, ``-``,
 ``.``, spaces and camelCase, lower-cased, a plural folded to its singular; the name and the argument
 names count more than the description. Nothing here calls a server: the tools are the ones the box
-already holds (a lazily started ``Manager``'s from its tool cache), so a search starts no server.
+already holds (a lazily started ``Manager``'s from its tool cache). The box is told what a search
+found (``found_by``), so that a lazy ``Manager`` starts those tools' servers while the model thinks.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import math
 import re
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .._core.errors import ConfigurationWarning
@@ -114,7 +115,7 @@ class ToolSearch:
     names a model is handed now; ``answer`` runs one call of the meta-tool.
     """
 
-    def __init__(self, always: Iterable[str], limit: int) -> None:
+    def __init__(self, always: Iterable[str], limit: int, found_by: Callable[[list[str]], None]) -> None:
         if isinstance(always, str):
             raise TypeError("always= takes a list of tool names, not one string")
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
@@ -122,6 +123,7 @@ class ToolSearch:
         self.always = tuple(always)
         self.limit = limit
         self.name = SEARCH_TOOL
+        self.found_by = found_by  # told the names each search found
         self.found: dict[str, None] = {}
         self._warned: set[str] = set()
         self.index = ToolIndex(())
@@ -159,9 +161,14 @@ class ToolSearch:
                 arguments = {}
         query = arguments.get("query") if isinstance(arguments, Mapping) else None
         names = self.index.search(query, self.limit) if isinstance(query, str) else []
-        self.found.update(dict.fromkeys(names))
+        self._found(names)
         tools = [definition(name) for name in names]
         return {"type": "tool_search_output", "call_id": call.get("call_id"), "execution": "client", "tools": tools}
+
+    def _found(self, names: list[str]) -> None:
+        self.found.update(dict.fromkeys(names))
+        if names:
+            self.found_by(names)
 
     def shown(self, names: Iterable[str]) -> list[str]:
         """Of ``names`` (the box's, in its order), the ones a model is handed: always-on or found."""
@@ -176,6 +183,6 @@ class ToolSearch:
         names = self.index.search(query, self.limit)
         if not names:
             return f"No tool matches {query!r}. Try other words (an action, a thing, a service).", False
-        self.found.update(dict.fromkeys(names))
+        self._found(names)
         definitions = json.dumps([definition(name) for name in names], ensure_ascii=False)
         return f"Found {len(names)} tool(s); they can be called now. Their definitions:\n{definitions}", False

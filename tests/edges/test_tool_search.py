@@ -326,9 +326,10 @@ def starts(marker: Path) -> int:
     return len(marker.read_text().split()) if marker.exists() else 0
 
 
-def test_over_a_lazy_manager_a_search_starts_nothing_and_a_found_tool_starts_its_server(tmp_path: Path) -> None:
-    """Two servers, their tool lists cached: the box and a search start neither; the found tool's call
-    starts its own server (once) and gets its answer; the other server is still idle."""
+def test_over_a_lazy_manager_a_search_starts_the_found_tools_servers_only(tmp_path: Path) -> None:
+    """Two servers, their tool lists cached: the box starts neither; a search whose tools are all
+    ``billing``'s starts ``billing`` (without waiting for it: the answer comes from the cache), not
+    ``crm``; the found tool's call then finds its server, started once, and gets its answer."""
     cache = tmp_path / "tools.json"
     markers = {name: tmp_path / f"{name}.started" for name in ("crm", "billing")}
     config = {"mcpServers": {name: entry(marker, name) for name, marker in markers.items()}}
@@ -337,10 +338,15 @@ def test_over_a_lazy_manager_a_search_starts_nothing_and_a_found_tool_starts_its
     for marker in markers.values():
         marker.unlink()
     with mcpsync.Manager(config, tool_cache=cache, start="lazy", startup_timeout=T) as manager:
-        box = ToolBox(manager, search=True, timeout=T)
-        block = box.run(use("search_tools", query="billing archive project"))
-        assert found_in(block["content"][0]["text"])[0] == "billing__billing_archive_project"
+        box = ToolBox(manager, search=True, search_limit=2, timeout=T)
         assert {name: starts(marker) for name, marker in markers.items()} == {"crm": 0, "billing": 0}
+        block = box.run(use("search_tools", query="billing archive project"))
+        found = found_in(block["content"][0]["text"])
+        assert found[0] == "billing__billing_archive_project"
+        assert all(name.startswith("billing__") for name in found), found
+        assert manager.status()["billing"].state is not mcpsync.ServerState.IDLE
+        assert manager.wait_until_ready(T)
+        assert {name: starts(marker) for name, marker in markers.items()} == {"crm": 0, "billing": 1}
         done = box.run(use("billing__billing_archive_project", id="7"))
         assert "is_error" not in done and "billing_archive_project: done" in done["content"][0]["text"]
         assert {name: starts(marker) for name, marker in markers.items()} == {"crm": 0, "billing": 1}
