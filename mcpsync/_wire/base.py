@@ -254,14 +254,20 @@ class Transport:
             if opening:
                 self._close_deadline = deadline  # for open(), which shuts down what it is starting
         if opening:
-            # open() is starting the wire on another thread: it shuts it down as soon as it is started.
+            # open() is starting the wire on another thread: it shuts it down as soon as it is started,
+            # and a wait of its own (an HTTP stream's first event) is cut short.
             self.endpoint.fail_all(lambda: TransportClosed(f"{self.name}: closed by the client"))
+            self._stop_opening()
             first = False
         if not first:
             if threading.current_thread() not in self._threads():
                 self._closed_event.wait(CLOSE_WAIT if deadline == math.inf else max(0.0, deadline - time.monotonic()))
             return
         self._finish_close(deadline)
+
+    def _stop_opening(self) -> None:
+        """``close()`` came while ``_open()`` runs on another thread: end what ``_open()`` waits for, at
+        once (a transport whose ``_open`` only starts things needs nothing here)."""
 
     def _finish_close(self, deadline: float) -> None:
         """``close``'s work, once: fail what is pending, tell the server, shut the wire down."""

@@ -92,6 +92,7 @@ class SSETransport(HTTPTransportBase):
         self._problem_at_start: Optional[MCPError] = None
         self._notices = Workers(f"mcpsync-notice-{self.name}", 1)
         self._closing = threading.Event()
+        self._closing_asked = False  # close() came while opening (_stop_opening)
         self._opening_ends = math.inf
 
     def _open(self) -> None:
@@ -100,12 +101,17 @@ class SSETransport(HTTPTransportBase):
         self._opening_ends = min(started + self.connect_timeout, self._open_deadline)
         bound = self._opening_ends - started
         self._open_http(POSTING + 1)  # + the event stream
+        if self._closing.is_set():  # a close() came before there was a client to cut
+            self._shutdown()
+            raise TransportClosed(f"{self.name}: closed by the client while it was being opened")
         self._reader = threading.Thread(target=self._read, name=f"mcpsync-reader-{self.name}", daemon=True)
         self._reader.start()
         ready = self._endpoint_ready.wait(max(0.0, self._opening_ends - time.monotonic()))
         if not ready or self.endpoint_url is None:
             problem = self._problem_at_start
             self._shutdown()
+            if self._closing_asked:
+                raise TransportClosed(f"{self.name}: closed by the client while it was being opened")
             # A WriteTimeout is the reader's own deadline passing first: say what was missing.
             if problem is not None and not isinstance(problem, WriteTimeout):
                 raise problem
@@ -206,6 +212,16 @@ class SSETransport(HTTPTransportBase):
 
     def _threads(self) -> tuple[Optional[threading.Thread], ...]:
         return (self._reader, *self._notices.threads)
+
+    def _stop_opening(self) -> None:
+        # The reader may be waiting for the endpoint event (up to connect_timeout): cut it, and wake _open.
+        self._closing_asked = True
+        self._closing.set()
+        http = self._http
+        if http is not None:
+            http.refuse_new()
+            http.cut_all("the client is closing")
+        self._endpoint_ready.set()
 
     def _shutdown(self) -> None:
         self._closing.set()

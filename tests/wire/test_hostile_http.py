@@ -618,6 +618,39 @@ def test_connect_to_an_http_sse_server_that_never_answers_is_bounded_by_its_time
             mcpsync.connect({"type": "sse", "url": f"{server.url}/sse"}, timeout=3)
 
 
+def test_a_close_while_the_sse_stream_is_awaited_ends_the_handshake_at_once() -> None:
+    """Attack: the GET /sse accepted and never answered, connect_timeout 30 s; the client is closed from
+    another thread while the handshake waits for the ``endpoint`` event (the unfixed close() cut nothing:
+    the handshake, and close() with it, waited out connect_timeout). Promise: both return promptly, the
+    handshake with TransportClosed saying it was closed while being opened."""
+    with hostile(attacks={"GET /sse": silent}) as server:
+        transport = SSETransport(f"{server.url}/sse", name="hostile", connect_timeout=30)
+        client = mcpsync.Client(transport)
+        outcome: queue.Queue[BaseException] = queue.Queue()
+
+        def handshake() -> None:
+            try:
+                client.initialize(timeout=30)
+            except BaseException as exc:  # the outcome is what the test reads
+                outcome.put(exc)
+
+        opener = threading.Thread(target=handshake)
+        opener.start()
+        try:
+            deadline = time.monotonic() + 10
+            while not (transport._opening and transport._reader is not None) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert transport._opening, "the handshake never began to open the transport"
+            with within(PROMPTLY):
+                client.close()
+                opener.join(PROMPTLY)
+        finally:
+            opener.join(40)
+        error = outcome.get(timeout=1)
+        assert isinstance(error, mcpsync.TransportClosed), repr(error)
+        assert "closed by the client" in str(error)
+
+
 # -- Time and Size: call_mcp -----------------------------------------------------------------------------
 
 
