@@ -188,7 +188,9 @@ def test_a_link_goes_to_on_open_link_and_without_one_the_host_says_it_cannot_ope
     assert host.handle(request("ui/open-link", {"url": "https://example.com/a?b=c"}))["result"] == {}
     assert opened == ["https://example.com/a?b=c"]
     bare, _ = bridge()
-    assert "cannot open links" in error_of(bare.handle(request("ui/open-link", {"url": "https://example.com"})))["message"]
+    assert (
+        "cannot open links" in error_of(bare.handle(request("ui/open-link", {"url": "https://example.com"})))["message"]
+    )
 
 
 def test_messages_logs_and_sizes_reach_their_callbacks_sizes_clamped():

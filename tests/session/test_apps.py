@@ -84,7 +84,7 @@ def test_the_policy_allows_nothing_but_what_the_csp_declares():
 
 @pytest.mark.parametrize(
     "bad",
-    ["*", "'self'", "https://a.com; script-src *", "https://a.com https://b.com", "data:", "'unsafe-eval'", "a\"b"],
+    ["*", "'self'", "https://a.com; script-src *", "https://a.com https://b.com", "data:", "'unsafe-eval'", 'a"b'],
 )
 def test_a_domain_that_could_widen_the_policy_is_dropped_with_a_warning(bad):
     """Quotes, ';', spaces, a bare '*' or a scheme alone never reach the policy."""
