@@ -128,7 +128,7 @@ def test_the_views_messages_travel_the_comm_through_the_bridge_and_back(cells):
     assert by_id[1]["result"]["hostInfo"]["name"] == "mcpsync"
     notified = [m["method"] for m in to_view if "id" not in m]
     assert notified == ["ui/notifications/tool-input", "ui/notifications/tool-result"]
-    assert [m["params"] for m in to_view if "id" not in m][0] == {"arguments": {"title": "q"}}
+    assert next(m["params"] for m in to_view if "id" not in m) == {"arguments": {"title": "q"}}
     assert by_id[2]["result"]["content"][0]["text"] == "the dashboard's data is refreshed"
     assert "not for apps" in by_id[3]["error"]["message"]
     assert by_id[4]["result"] == {}

@@ -4,6 +4,7 @@ and ``result.ui`` with its security policy, against the bundled test server."""
 from __future__ import annotations
 
 import warnings
+from typing import Optional
 
 import pytest
 
@@ -57,8 +58,10 @@ def test_a_resources_meta_is_read_liberally():
     assert "resourceDomains" in said and "teleport" in said and "prefersBorder" in said
 
 
-def view(csp: UiCsp = UiCsp(), permissions: tuple[str, ...] = (), html: str = "<html><body>x</body></html>") -> AppView:
-    return AppView("t", {}, None, "ui://v", html, UiResourceMeta(csp, permissions))
+def view(
+    csp: Optional[UiCsp] = None, permissions: tuple[str, ...] = (), html: str = "<html><body>x</body></html>"
+) -> AppView:
+    return AppView("t", {}, None, "ui://v", html, UiResourceMeta(csp or UiCsp(), permissions))
 
 
 def test_the_policy_allows_nothing_but_what_the_csp_declares():
