@@ -333,7 +333,7 @@ class CallToolResult:
 
     def __getstate__(self) -> dict[str, Any]:
         # Pickled or copied without its client: the copy's ``ui`` is ``None``.
-        return {key: value for key, value in self.__dict__.items() if key not in ("_app_origin", "_app_view")}
+        return {key: value for key, value in self.__dict__.items() if not key.startswith("_app_")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
