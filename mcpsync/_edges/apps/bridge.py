@@ -135,6 +135,17 @@ class AppBridge:
             {"jsonrpc": "2.0", "method": "ui/notifications/tool-result", "params": raw},
         ]
 
+    def host_context_changed(self, changes: Mapping[str, Any]) -> dict[str, Any]:
+        """The ``ui/notifications/host-context-changed`` notification for ``changes`` (``{"theme":
+        "dark"}``, say); they are kept for a later ``ui/initialize`` too."""
+        self.host_context.update(changes)
+        return {"jsonrpc": "2.0", "method": "ui/notifications/host-context-changed", "params": dict(changes)}
+
+    def tool_cancelled(self, reason: Optional[str] = None) -> dict[str, Any]:
+        """The ``ui/notifications/tool-cancelled`` notification: the call the view shows did not finish."""
+        params = {} if reason is None else {"reason": reason}
+        return {"jsonrpc": "2.0", "method": "ui/notifications/tool-cancelled", "params": params}
+
     def teardown(self) -> dict[str, Any]:
         """The ``ui/resource-teardown`` request to send the view before it is removed."""
         return {
