@@ -272,6 +272,15 @@ def test_requests_beyond_the_bound_in_flight_are_refused_not_queued(monkeypatch)
     assert host.handle(request("ping", request_id=100))["result"] == {}
 
 
+def test_a_view_never_waits_without_end():
+    """A bridge given timeout=None, or a client with no default timeout, still bounds each request."""
+    host, client = bridge(timeout=None)
+    assert host.timeout == bridge_module.FALLBACK_TIMEOUT
+    client.transport.default_timeout = None
+    assert mcpsync.AppBridge(client, host.view).timeout == bridge_module.FALLBACK_TIMEOUT
+    assert mcpsync.AppBridge(client, host.view, timeout=3).timeout == 3
+
+
 def test_a_failing_callback_is_an_internal_error_not_an_exception():
     """A host callback that raises: the view gets -32603, handle() does not raise."""
 

@@ -83,7 +83,8 @@ class AppBridge:
             said), clamped to ``0..MAX_SIZE``.
         host_context: more of ``hostContext`` for ``ui/initialize``'s answer (``theme``, ``locale``, ...).
         on_request_teardown: ``fn()`` when the view asks to be closed.
-        timeout: seconds for each of the view's tool calls and reads; default the client's, else 60.
+        timeout: seconds for each of the view's tool calls and reads; default the client's; ``None``
+            (or a client without a default) is ``FALLBACK_TIMEOUT``: a view never waits without end.
     """
 
     def __init__(
@@ -108,7 +109,9 @@ class AppBridge:
         self.on_request_teardown = on_request_teardown
         self.host_context = dict(host_context or {})
         default = getattr(getattr(client, "transport", None), "default_timeout", None)
-        self.timeout = resolve_timeout(timeout, default if default is not None else FALLBACK_TIMEOUT)
+        seconds = resolve_timeout(timeout, default)
+        #: Seconds each of the view's requests to the server may take: never unbounded.
+        self.timeout: float = seconds if seconds is not None else FALLBACK_TIMEOUT
         #: Set once the view said ``ui/notifications/initialized``.
         self.initialized = threading.Event()
         #: The view's last ``ui/update-model-context`` params (a notebook has no model to give them to).

@@ -116,7 +116,7 @@ def app_widget_class() -> type:
         def _received(self, _widget: Any, content: Any, _buffers: Any = None) -> None:
             """A message from the page (on the kernel's comm thread): the view's, or the page's own."""
             if not isinstance(content, dict) or content.get("type") != "from-view":
-                return  # "removed" too: a view re-rendered later initializes again and is answered
+                return  # nothing else is sent by widget.js
             raw = content.get("message")
             try:
                 method = json.loads(raw).get("method") if isinstance(raw, str) and len(raw) < 10_000_000 else None
