@@ -1,0 +1,250 @@
+"""MCP Apps (issue 27) in a real notebook: JupyterLab started by the test, Debian's Chromium driven by
+Playwright, the views of the bundled test server and of the ext-apps example servers from npm rendered
+by ``mcpsync.show_app``, and what a user and a hostile view can do with them checked in the page."""
+
+from __future__ import annotations
+
+import http.server
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.edges.apps_browser.lab import REPO, JupyterLab, NotebookPage, copy_notebook, free_port, write_notebook
+
+EXAMPLE = REPO / "examples" / "apps.ipynb"
+NODE_MODULES = REPO / "tests" / "interop" / "node" / "node_modules" / "@modelcontextprotocol"
+BASIC_VANILLAJS = NODE_MODULES / "server-basic-vanillajs" / "dist" / "index.js"
+BUDGET_ALLOCATOR = NODE_MODULES / "server-budget-allocator" / "dist" / "index.js"
+NPM_MISSING = "the ext-apps example servers are not installed (make test runs npm ci in tests/interop/node)"
+#: Set to a folder (docs/images) to keep the screenshots of the rendered views there.
+SCREENSHOTS = os.environ.get("MCPSYNC_APP_SCREENSHOTS")
+
+#: The kernel's own state, printed by a cell: its threads' names and its child processes (read from
+#: /proc: a process whose parent is the kernel), so that a later cell can compare.
+KERNEL_STATE = """
+import os, threading
+
+def kernel_state():
+    me, children = str(os.getpid()), []
+    for entry in os.listdir('/proc'):
+        try:
+            with open(f'/proc/{entry}/stat') as stat:
+                fields = stat.read().rsplit(')', 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[1] == me:
+            children.append(int(entry))
+    return sorted(t.name for t in threading.enumerate()), sorted(children)
+
+baseline = kernel_state()
+print('baseline', baseline)
+"""
+
+
+def node_command(script: Path) -> str:
+    node = shutil.which("node")
+    if node is None or not script.exists():
+        pytest.skip(NPM_MISSING)
+    return f"[{node!r}, {str(script)!r}, '--stdio']"
+
+
+def screenshot(locator: Any, name: str, tmp_path: Path) -> None:
+    """A PNG of the rendered view: into MCPSYNC_APP_SCREENSHOTS when set (the docs' images), else tmp."""
+    folder = Path(SCREENSHOTS) if SCREENSHOTS else tmp_path
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    locator.screenshot(path=str(path))
+    assert path.stat().st_size > 1000
+
+
+class _Counting(http.server.BaseHTTPRequestHandler):
+    hits: list[str] = []
+
+    def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+        self.hits.append(self.path)
+        self.send_response(200)
+        self.send_header("Access-Control-Allow-Origin", "*")
+        self.end_headers()
+        self.wfile.write(b"reached")
+
+    do_POST = do_GET  # noqa: N815
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass
+
+
+@pytest.fixture
+def other_origin() -> Iterator[tuple[str, list[str]]]:
+    """An HTTP server on another port of 127.0.0.1 (another origin than JupyterLab's), answering any
+    request and counting them: a view that reaches it has got past its policy."""
+    hits: list[str] = []
+    handler = type("Handler", (_Counting,), {"hits": hits})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
+    thread = threading.Thread(target=server.serve_forever, name="other-origin", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/", hits
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
+
+
+def test_the_example_notebook_shows_the_dashboard_whose_calls_reach_the_server(
+    lab: JupyterLab, page: Any, tmp_path: Path
+) -> None:
+    """examples/apps.ipynb, run in JupyterLab: the bundled server's view renders in the cell's output
+    (its log says it was initialized and was given the tool's input and result); a click on its
+    button makes a tools/call of the app-only tool, whose answer the server gives and the view shows;
+    its ui/message appears in the cell output, outside the view."""
+    notebook = NotebookPage(lab, page, copy_notebook(lab.root, EXAMPLE))
+    notebook.run_all()
+    notebook.wait_ran(3)
+    app = notebook.output(3).locator(".mcpsync-app")
+    app.wait_for()
+    view = page.frame_locator(".mcpsync-app-frame")
+    log = view.locator("#log")
+    log.filter(has_text="initialized").wait_for()
+    log.filter(has_text="input").wait_for()
+    log.filter(has_text="the dashboard is shown").wait_for()  # the tool's result, pushed to the view
+    view.locator("#call").click()
+    view.locator("#answer").filter(has_text="the dashboard's data is refreshed").wait_for()
+    view.locator("#message").click()
+    notebook.output(3).locator(".mcpsync-app-message").first.wait_for()
+    screenshot(app, "app-dashboard.png", tmp_path)
+
+
+def test_a_view_cannot_reach_another_origin_navigate_the_page_or_call_a_model_only_tool(
+    lab: JupyterLab, page: Any, other_origin: tuple[str, list[str]]
+) -> None:
+    """The dashboard's hostile buttons, clicked in the browser: a fetch to a server on another port
+    (another origin) never reaches it, the notebook's page stays where it is, and the call of a tool
+    whose visibility is the model's alone is refused; each refusal is written in the view's log."""
+    url, hits = other_origin
+    name = write_notebook(
+        lab.root,
+        "hostile",
+        [
+            "import mcpsync\nfrom mcpsync.testing import server_command\nclient = mcpsync.connect(server_command())",
+            f"mcpsync.show_app(client, 'show_dashboard', {{'fetch_url': {url!r}}})",
+        ],
+    )
+    notebook = NotebookPage(lab, page, name)
+    address = page.url
+    notebook.run_all()
+    notebook.wait_ran(1)
+    view = page.frame_locator(".mcpsync-app-frame")
+    log = view.locator("#log")
+    log.filter(has_text="initialized").wait_for()
+    view.locator("#fetch").click()
+    log.filter(has_text="fetch blocked").wait_for()
+    view.locator("#navigate").click()
+    log.filter(has_text="navigation blocked").wait_for()
+    view.locator("#model-only").click()
+    log.filter(has_text="model-only refused").wait_for()
+    assert hits == []
+    assert page.url == address
+    assert len(page.context.pages) == 1
+
+
+def test_an_interrupt_and_a_cell_run_again_leave_no_thread_nor_process_in_the_kernel(
+    lab: JupyterLab, page: Any
+) -> None:
+    """In one kernel: the view's cell is run three times, then a long tool call is interrupted; the
+    kernel's threads and child processes after the second and third runs are those after the first,
+    and once the client is closed they are those before it was opened."""
+    name = write_notebook(
+        lab.root,
+        "leaks",
+        [
+            KERNEL_STATE,
+            "import mcpsync\nfrom mcpsync.testing import server_command\nclient = mcpsync.connect(server_command())",
+            "app = mcpsync.show_app(client, 'show_dashboard', {})\napp",
+            "print('with the view', kernel_state())",
+            "client.call_tool('sleep', {'seconds': 60})",
+            "client.close()\nprint('closed', kernel_state() == baseline, kernel_state())",
+        ],
+    )
+    notebook = NotebookPage(lab, page, name)
+    for index in range(4):
+        notebook.run_cell(index)
+        notebook.wait_ran(index, index + 1)
+    view = page.frame_locator(".mcpsync-app-frame")
+    view.locator("#log").filter(has_text="initialized").wait_for()
+    first = notebook.text(3)
+    for count in (5, 7):  # the view's cell again, then the state again
+        notebook.run_cell(2)
+        notebook.wait_ran(2, count)
+        notebook.output(2).locator(".mcpsync-app-frame").wait_for()
+        view.locator("#log").filter(has_text="initialized").wait_for()
+        notebook.run_cell(3)
+        notebook.wait_ran(3, count + 1)
+        assert notebook.text(3) == first
+    notebook.run_cell(4)
+    page.wait_for_function(
+        "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'busy'"
+    )
+    notebook.interrupt()
+    notebook.wait_ran(4, 9)
+    assert "KeyboardInterrupt" in notebook.text(4)
+    notebook.run_cell(5)
+    notebook.wait_ran(5, 10)
+    assert notebook.text(5).startswith("closed True"), notebook.text(5)
+
+
+def test_server_basic_vanillajs_from_npm_renders_and_its_button_calls_its_tool(
+    lab: JupyterLab, page: Any, tmp_path: Path
+) -> None:
+    """The ext-apps example server ``server-basic-vanillajs`` (npm, over stdio): its get-time view
+    renders in the notebook with the time the tool returned; its button calls get-time again, through
+    the kernel, and shows the server's new time; its Send Message appears in the cell output."""
+    command = node_command(BASIC_VANILLAJS)
+    name = write_notebook(
+        lab.root,
+        "basic",
+        [f"import mcpsync\nclient = mcpsync.connect({command})", "mcpsync.show_app(client, 'get-time', {})"],
+    )
+    notebook = NotebookPage(lab, page, name)
+    notebook.run_all()
+    notebook.wait_ran(1)
+    view = page.frame_locator(".mcpsync-app-frame")
+    time_shown = view.locator("#server-time")
+    page.wait_for_function(
+        "(el) => /^\\d{4}-\\d\\d-\\d\\dT/.test(el.textContent)", arg=time_shown.element_handle()
+    )
+    first = time_shown.inner_text()
+    view.locator("#get-time-btn").click()
+    page.wait_for_function(
+        "([el, first]) => /^\\d{4}-\\d\\d-\\d\\dT/.test(el.textContent) && el.textContent !== first",
+        arg=[time_shown.element_handle(), first],
+    )
+    view.locator("#send-message-btn").click()
+    notebook.output(1).locator(".mcpsync-app-message").filter(has_text="This is message text.").wait_for()
+    screenshot(notebook.output(1).locator(".mcpsync-app"), "app-basic-vanillajs.png", tmp_path)
+
+
+def test_server_budget_allocator_from_npm_renders_its_chart_and_sliders(
+    lab: JupyterLab, page: Any, tmp_path: Path
+) -> None:
+    """The ext-apps example server ``server-budget-allocator`` (npm, over stdio; a data-heavy view
+    with a chart): its view renders in the notebook from the tool's structured result, with the
+    chart drawn and a slider for each of the tool's budget categories."""
+    command = node_command(BUDGET_ALLOCATOR)
+    name = write_notebook(
+        lab.root,
+        "budget",
+        [f"import mcpsync\nclient = mcpsync.connect({command})", "mcpsync.show_app(client, 'get-budget-data', {})"],
+    )
+    notebook = NotebookPage(lab, page, name)
+    notebook.run_all()
+    notebook.wait_ran(1)
+    view = page.frame_locator(".mcpsync-app-frame")
+    view.locator("#budget-chart").wait_for()
+    view.locator("#sliders-container input[type=range]").first.wait_for()
+    assert view.locator("#sliders-container input[type=range]").count() >= 3
+    screenshot(notebook.output(1).locator(".mcpsync-app"), "app-budget-allocator.png", tmp_path)
