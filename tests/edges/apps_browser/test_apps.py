@@ -10,7 +10,7 @@ import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -63,18 +63,18 @@ def screenshot(locator: Any, name: str, tmp_path: Path) -> None:
 
 
 class _Counting(http.server.BaseHTTPRequestHandler):
-    hits: list[str] = []
+    hits: ClassVar[list[str]]
 
-    def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+    def do_GET(self) -> None:
         self.hits.append(self.path)
         self.send_response(200)
         self.send_header("Access-Control-Allow-Origin", "*")
         self.end_headers()
         self.wfile.write(b"reached")
 
-    do_POST = do_GET  # noqa: N815
+    do_POST = do_GET
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
@@ -214,9 +214,7 @@ def test_server_basic_vanillajs_from_npm_renders_and_its_button_calls_its_tool(
     notebook.wait_ran(1)
     view = page.frame_locator(".mcpsync-app-frame")
     time_shown = view.locator("#server-time")
-    page.wait_for_function(
-        "(el) => /^\\d{4}-\\d\\d-\\d\\dT/.test(el.textContent)", arg=time_shown.element_handle()
-    )
+    page.wait_for_function("(el) => /^\\d{4}-\\d\\d-\\d\\dT/.test(el.textContent)", arg=time_shown.element_handle())
     first = time_shown.inner_text()
     view.locator("#get-time-btn").click()
     page.wait_for_function(
