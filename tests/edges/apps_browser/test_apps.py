@@ -109,29 +109,30 @@ def test_the_example_notebook_shows_the_dashboard_whose_calls_reach_the_server(
     app.wait_for()
     view = page.frame_locator(".mcpsync-app-frame")
     log = view.locator("#log")
-    log.filter(has_text="initialized").wait_for()
-    log.filter(has_text="input").wait_for()
-    log.filter(has_text="the dashboard is shown").wait_for()  # the tool's result, pushed to the view
+    log.filter(has_text="initialize: ok").wait_for()
+    log.filter(has_text="tool-input: {}").wait_for()
+    log.filter(has_text="tool-result: the dashboard is shown").wait_for()
     view.locator("#call").click()
     view.locator("#answer").filter(has_text="the dashboard's data is refreshed").wait_for()
     view.locator("#message").click()
-    notebook.output(3).locator(".mcpsync-app-message").first.wait_for()
+    notebook.output(3).locator(".mcpsync-app-message").filter(has_text="Hello from the dashboard").wait_for()
     screenshot(app, "app-dashboard.png", tmp_path)
 
 
 def test_a_view_cannot_reach_another_origin_navigate_the_page_or_call_a_model_only_tool(
     lab: JupyterLab, page: Any, other_origin: tuple[str, list[str]]
 ) -> None:
-    """The dashboard's hostile buttons, clicked in the browser: a fetch to a server on another port
-    (another origin) never reaches it, the notebook's page stays where it is, and the call of a tool
-    whose visibility is the model's alone is refused; each refusal is written in the view's log."""
+    """The dashboard's hostile buttons, clicked in the browser, and the same attempts made by a script
+    run inside the view aimed at a server of ours on another port (another origin): the fetch never
+    reaches that server, the notebook's page stays where it is, and the call of a tool whose
+    visibility is the model's alone is refused; each refusal is in the view's log."""
     url, hits = other_origin
     name = write_notebook(
         lab.root,
         "hostile",
         [
             "import mcpsync\nfrom mcpsync.testing import server_command\nclient = mcpsync.connect(server_command())",
-            f"mcpsync.show_app(client, 'show_dashboard', {{'fetch_url': {url!r}}})",
+            "mcpsync.show_app(client, 'show_dashboard', {})",
         ],
     )
     notebook = NotebookPage(lab, page, name)
@@ -140,16 +141,25 @@ def test_a_view_cannot_reach_another_origin_navigate_the_page_or_call_a_model_on
     notebook.wait_ran(1)
     view = page.frame_locator(".mcpsync-app-frame")
     log = view.locator("#log")
-    log.filter(has_text="initialized").wait_for()
-    view.locator("#fetch").click()
-    log.filter(has_text="fetch blocked").wait_for()
-    view.locator("#navigate").click()
-    log.filter(has_text="navigation blocked").wait_for()
-    view.locator("#model-only").click()
-    log.filter(has_text="model-only refused").wait_for()
+    log.filter(has_text="initialize: ok").wait_for()
+    view.locator("#call-model-only").click()
+    log.filter(has_text="call-model-only: refused").wait_for()
+    view.locator("#fetch-other").click()
+    log.filter(has_text="fetch-other: blocked").wait_for()
+    view.locator("#navigate-top").click()
+    log.filter(has_text="navigate-top: blocked").wait_for()
+    # the same, by a script of the view's own aimed at our server: it must not be reached
+    frame = page.locator(".mcpsync-app-frame").element_handle().content_frame()
+    fetched = frame.evaluate("(url) => fetch(url).then(() => 'reached', (error) => 'blocked ' + error)", url + "fetch")
+    assert fetched.startswith("blocked"), fetched
+    navigated = frame.evaluate(
+        "(url) => { try { window.top.location = url; return 'no error'; } catch (e) { return 'blocked ' + e; } }",
+        url + "navigate",
+    )
+    assert navigated.startswith("blocked"), navigated
     assert hits == []
     assert page.url == address
-    assert len(page.context.pages) == 1
+    assert notebook.cell(0).is_visible()  # still the notebook, not another page
 
 
 def test_an_interrupt_and_a_cell_run_again_leave_no_thread_nor_process_in_the_kernel(
@@ -166,7 +176,7 @@ def test_an_interrupt_and_a_cell_run_again_leave_no_thread_nor_process_in_the_ke
             "import mcpsync\nfrom mcpsync.testing import server_command\nclient = mcpsync.connect(server_command())",
             "app = mcpsync.show_app(client, 'show_dashboard', {})\napp",
             "print('with the view', kernel_state())",
-            "client.call_tool('sleep', {'seconds': 60})",
+            "print('calling', flush=True)\nclient.call_tool('sleep', {'seconds': 60})",
             "client.close()\nprint('closed', kernel_state() == baseline, kernel_state())",
         ],
     )
@@ -175,20 +185,18 @@ def test_an_interrupt_and_a_cell_run_again_leave_no_thread_nor_process_in_the_ke
         notebook.run_cell(index)
         notebook.wait_ran(index, index + 1)
     view = page.frame_locator(".mcpsync-app-frame")
-    view.locator("#log").filter(has_text="initialized").wait_for()
+    view.locator("#log").filter(has_text="initialize: ok").wait_for()
     first = notebook.text(3)
     for count in (5, 7):  # the view's cell again, then the state again
         notebook.run_cell(2)
         notebook.wait_ran(2, count)
         notebook.output(2).locator(".mcpsync-app-frame").wait_for()
-        view.locator("#log").filter(has_text="initialized").wait_for()
+        view.locator("#log").filter(has_text="initialize: ok").wait_for()
         notebook.run_cell(3)
         notebook.wait_ran(3, count + 1)
         assert notebook.text(3) == first
     notebook.run_cell(4)
-    page.wait_for_function(
-        "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'busy'"
-    )
+    notebook.output(4).filter(has_text="calling").wait_for()  # the cell runs: the call is on its way
     notebook.interrupt()
     notebook.wait_ran(4, 9)
     assert "KeyboardInterrupt" in notebook.text(4)
