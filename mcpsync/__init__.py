@@ -63,6 +63,8 @@ from ._core.feature_errors import (
     UnsupportedProtocolVersion,
 )
 from ._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout
+from ._session.app_view import AppView
+from ._session.apps import ToolUi, UiCsp, UiResourceMeta
 from ._session.cancel_scope import CancelScope
 from ._session.client import Client, ClientState
 from ._session.connect import connect
@@ -116,6 +118,8 @@ if _TYPE_CHECKING:
         TokenStore,
         WorkloadIdentity,
     )
+    from ._edges.apps.bridge import AppBridge
+    from ._edges.apps.notebook import AppWidget, show_app
     from ._edges.frameworks.common import OfferedTool
     from ._edges.llm import ToolBox, ToolDefinitions
     from ._edges.logs import show_logs
@@ -140,6 +144,9 @@ _LAZY = {
     "call_mcp": "mcpsync._edges.oneshot",
     "parse_sse": "mcpsync._edges.oneshot",
     "show_logs": "mcpsync._edges.logs",
+    "AppBridge": "mcpsync._edges.apps.bridge",
+    "AppWidget": "mcpsync._edges.apps.notebook",
+    "show_app": "mcpsync._edges.apps.notebook",
     "OfferedTool": "mcpsync._edges.frameworks.common",
     "ToolBox": "mcpsync._edges.llm",
     "ToolDefinitions": "mcpsync._edges.llm",
@@ -208,6 +215,9 @@ __all__ = [
     "MODERN_PROTOCOL_VERSIONS",
     "SUPPORTED_PROTOCOL_VERSIONS",
     "USE_DEFAULT",
+    "AppBridge",
+    "AppView",
+    "AppWidget",
     "AudioContent",
     "AuthorizationError",
     "AuthorizationRequired",
@@ -294,12 +304,15 @@ __all__ = [
     "ToolDefinitions",
     "ToolError",
     "ToolTask",
+    "ToolUi",
     "Transport",
     "TransportClosed",
     "TransportError",
     "TransportStats",
     "URLElicitation",
     "URLElicitationRequired",
+    "UiCsp",
+    "UiResourceMeta",
     "UnknownContent",
     "UnknownNameError",
     "UnsupportedProtocolVersion",
@@ -315,6 +328,7 @@ __all__ = [
     "parse_config",
     "parse_sse",
     "set_progress_bars",
+    "show_app",
     "show_logs",
 ]
 

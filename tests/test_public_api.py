@@ -37,6 +37,14 @@ PROMISED = {
     "HANDSHAKE_PROTOCOL_VERSIONS",
     "MODERN_PROTOCOL_VERSIONS",
     "ALL_PROTOCOL_VERSIONS",
+    # MCP Apps (issue 27)
+    "AppBridge",
+    "AppView",
+    "AppWidget",
+    "ToolUi",
+    "UiCsp",
+    "UiResourceMeta",
+    "show_app",
 }
 
 

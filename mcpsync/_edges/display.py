@@ -82,11 +82,16 @@ def to_html(value: Any) -> Optional[str]:
 
 
 def register(shell: Any) -> None:
-    """Make an IPython shell show mcpsync's values with ``to_html`` (lists only when all items have a view)."""
+    """Make an IPython shell show mcpsync's values with ``to_html`` (lists only when all items have a view),
+    and a tool result with an MCP App view as its widget (``apps.notebook.app_bundle``)."""
     formatter = shell.display_formatter.formatters["text/html"]
     for kind in to_html.registry:
         if kind is not object:
             formatter.for_type(kind, to_html)
+    # A tool result with an MCP App view shows the view (a widget); its HTML stays the fallback.
+    from .apps.notebook import app_bundle
+
+    shell.display_formatter.mimebundle_formatter.for_type(CallToolResult, app_bundle)
 
 
 @to_html.register

@@ -31,6 +31,7 @@ from .._core.timeouts import USE_DEFAULT, Deadline, Timeout, check_timeout, reso
 from .._threads.signals import deferred_interrupts
 from .._version import __version__
 from .._wire.base import Transport, TransportStats
+from . import apps as ui_extension
 from . import exit_cleanup, negotiation, server_capabilities
 from .cache import DISCOVER_KEY, ListCache
 from .channel import Channel
@@ -140,6 +141,9 @@ class Client(ListingMethods, ToolMethods, TypedMethods):
             a client span per request with the global tracer provider (semantic conventions for
             MCP, version 1.41.0); a ``TracerProvider`` records with that one instead; ``False``
             does neither. See "Tracing" in docs/api.md.
+        apps: declare the MCP Apps extension (``io.modelcontextprotocol/ui``, HTML views): ``True``,
+            ``False``, or ``None`` (the default) for "when a notebook host is in use" (an IPython
+            kernel with anywidget). ``result.ui`` reads a tool's view either way.
         A handler's answer to a request the server has meanwhile cancelled is not sent.
 
     The typed methods need a server capability each (``tools``, ``resources``,
@@ -178,6 +182,7 @@ class Client(ListingMethods, ToolMethods, TypedMethods):
         tracing: Any = True,
         connect_timeout: Timeout = USE_DEFAULT,
         stderr: Optional[str] = None,
+        apps: Optional[bool] = None,
     ) -> None:
         if stderr is not None:
             if not hasattr(transport, "stderr_mode"):
@@ -250,7 +255,7 @@ class Client(ListingMethods, ToolMethods, TypedMethods):
             self._server_requests = ServerRequests(
                 self._channel,
                 self._dispatcher,
-                capabilities=capabilities,
+                capabilities=ui_extension.declared(capabilities, apps),
                 request_handlers=request_handlers,
                 roots=roots,
                 sampling=sampling,
@@ -387,10 +392,6 @@ class Client(ListingMethods, ToolMethods, TypedMethods):
             )
         else:
             self.protocol_version = agreement.version
-
-    def _call_headers(self, method: str, params: Optional[dict[str, Any]]) -> dict[str, str]:
-        """A modern request's headers of our own (a tool's ``Mcp-Param-*``), from the tool list held."""
-        return negotiation.call_headers(self._lists.get("tools"), method, params)
 
     def _use_modern(self, version: str) -> None:
         """Speak the modern ``version`` from now on (its ``_meta`` on every request, and over HTTP its headers)."""

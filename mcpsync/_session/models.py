@@ -18,6 +18,8 @@ from typing import Any, ClassVar, Generic, Optional, TypeVar
 from .._core.errors import ProtocolError
 from .._core.feature_errors import ToolError
 from .._core.text import cut, first_line
+from .app_view import AppView
+from .apps import ToolUi, tool_ui
 from .content import ContentBlock, ResourceContents, TextContent, block_gist, content_block, made, plain_text
 from .fields import (
     RESOURCE_FIELDS,
@@ -68,6 +70,7 @@ def _gist(description: Optional[str]) -> str:
 
 
 _Wire = TypeVar("_Wire", bound="_FromWire")
+_NOT_YET = object()
 _Item = TypeVar("_Item")
 
 
@@ -228,6 +231,12 @@ class Tool(_FromWire):
             return tuple(value)
         return ()
 
+    @property
+    def ui(self) -> Optional[ToolUi]:
+        """The tool's view and visibility by the MCP Apps extension (``_meta.ui``), read liberally;
+        ``None`` when it says nothing of the extension."""
+        return tool_ui(self.raw.get("_meta"), f"tool {self.name!r}")
+
     def __repr__(self) -> str:
         return f"<Tool {self.name!r}({parameters_signature(self.input_schema)}){_gist(self.description)}>"
 
@@ -308,6 +317,33 @@ class CallToolResult:
     def text(self) -> str:
         """The text of all text content blocks, joined by newlines."""
         return "\n".join(block.text for block in self.content if isinstance(block, TextContent))
+
+    @property
+    def ui(self) -> Optional[AppView]:
+        """The tool's MCP Apps view (an ``AppView``), or ``None`` when the tool has none.
+
+        Lazy, and it does I/O the first time: the client that made the call lists its tools if it
+        holds no list, and reads the view's ``ui://`` resource (``resources/read``) unless it has
+        read it before (see ``AppView``). The answer is kept on the result. A result the client
+        did not make (built with ``from_dict``) has no view.
+
+        Raises:
+            MCPError: the tool list or the resource could not be read (a ``ServerError``, a timeout).
+        """
+        held = self.__dict__.get("_app_view", _NOT_YET)
+        if held is not _NOT_YET:
+            return held  # type: ignore[no-any-return]
+        origin = self.__dict__.get("_app_origin")
+        view: Optional[AppView] = origin(self) if origin is not None else None
+        self.__dict__["_app_view"] = view
+        return view
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Pickled or copied without its client: the copy's ``ui`` is ``None``.
+        return {key: value for key, value in self.__dict__.items() if key not in ("_app_origin", "_app_view")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
 
     def raise_for_error(self) -> CallToolResult:
         """Raise ``ToolError`` if the tool reported failure; else return the result itself."""

@@ -10,6 +10,7 @@ straight from here: no frame between.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Mapping
 from typing import Any, Callable, Optional, Protocol, Union
@@ -22,6 +23,7 @@ from .._core.text import cut, did_you_mean
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
 from .._wire.base import Transport
 from . import server_capabilities
+from .app_resources import view_of
 from .models import CallToolResult, Tool
 from .progress import ProgressCallback
 from .progress_bars import progress_bar_for
@@ -113,9 +115,10 @@ class ToolMethods:
                 progress_resets_timeout=progress_resets_timeout,
                 on_status=status_as_progress(progress) if progress else None,
             )
-            if isinstance(done, CallToolResult):
-                return done  # answered at once: the usual case
-            return self._tool_calls.wait(done, seconds, started)
+            result = done if isinstance(done, CallToolResult) else self._tool_calls.wait(done, seconds, started)
+            # What result.ui needs to find the tool's MCP Apps view, read only when asked for.
+            result.__dict__["_app_origin"] = functools.partial(view_of, self, arguments)
+            return result
         except KeyboardInterrupt as exc:
             # What shorten_interrupts does for the other public methods, here without its frame.
             raise KeyboardInterrupt(*exc.args) from None

@@ -50,6 +50,8 @@ class ToolHost(Protocol):
     #: The URI of every ``resources/read``, in order.
     reads: list[str]
     skill_lies: set[str]
+    #: The capabilities the client declared at ``initialize`` (legacy era; ``None`` before it).
+    client_capabilities: Optional[dict[str, Any]]
     #: The modern versions accepted now.
     modern_versions: list[str]
 

@@ -15,6 +15,7 @@ from typing import Any, Optional
 
 from .._core.jsonrpc import ErrorCode
 from .calls import RequestError
+from .dashboard_view import DASHBOARD_URI, dashboard_contents
 from .misbehaviour import MISBEHAVIOURS
 from .skills import LIES, skill_directory, skill_entries, skill_file
 
@@ -181,7 +182,7 @@ TOOLS: list[dict[str, Any]] = [
 # whose outputSchema is an object, wrapped as {"result": ...}, as the official SDKs do), and MCP
 # Apps tools, one for the app's interface alone.
 _USER = _schema({"id": _TEXT, "name": _TEXT}, ("id", "name"))
-_APP_UI = "ui://dashboard/view.html"
+_APP_UI = DASHBOARD_URI
 TOOLS += [
     {
         "name": "users",
@@ -206,6 +207,12 @@ TOOLS += [
         "description": "Refresh the dashboard's data (for the app's interface alone).",
         "inputSchema": _schema({}),
         "_meta": {"ui": {"resourceUri": _APP_UI, "visibility": ["app"]}},
+    },
+    {
+        "name": "dashboard_export",
+        "description": "Export the dashboard's data (for the model alone: an app may not call it).",
+        "inputSchema": _schema({}),
+        "_meta": {"ui": {"visibility": ["model"]}},
     },
 ]
 #: The tools whose structuredContent is not an object: a legacy client gets it as {"result": ...}.
@@ -320,6 +327,8 @@ def read_resource(uri: Any, skills: bool, lies: frozenset[str], times_read: int)
         contents = skill_file(uri, lies, times_read)
         if contents is not None:
             return {"contents": [contents]}
+    if uri == DASHBOARD_URI:
+        return {"contents": [dashboard_contents()]}
     if uri == "text://greeting":
         return {"contents": [{"uri": uri, "mimeType": "text/plain", "text": "Hello from a resource"}]}
     if uri == "binary://pixel":

@@ -17,6 +17,7 @@ __all__ = [
     "PROTOCOL_VERSION_KEY",
     "SERVER_INFO_KEY",
     "SUBSCRIPTION_ID_KEY",
+    "UI_EXTENSION",
     "UNSUPPORTED_VERSION",
 ]
 
@@ -29,6 +30,8 @@ CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
 SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId"
+#: The MCP Apps extension, which a client declares in its capabilities' ``extensions``.
+UI_EXTENSION = "io.modelcontextprotocol/ui"
 #: What a ``subscriptions/listen`` filter may ask for.
 LISTEN_FILTERS = ("toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions")
 #: The 2026-07-28 revision's own JSON-RPC errors: headers that do not match the body (over HTTP, with a

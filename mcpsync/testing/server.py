@@ -120,6 +120,7 @@ class TestServer:
         #: Set when the input ends: stalled tools give up then, so the server can exit.
         self.stopping = threading.Event()
         self.log_level = "debug"
+        self.client_capabilities: Optional[dict[str, Any]] = None
         self.tool_code = self.tools_class(self)
 
     # -- wire -----------------------------------------------------------------
@@ -314,6 +315,8 @@ class TestServer:
 
     def _serve(self, request_id: Any, method: str, params: dict[str, Any]) -> None:
         if method == "initialize":
+            declared = params.get("capabilities")
+            self.client_capabilities = declared if isinstance(declared, dict) else {}
             asked = params.get("protocolVersion")
             version = self.protocol_version or (asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[0])
             self.send(

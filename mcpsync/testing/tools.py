@@ -33,7 +33,9 @@ Tools:
     users(), word_count(text)   structured content that is an array of users, a number, each with its
                                 outputSchema (2026-07-28; to a legacy client as {"result": ...})
     show_dashboard(), refresh_dashboard()  MCP Apps tools (``_meta.ui``): for the model and the app, and
-                                for the app alone (``visibility: ["app"]``)
+                                for the app alone (``visibility: ["app"]``); show_dashboard's structured
+                                content says the client's io.modelcontextprotocol/ui settings (null: none)
+    dashboard_export()          an MCP Apps tool for the model alone (``visibility: ["model"]``)
 
 
 What each tool declares (its schema, its icon) is in ``mcpsync.testing.catalogue``.
@@ -63,7 +65,7 @@ from .calls import (
     text_result,
 )
 from .misbehaviour import HUGE_SIZE, misbehave
-from .protocol import CLIENT_CAPABILITIES_KEY, LOG_LEVEL_KEY, MISSING_CAPABILITY
+from .protocol import CLIENT_CAPABILITIES_KEY, LOG_LEVEL_KEY, MISSING_CAPABILITY, UI_EXTENSION
 from .skills import LIES
 
 __all__ = ["INPUT_KINDS", "Tools"]
@@ -227,11 +229,20 @@ class Tools:
     def tool_word_count(self, call: ToolCall, text: str) -> dict[str, Any]:
         return any_json_result(call, len(text.split()))
 
-    def tool_show_dashboard(self, call: ToolCall) -> dict[str, Any]:
-        return text_result("the dashboard is shown")
+    def tool_show_dashboard(self, call: ToolCall, **arguments: Any) -> dict[str, Any]:
+        # Whether the client declared the MCP Apps extension: in a modern request's _meta, else at initialize.
+        declared = call.meta.get(CLIENT_CAPABILITIES_KEY) if call.modern else self.host.client_capabilities
+        extensions = declared.get("extensions") if isinstance(declared, dict) else None
+        ui = extensions.get(UI_EXTENSION) if isinstance(extensions, dict) else None
+        result = text_result("the dashboard is shown")
+        result["structuredContent"] = {"uiExtension": ui, "visitors": 42}
+        return result
 
     def tool_refresh_dashboard(self, call: ToolCall) -> dict[str, Any]:
         return text_result("the dashboard's data is refreshed")
+
+    def tool_dashboard_export(self, call: ToolCall) -> dict[str, Any]:
+        return text_result("the dashboard's data, exported")
 
     def tool_ask_in_rounds(
         self, call: ToolCall, rounds: int = 1, kinds: Optional[list[str]] = None, delay: float = 0.0

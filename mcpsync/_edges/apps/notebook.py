@@ -1,0 +1,231 @@
+"""The notebook host of MCP Apps: ``AppWidget`` (an anywidget whose JavaScript, ``widget.js``, puts the
+view in a sandboxed iframe and relays its messages over the widget's comm), ``show_app``, and the
+display hook that shows a ``CallToolResult`` with a view as its widget.
+
+The kernel's side: each message of the view goes to the widget's ``AppBridge``. What needs the server
+(``tools/call``, ``resources/read``, ``resources/list``) runs on a thread of its own, at most
+``MAX_CALLS`` at once (more are refused at once), so the kernel's comm thread never waits on a server;
+everything else is answered at once, in order; each ``ui/notifications/initialized`` is followed by the
+tool's input and result (a view rendered again, after a page reload, initializes again). A view
+removed from the page (a re-executed cell, a cleared output) is sent ``ui/resource-teardown`` by the
+page; its calls under way end within their timeout, and no thread waits for the next.
+``close()`` sends the teardown too, takes no more messages and joins the calls under way.
+
+anywidget is imported only when a widget is made (``import mcpsync`` stays light).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import threading
+from pathlib import Path
+from typing import Any, Optional
+
+from ..._core.errors import MCPError, NotSupportedError
+from ..._core.timeouts import USE_DEFAULT, Timeout
+from ..._session.app_view import AppView
+from ..._session.apps import UI_EXTENSION, notebook_host_in_use
+from ..._session.models import CallToolResult
+from .bridge import AppBridge
+
+__all__ = ["MAX_CALLS", "app_bundle", "app_widget_class", "show_app"]
+
+logger = logging.getLogger("mcpsync.apps")
+
+#: The view's requests that need the server, each run on a thread of its own.
+_SERVER_METHODS = frozenset({"tools/call", "resources/read", "resources/list"})
+#: The most of them under way at once for one widget.
+MAX_CALLS = 4
+#: The ``ui/message`` texts a widget keeps on show (the oldest go first), and the characters of each.
+MAX_SHOWN = 50
+MAX_SHOWN_CHARS = 10_000
+#: The iframe's height before the view says its size, and the most it may ask for, in pixels.
+START_HEIGHT = 320
+MAX_HEIGHT = 4000
+
+
+@functools.cache
+def app_widget_class() -> type:
+    """The ``AppWidget`` class, made on first use (it needs anywidget and traitlets)."""
+    import anywidget
+    import traitlets
+
+    class AppWidget(anywidget.AnyWidget):
+        """An MCP App view in a notebook cell: the tool's HTML in a sandboxed iframe (``srcdoc`` with
+        its Content-Security-Policy, ``sandbox="allow-scripts"``), its messages answered by an
+        ``AppBridge`` over the client that made the call.
+
+        Args:
+            view: the ``AppView`` (``result.ui``).
+            timeout: seconds for each of the view's tool calls; default: the client's.
+        """
+
+        _esm = Path(__file__).with_name("widget.js")
+        srcdoc = traitlets.Unicode("").tag(sync=True)
+        csp = traitlets.Unicode("").tag(sync=True)
+        sandbox = traitlets.Unicode("allow-scripts").tag(sync=True)
+        allow = traitlets.Unicode("").tag(sync=True)
+        height = traitlets.Int(START_HEIGHT).tag(sync=True)
+        prefers_border = traitlets.Bool(True).tag(sync=True)
+        tool_name = traitlets.Unicode("").tag(sync=True)
+        #: The view's ``ui/message`` texts, shown under it (class ``mcpsync-app-message``).
+        messages = traitlets.List(traitlets.Unicode()).tag(sync=True)
+
+        def __init__(self, view: AppView, *, timeout: Timeout = USE_DEFAULT, **kwargs: Any) -> None:
+            super().__init__(
+                srcdoc=view.srcdoc(),
+                csp=view.content_security_policy,
+                sandbox=view.sandbox,
+                allow=view.allow,
+                prefers_border=view.meta.prefers_border is not False,
+                tool_name=view.tool_name,
+                **kwargs,
+            )
+            self.view = view
+            self.bridge = AppBridge(
+                view.client,
+                view,
+                on_message=self._show_message,
+                on_open_link=lambda url: self._send({"type": "open-link", "url": url}),
+                on_size=self._resize,
+                on_request_teardown=self.close,
+                timeout=timeout,
+            )
+            self._lock = threading.Lock()
+            self._calls: set[threading.Thread] = set()
+            self._closed = False
+            self.on_msg(self._received)
+
+        def _send(self, content: dict[str, Any]) -> None:
+            with self._lock:
+                if self._closed:
+                    return
+            try:
+                self.send(content)
+            except Exception as exc:  # the comm is gone: the page went away
+                logger.debug("MCP App widget: could not send to the page: %r", exc)
+
+        def _to_view(self, message: Optional[dict[str, Any]]) -> None:
+            if message is not None:
+                self._send({"type": "to-view", "message": message})
+
+        def _received(self, _widget: Any, content: Any, _buffers: Any = None) -> None:
+            """A message from the page (on the kernel's comm thread): the view's, or the page's own."""
+            if not isinstance(content, dict) or content.get("type") != "from-view":
+                return  # "removed" too: a view re-rendered later initializes again and is answered
+            raw = content.get("message")
+            try:
+                method = json.loads(raw).get("method") if isinstance(raw, str) and len(raw) < 10_000_000 else None
+            except (ValueError, AttributeError, RecursionError):
+                method = None  # the bridge answers it
+            if method in _SERVER_METHODS and isinstance(raw, str):
+                self._start_call(raw)
+                return
+            self._answer(raw)
+            if method == "ui/notifications/initialized" and self.bridge.initialized.is_set():
+                for notification in self.bridge.notifications():  # the view may now hear of the call
+                    self._to_view(notification)
+
+        def _answer(self, raw: Any) -> None:
+            self._to_view(self.bridge.handle(raw))
+
+        def _start_call(self, raw: str) -> None:
+            with self._lock:
+                self._calls = {call for call in self._calls if call.is_alive()}
+                refused = self._closed or len(self._calls) >= MAX_CALLS
+                if not refused:
+                    call = threading.Thread(target=self._answer, args=(raw,), name="mcpsync-app-call", daemon=True)
+                    self._calls.add(call)
+            if refused:
+                try:
+                    request_id = json.loads(raw).get("id")
+                except (ValueError, AttributeError):
+                    return
+                busy = {"code": -32000, "message": f"too many calls at once: at most {MAX_CALLS}"}
+                self._to_view({"jsonrpc": "2.0", "id": request_id, "error": busy})
+                return
+            call.start()
+
+        def _show_message(self, params: dict[str, Any]) -> None:
+            texts = [
+                str(block.get("text", ""))[:MAX_SHOWN_CHARS]
+                for block in params.get("content") or ()
+                if isinstance(block, dict) and block.get("type") == "text"
+            ]
+            self.messages = [*self.messages, "\n".join(texts)][-MAX_SHOWN:]
+
+        def _resize(self, _width: Optional[float], height: Optional[float]) -> None:
+            if height is not None:
+                self.height = int(min(max(height, 40), MAX_HEIGHT))
+
+        def _stop(self) -> None:
+            """Take no more messages and join the calls under way (each bounded by its timeout)."""
+            with self._lock:
+                self._closed = True
+                calls = list(self._calls)
+                self._calls.clear()
+            for call in calls:
+                if call is not threading.current_thread():
+                    call.join(self.bridge.timeout)
+
+        def close(self) -> None:
+            """Tell the view it goes (``ui/resource-teardown``), stop, and close the widget."""
+            with self._lock:
+                open_now = not self._closed
+            if open_now:
+                self._to_view(self.bridge.teardown())
+            self._stop()
+            super().close()
+
+    return AppWidget
+
+
+def show_app(
+    client: Any, tool: str, arguments: Optional[dict[str, Any]] = None, *, timeout: Timeout = USE_DEFAULT
+) -> Any:
+    """Call ``tool`` on ``client`` and return its MCP App view as a notebook widget (``AppWidget``):
+    the cell's last value shows it.
+
+    Raises:
+        NotSupportedError: the tool has no view (``_meta.ui.resourceUri``), or anywidget is missing.
+        MCPError: the call, the tool list or the view's resource failed.
+    """
+    result = client.call_tool(tool, arguments, timeout=timeout)
+    view = result.ui
+    if view is None:
+        raise NotSupportedError(f"tool {tool!r} of server {client.name!r} has no MCP App view (_meta.ui.resourceUri)")
+    try:
+        widget_class = app_widget_class()
+    except ImportError:
+        raise NotSupportedError("show_app needs anywidget: pip install 'mcpsync[notebook]'") from None
+    return widget_class(view, timeout=timeout)
+
+
+def app_bundle(result: CallToolResult) -> Optional[dict[str, Any]]:
+    """The display hook's mime bundle of a tool result with an MCP App view: its widget's (the HTML
+    view fills in ``text/html``, for a page that shows no widgets). ``None`` (the result's HTML alone)
+    when the client that made the call did not declare the extension, anywidget is missing, the tool
+    has no view, or reading it failed (logged)."""
+    origin = result.__dict__.get("_app_origin")
+    client = getattr(origin, "args", (None,))[0]
+    extensions = getattr(client, "capabilities", {}).get("extensions") or {}
+    if UI_EXTENSION not in extensions or not notebook_host_in_use():
+        return None
+    try:
+        view = result.ui
+    except MCPError as exc:
+        logger.warning("tool %r: its MCP App view could not be read: %s", result.tool_name, exc)
+        return None
+    if view is None:
+        return None
+    widget = app_widget_class()(view)
+    bundle: dict[str, Any] = widget._repr_mimebundle_()
+    return bundle
+
+
+def __getattr__(name: str) -> Any:
+    if name == "AppWidget":
+        return app_widget_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,97 @@
+// mcpsync's MCP App host in a notebook cell (anywidget). The view's HTML goes in a sandboxed iframe
+// (srcdoc, with its Content-Security-Policy first in <head>; sandbox="allow-scripts": an opaque origin,
+// no top navigation, no popups). Messages are relayed between the iframe and the kernel's AppBridge:
+// only those whose source is this iframe's window are taken, and answers are posted to it alone.
+// Links the kernel approved open in a new tab (noopener, noreferrer); ui/message texts are shown under
+// the view (.mcpsync-app-message). When the view is removed, it is sent ui/resource-teardown.
+
+const MAX_MESSAGE_CHARS = 4000000;
+
+function render({ model, el }) {
+  const root = document.createElement("div");
+  root.className = "mcpsync-app";
+  const frame = document.createElement("iframe");
+  frame.className = "mcpsync-app-frame";
+  frame.setAttribute("sandbox", model.get("sandbox") || "allow-scripts");
+  frame.setAttribute("referrerpolicy", "no-referrer");
+  const allow = model.get("allow");
+  if (allow) {
+    frame.setAttribute("allow", allow);
+  }
+  frame.setAttribute("title", "MCP App: " + model.get("tool_name"));
+  frame.style.width = "100%";
+  frame.style.height = model.get("height") + "px";
+  frame.style.border = model.get("prefers_border") ? "1px solid #ccc" : "none";
+  frame.srcdoc = model.get("srcdoc");
+  const messages = document.createElement("div");
+  messages.className = "mcpsync-app-messages";
+  root.appendChild(frame);
+  root.appendChild(messages);
+  el.appendChild(root);
+
+  function showMessages() {
+    messages.replaceChildren();
+    for (const text of model.get("messages") || []) {
+      const item = document.createElement("div");
+      item.className = "mcpsync-app-message";
+      item.textContent = text;
+      messages.appendChild(item);
+    }
+  }
+  showMessages();
+
+  function toView(message) {
+    if (frame.contentWindow) {
+      frame.contentWindow.postMessage(message, "*");
+    }
+  }
+
+  function fromView(event) {
+    if (event.source !== frame.contentWindow || frame.contentWindow === null) {
+      return;
+    }
+    let text;
+    try {
+      text = JSON.stringify(event.data);
+    } catch (error) {
+      return;
+    }
+    if (typeof text !== "string" || text.length > MAX_MESSAGE_CHARS) {
+      return;
+    }
+    model.send({ type: "from-view", message: text });
+  }
+
+  function fromKernel(content) {
+    if (!content || typeof content !== "object") {
+      return;
+    }
+    if (content.type === "to-view") {
+      toView(content.message);
+    } else if (content.type === "open-link") {
+      const url = String(content.url || "");
+      if (/^https?:\/\//i.test(url)) {
+        window.open(url, "_blank", "noopener,noreferrer");
+      }
+    }
+  }
+
+  function resize() {
+    frame.style.height = model.get("height") + "px";
+  }
+
+  window.addEventListener("message", fromView);
+  model.on("msg:custom", fromKernel);
+  model.on("change:height", resize);
+  model.on("change:messages", showMessages);
+
+  return () => {
+    toView({ jsonrpc: "2.0", id: "mcpsync-teardown", method: "ui/resource-teardown", params: {} });
+    window.removeEventListener("message", fromView);
+    model.off("msg:custom", fromKernel);
+    model.off("change:height", resize);
+    model.off("change:messages", showMessages);
+  };
+}
+
+export default { render };

@@ -1,0 +1,152 @@
+"""An MCP App's view of one tool call (``AppView``, what ``CallToolResult.ui`` gives) and the security
+policy a host renders it under: the Content-Security-Policy built from the resource's ``_meta.ui.csp``
+alone, the iframe ``sandbox`` and ``allow`` attributes, and the ``srcdoc`` with the policy in it.
+
+No I/O here: the view is made by ``app_resources`` from what the client read.
+
+The rules (docs/api.md, "MCP Apps: a tool's view"): ``default-src 'none'``; scripts and styles inline
+and from ``resourceDomains``; images, fonts and media from ``resourceDomains`` (images and media from
+``data:`` too, as the extension's restrictive default has it); ``connect-src`` only ``connectDomains``,
+``frame-src`` only ``frameDomains``, ``base-uri`` only ``baseUriDomains``, each ``'none'`` when empty.
+Every domain is checked first: an origin or host pattern (``https://api.example.com``,
+``https://*.example.com:8443``, ``cdn.example.com``), no quotes, no ``;``, no spaces, no bare ``*``,
+no scheme-only source (``data:``, ``blob:``); a value that fails is dropped with a ``ProtocolWarning``.
+The sandbox is ``allow-scripts`` alone: never ``allow-same-origin`` (the view would share the host
+page's origin), never ``allow-top-navigation``, no popups, no forms.
+"""
+
+from __future__ import annotations
+
+import html as html_text
+import re
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._core.errors import ProtocolWarning
+from .apps import UiResourceMeta
+
+__all__ = ["AppView", "checked_domains", "content_security_policy", "with_policy"]
+
+#: The one sandbox token a view gets: its scripts run, in an origin of its own (opaque).
+SANDBOX = "allow-scripts"
+#: The Permission Policy feature of each permission a view may ask for (the iframe's ``allow``).
+PERMISSION_FEATURES = {
+    "camera": "camera",
+    "microphone": "microphone",
+    "geolocation": "geolocation",
+    "clipboardWrite": "clipboard-write",
+}
+#: An origin or host pattern: an optional http(s)/ws(s) scheme, a host (``*.`` may lead), an optional port.
+_DOMAIN = re.compile(
+    r"(?:(?:https?|wss?)://)?"
+    r"(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}))*"
+    r"(?::(?:[0-9]{1,5}|\*))?/?",
+    re.ASCII,
+)
+#: A leading doctype (after white space and a byte-order mark), kept first when the policy goes in.
+_DOCTYPE = re.compile(r"\A[\ufeff\s]*(<!doctype[^>]*>)", re.IGNORECASE)
+
+
+def checked_domains(values: tuple[str, ...], kind: str, where: str) -> list[str]:
+    """The ``values`` of one CSP list that are an origin or host pattern; each other is dropped with a
+    ``ProtocolWarning`` naming it (``kind``: its wire name; ``where``: the resource)."""
+    kept = []
+    for value in values:
+        if _DOMAIN.fullmatch(value):
+            kept.append(value.rstrip("/"))
+        else:
+            warnings.warn(
+                f"{where}: _meta.ui.csp.{kind} value {value!r:.80} is no origin or host pattern; dropped",
+                ProtocolWarning,
+                stacklevel=3,
+            )
+    return kept
+
+
+def content_security_policy(meta: UiResourceMeta, where: str = "UI resource") -> str:
+    """The Content-Security-Policy for a view whose resource says ``meta`` (the module docstring's rules)."""
+    csp = meta.csp
+    resources = checked_domains(csp.resource_domains, "resourceDomains", where)
+    connect = checked_domains(csp.connect_domains, "connectDomains", where)
+    frames = checked_domains(csp.frame_domains, "frameDomains", where)
+    bases = checked_domains(csp.base_uri_domains, "baseUriDomains", where)
+
+    def sources(*values: str) -> str:
+        return " ".join(values) if values else "'none'"
+
+    directives = [
+        "default-src 'none'",
+        f"script-src {sources(chr(39) + 'unsafe-inline' + chr(39), *resources)}",
+        f"style-src {sources(chr(39) + 'unsafe-inline' + chr(39), *resources)}",
+        f"img-src {sources('data:', *resources)}",
+        f"font-src {sources(*resources)}",
+        f"media-src {sources('data:', *resources)}",
+        f"connect-src {sources(*connect)}",
+        f"frame-src {sources(*frames)}",
+        f"base-uri {sources(*bases)}",
+    ]
+    return "; ".join(directives)
+
+
+def with_policy(document: str, policy: str) -> str:
+    """``document`` with ``policy`` as a ``<meta http-equiv="Content-Security-Policy">`` that is the
+    first element of its ``<head>``, whatever the document holds (comments, a fake ``<head>``): the meta
+    goes before everything but a leading doctype, where the HTML parser opens the head for it; the
+    document's own ``<html>`` and ``<head>`` tags then merge into the ones already open."""
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{html_text.escape(policy, quote=True)}">'
+    found = _DOCTYPE.match(document)
+    if found is None:
+        return "<!DOCTYPE html>" + meta + document
+    return found.group(1) + meta + document[found.end() :]
+
+
+@dataclass(frozen=True)
+class AppView:
+    """What a host needs to render a tool call's MCP App view: the call, the view's HTML, its policy.
+
+    Attributes:
+        tool_name: the tool that was called.
+        arguments: the arguments it was called with.
+        result: the ``CallToolResult``.
+        resource_uri: the view's ``ui://`` resource.
+        html: the view's HTML, as the server sent it (render ``srcdoc()``, never this).
+        meta: the resource's ``_meta.ui`` (``UiResourceMeta``).
+        tool: the tool as the server listed it (a dict: ``hostContext.toolInfo.tool``).
+        client: the ``Client`` that made the call: the view's requests go to it (``AppBridge``).
+    """
+
+    tool_name: str
+    arguments: Mapping[str, Any]
+    result: Any
+    resource_uri: str
+    html: str
+    meta: UiResourceMeta = field(default_factory=UiResourceMeta)
+    tool: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    client: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def content_security_policy(self) -> str:
+        """The Content-Security-Policy built from ``meta.csp`` alone (the module docstring's rules)."""
+        return content_security_policy(self.meta, f"UI resource {self.resource_uri!r}")
+
+    @property
+    def sandbox(self) -> str:
+        """The iframe's ``sandbox`` attribute: ``allow-scripts``, nothing more (the permissions a view
+        asks for are Permission Policy features: ``allow``)."""
+        return SANDBOX
+
+    @property
+    def allow(self) -> str:
+        """The iframe's ``allow`` attribute: the Permission Policy features of the permissions the
+        resource asks for (``camera; microphone``, say); ``""`` for none. A host may grant fewer."""
+        return "; ".join(PERMISSION_FEATURES[name] for name in self.meta.permissions)
+
+    def srcdoc(self) -> str:
+        """The HTML to put in the iframe's ``srcdoc``: the view with its Content-Security-Policy as the
+        first element of its ``<head>``."""
+        return with_policy(self.html, self.content_security_policy)
+
+    def __repr__(self) -> str:
+        return f"<AppView {self.tool_name!r} {self.resource_uri!r}, {len(self.html)} characters of HTML>"
