@@ -68,6 +68,10 @@ class JupyterLab:
     def __init__(self, workdir: Path) -> None:
         self.root = workdir / "root"
         self.root.mkdir()
+        # The kernels run in the root; a stdio server started from a notebook gets a clean environment
+        # (no PYTHONPATH) but our working directory, and `python -m mcpsync.testing` looks there first:
+        # this checkout's package, even where the venv's mcpsync is installed from another one.
+        (self.root / "mcpsync").symlink_to(REPO / "mcpsync", target_is_directory=True)
         self.port = free_port()
         self.token = secrets.token_hex(16)
         self.base = f"http://127.0.0.1:{self.port}"
