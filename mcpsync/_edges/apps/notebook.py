@@ -88,7 +88,7 @@ def app_widget_class() -> type:
                 view.client,
                 view,
                 on_message=self._show_message,
-                on_open_link=lambda url: self._send({"type": "open-link", "url": url}),
+                on_open_link=lambda url: self._to_page({"type": "open-link", "url": url}),
                 on_size=self._resize,
                 on_request_teardown=self.close,
                 timeout=timeout,
@@ -98,7 +98,7 @@ def app_widget_class() -> type:
             self._closed = False
             self.on_msg(self._received)
 
-        def _send(self, content: dict[str, Any]) -> None:
+        def _to_page(self, content: dict[str, Any]) -> None:
             with self._lock:
                 if self._closed:
                     return
@@ -109,7 +109,7 @@ def app_widget_class() -> type:
 
         def _to_view(self, message: Optional[dict[str, Any]]) -> None:
             if message is not None:
-                self._send({"type": "to-view", "message": message})
+                self._to_page({"type": "to-view", "message": message})
 
         def _received(self, _widget: Any, content: Any, _buffers: Any = None) -> None:
             """A message from the page (on the kernel's comm thread): the view's, or the page's own."""
