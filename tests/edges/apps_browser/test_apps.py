@@ -58,7 +58,8 @@ def screenshot(locator: Any, name: str, tmp_path: Path) -> None:
     folder = Path(SCREENSHOTS) if SCREENSHOTS else tmp_path
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
-    locator.screenshot(path=str(path))
+    # the bytes, written here: Playwright writing the file itself would start a thread of its loop's
+    path.write_bytes(locator.screenshot())
     assert path.stat().st_size > 1000
 
 
