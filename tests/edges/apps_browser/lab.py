@@ -81,6 +81,10 @@ class JupyterLab:
         notification = settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
         notification.parent.mkdir(parents=True)
         notification.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+        # every cell rendered, not only those in view: a test reads outputs scrolled out of sight
+        tracker = settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
+        tracker.parent.mkdir(parents=True)
+        tracker.write_text(json.dumps({"windowingMode": "none"}))
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
         env["JUPYTERLAB_SETTINGS_DIR"] = str(settings)
