@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.server
 import os
+import re
 import shutil
 import threading
 from collections.abc import Iterator
@@ -14,7 +15,20 @@ from typing import Any, ClassVar
 
 import pytest
 
-from tests.edges.apps_browser.lab import REPO, JupyterLab, NotebookPage, copy_notebook, free_port, write_notebook
+from tests.edges.apps_browser.lab import (
+    DOM_WAIT,
+    REPO,
+    JupyterLab,
+    NotebookPage,
+    copy_notebook,
+    free_port,
+    write_notebook,
+)
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the fixtures skip every test, saying what is missing
+    expect = None
 
 EXAMPLE = REPO / "examples" / "apps.ipynb"
 NODE_MODULES = REPO / "tests" / "interop" / "node" / "node_modules" / "@modelcontextprotocol"
@@ -226,13 +240,12 @@ def test_server_basic_vanillajs_from_npm_renders_and_its_button_calls_its_tool(
     notebook.wait_ran(1)
     view = page.frame_locator(".mcpsync-app-frame")
     time_shown = view.locator("#server-time")
-    page.wait_for_function("(el) => /^\\d{4}-\\d\\d-\\d\\dT/.test(el.textContent)", arg=time_shown.element_handle())
+    iso = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
+    expect(time_shown).to_have_text(iso, timeout=DOM_WAIT)  # the tool's result, pushed to the view
     first = time_shown.inner_text()
-    view.locator("#get-time-btn").click()
-    page.wait_for_function(
-        "([el, first]) => /^\\d{4}-\\d\\d-\\d\\dT/.test(el.textContent) && el.textContent !== first",
-        arg=[time_shown.element_handle(), first],
-    )
+    view.locator("#get-time-btn").click()  # the view's own tools/call of get-time
+    expect(time_shown).not_to_have_text(first, timeout=DOM_WAIT)
+    expect(time_shown).to_have_text(iso)
     view.locator("#send-message-btn").click()
     notebook.output(1).locator(".mcpsync-app-message").filter(has_text="This is message text.").wait_for()
     screenshot(notebook.output(1).locator(".mcpsync-app"), "app-basic-vanillajs.png", tmp_path)
