@@ -34,9 +34,13 @@ EXAMPLE = REPO / "examples" / "apps.ipynb"
 NODE_MODULES = REPO / "tests" / "interop" / "node" / "node_modules" / "@modelcontextprotocol"
 BASIC_VANILLAJS = NODE_MODULES / "server-basic-vanillajs" / "dist" / "index.js"
 BUDGET_ALLOCATOR = NODE_MODULES / "server-budget-allocator" / "dist" / "index.js"
+#: The categories server-budget-allocator's tool returns, each with a slider in its view.
+BUDGET_CATEGORIES = ("Marketing", "Engineering", "Operations", "Sales", "R&D")
 NPM_MISSING = "the ext-apps example servers are not installed (make test runs npm ci in tests/interop/node)"
 #: Set to a folder (docs/images) to keep the screenshots of the rendered views there.
 SCREENSHOTS = os.environ.get("MCPSYNC_APP_SCREENSHOTS")
+#: Screenshots taken, at most, waiting for a view to stop changing.
+SCREENSHOT_TRIES = 30
 
 #: The kernel's own state, printed by a cell: its threads' names and its child processes (read from
 #: /proc: a process whose parent is the kernel), so that a later cell can compare. The threads of
@@ -75,8 +79,15 @@ def screenshot(locator: Any, name: str, tmp_path: Path) -> None:
     folder = Path(SCREENSHOTS) if SCREENSHOTS else tmp_path
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
-    # the bytes, written here: Playwright writing the file itself would start a thread of its loop's
-    path.write_bytes(locator.screenshot())
+    # Taken until two in a row are the same (a chart that animates in is drawn whole), at most a few
+    # times; the bytes written here: Playwright writing the file itself starts a thread of its loop's.
+    shot = locator.screenshot()
+    for _ in range(SCREENSHOT_TRIES):
+        again = locator.screenshot()
+        if again == shot:
+            break
+        shot = again
+    path.write_bytes(shot)
     assert path.stat().st_size > 1000
 
 
@@ -269,5 +280,8 @@ def test_server_budget_allocator_from_npm_renders_its_chart_and_sliders(
     view = page.frame_locator(".mcpsync-app-frame")
     view.locator("#budget-chart").wait_for()
     view.locator("#sliders-container input[type=range]").first.wait_for()
-    assert view.locator("#sliders-container input[type=range]").count() >= 3
+    assert view.locator("#sliders-container input[type=range]").count() == len(BUDGET_CATEGORIES)
+    for category in BUDGET_CATEGORIES:
+        expect(view.locator("#sliders-container")).to_contain_text(category)
+    expect(view.locator("#status-bar")).to_contain_text("$100,000")  # the result's default budget
     screenshot(notebook.output(1).locator(".mcpsync-app"), "app-budget-allocator.png", tmp_path)
