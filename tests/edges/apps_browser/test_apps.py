@@ -67,11 +67,18 @@ print('baseline', baseline)
 """
 
 
-def node_command(script: Path) -> str:
+def show_npm_app(lab: JupyterLab, page: Any, script: Path, tool: str) -> tuple[NotebookPage, Any]:
+    """A notebook that connects to an npm example server over stdio and shows ``tool``'s view, run;
+    the notebook and the view's frame."""
     node = shutil.which("node")
     if node is None or not script.exists():
         pytest.skip(NPM_MISSING)
-    return f"[{node!r}, {str(script)!r}, '--stdio']"
+    command = [node, str(script), "--stdio"]
+    cells = [f"import mcpsync\nclient = mcpsync.connect({command!r})", f"mcpsync.show_app(client, {tool!r}, {{}})"]
+    notebook = NotebookPage(lab, page, write_notebook(lab.root, script.parent.parent.name, cells))
+    notebook.run_all()
+    notebook.wait_ran(1)
+    return notebook, page.frame_locator(".mcpsync-app-frame")
 
 
 def screenshot(locator: Any, name: str, tmp_path: Path) -> None:
@@ -240,16 +247,7 @@ def test_server_basic_vanillajs_from_npm_renders_and_its_button_calls_its_tool(
     """The ext-apps example server ``server-basic-vanillajs`` (npm, over stdio): its get-time view
     renders in the notebook with the time the tool returned; its button calls get-time again, through
     the kernel, and shows the server's new time; its Send Message appears in the cell output."""
-    command = node_command(BASIC_VANILLAJS)
-    name = write_notebook(
-        lab.root,
-        "basic",
-        [f"import mcpsync\nclient = mcpsync.connect({command})", "mcpsync.show_app(client, 'get-time', {})"],
-    )
-    notebook = NotebookPage(lab, page, name)
-    notebook.run_all()
-    notebook.wait_ran(1)
-    view = page.frame_locator(".mcpsync-app-frame")
+    notebook, view = show_npm_app(lab, page, BASIC_VANILLAJS, "get-time")
     time_shown = view.locator("#server-time")
     iso = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
     expect(time_shown).to_have_text(iso, timeout=DOM_WAIT)  # the tool's result, pushed to the view
@@ -268,16 +266,7 @@ def test_server_budget_allocator_from_npm_renders_its_chart_and_sliders(
     """The ext-apps example server ``server-budget-allocator`` (npm, over stdio; a data-heavy view
     with a chart): its view renders in the notebook from the tool's structured result, with the
     chart drawn and a slider for each of the tool's budget categories."""
-    command = node_command(BUDGET_ALLOCATOR)
-    name = write_notebook(
-        lab.root,
-        "budget",
-        [f"import mcpsync\nclient = mcpsync.connect({command})", "mcpsync.show_app(client, 'get-budget-data', {})"],
-    )
-    notebook = NotebookPage(lab, page, name)
-    notebook.run_all()
-    notebook.wait_ran(1)
-    view = page.frame_locator(".mcpsync-app-frame")
+    notebook, view = show_npm_app(lab, page, BUDGET_ALLOCATOR, "get-budget-data")
     view.locator("#budget-chart").wait_for()
     view.locator("#sliders-container input[type=range]").first.wait_for()
     assert view.locator("#sliders-container input[type=range]").count() == len(BUDGET_CATEGORIES)
