@@ -27,6 +27,7 @@ __all__ = [
     "declared",
     "notebook_host_in_use",
     "tool_ui",
+    "visibility_of",
     "wanted",
 ]
 
@@ -147,6 +148,18 @@ def _permissions(value: Any, where: str) -> tuple[str, ...]:
     return tuple(name for name in PERMISSIONS if name in value)
 
 
+def visibility_of(meta: Any) -> tuple[str, ...]:
+    """Who a tool is for, by its ``_meta.ui.visibility``: ``"model"``, ``"app"`` or both, the default
+    when it says nothing; ``()`` when the value is not a list of strings (no one can tell)."""
+    ui = meta.get("ui") if isinstance(meta, Mapping) else None
+    value = ui.get("visibility") if isinstance(ui, Mapping) else None
+    if value is None:
+        return DEFAULT_VISIBILITY
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return tuple(value)
+    return ()
+
+
 def tool_ui(meta: Any, where: str = "tool") -> Optional[ToolUi]:
     """A tool's ``ToolUi`` from its ``_meta`` (``None``: it says nothing of the extension). The
     deprecated flat ``_meta["ui/resourceUri"]`` is read too; a URI that is no ``ui://`` one is left out."""
@@ -164,15 +177,10 @@ def tool_ui(meta: Any, where: str = "tool") -> Optional[ToolUi]:
     if uri is not None and not (isinstance(uri, str) and uri.startswith("ui://")):
         _warn(where, f"_meta.ui.resourceUri must be a ui:// URI, got {uri!r:.80}")
         uri = None
-    visibility = ui.get("visibility")
-    if visibility is None:
-        seen: tuple[str, ...] = DEFAULT_VISIBILITY
-    elif isinstance(visibility, list) and all(isinstance(item, str) for item in visibility):
-        seen = tuple(visibility)
-    else:
+    seen = visibility_of(meta)
+    if not seen and ui.get("visibility") != []:
         # No one can tell whom it is for: the model never gets it, nor may the app call it.
-        _warn(where, f"_meta.ui.visibility must be a list of strings, got {visibility!r:.60}")
-        seen = ()
+        _warn(where, f"_meta.ui.visibility must be a list of strings, got {ui.get('visibility')!r:.60}")
     return ToolUi(resource_uri=uri, visibility=seen)
 
 

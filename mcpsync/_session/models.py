@@ -19,7 +19,7 @@ from .._core.errors import ProtocolError
 from .._core.feature_errors import ToolError
 from .._core.text import cut, first_line
 from .app_view import AppView
-from .apps import ToolUi, tool_ui
+from .apps import ToolUi, tool_ui, visibility_of
 from .content import ContentBlock, ResourceContents, TextContent, block_gist, content_block, made, plain_text
 from .fields import (
     RESOURCE_FIELDS,
@@ -222,14 +222,7 @@ class Tool(_FromWire):
         """Who the tool is for, by the MCP Apps extension's ``_meta.ui.visibility``: ``"model"``,
         ``"app"`` (the app's interface alone may call it) or both, the default when it says nothing;
         ``()`` when the value is not a list of strings (no one can tell: a model never gets it)."""
-        meta = self.raw.get("_meta")
-        ui = meta.get("ui") if isinstance(meta, Mapping) else None
-        value = ui.get("visibility") if isinstance(ui, Mapping) else None
-        if value is None:
-            return ("model", "app")
-        if isinstance(value, list) and all(isinstance(item, str) for item in value):
-            return tuple(value)
-        return ()
+        return visibility_of(self.raw.get("_meta"))
 
     @property
     def ui(self) -> Optional[ToolUi]:
@@ -340,7 +333,7 @@ class CallToolResult:
 
     def __getstate__(self) -> dict[str, Any]:
         # Pickled or copied without its client: the copy's ``ui`` is ``None``.
-        return {key: value for key, value in self.__dict__.items() if key not in ("_app_origin", "_app_view")}
+        return {key: value for key, value in self.__dict__.items() if not key.startswith("_app_")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)

@@ -83,12 +83,19 @@ def test_initialize_answers_with_the_host_its_capabilities_and_the_tool():
 
 
 def test_notifications_give_the_tools_input_then_its_result_and_teardown_is_a_request():
+    """What the host sends the view: the call's input and result, a teardown request with an id of its
+    own each time, a cancellation, a change of the host context."""
     host, _ = bridge()
     sent = host.notifications()
     assert [n["method"] for n in sent] == ["ui/notifications/tool-input", "ui/notifications/tool-result"]
     assert sent[0]["params"] == {"arguments": {"q": 1}} and sent[1]["params"]["content"][0]["text"] == "shown"
     first, second = host.teardown(), host.teardown()
     assert first["method"] == "ui/resource-teardown" and first["id"] != second["id"]
+    assert host.tool_cancelled("stopped")["params"] == {"reason": "stopped"}
+    changed = host.host_context_changed({"theme": "dark"})
+    assert changed["method"] == "ui/notifications/host-context-changed" and changed["params"] == {"theme": "dark"}
+    init = host.handle(request("ui/initialize", INIT))
+    assert init["result"]["hostContext"]["theme"] == "dark"  # kept for a view that initializes again
 
 
 @pytest.mark.parametrize(
@@ -123,6 +130,7 @@ def test_an_id_that_is_huge_or_of_the_wrong_kind_is_answered_with_a_null_id(bad_
 
 
 def test_an_unknown_method_is_minus_32601_and_an_unknown_notification_is_dropped():
+    """A request for a method a view may not use (sampling, a download we do not offer) is -32601; a notification nobody knows is dropped unanswered."""
     host, _ = bridge()
     assert error_of(host.handle(request("sampling/createMessage", {})))["code"] == -32601
     assert error_of(host.handle(request("ui/download-file", {"contents": []})))["code"] == -32601
@@ -153,6 +161,7 @@ def test_only_tools_of_this_server_whose_visibility_includes_the_app_are_called(
 
 
 def test_a_server_error_on_the_views_behalf_is_the_views_error():
+    """The server refuses a read the view asked for: the view gets the server's code and message, nothing more."""
     host, client = bridge()
     assert error_of(host.handle(request("resources/read", {"uri": "ui://nope"}))) == {
         "code": -32002,
@@ -183,6 +192,7 @@ def test_only_http_links_are_handed_to_the_host(url):
 
 
 def test_a_link_goes_to_on_open_link_and_without_one_the_host_says_it_cannot_open_links():
+    """An https link reaches on_open_link as sent; a host given no on_open_link refuses, saying it cannot open links."""
     opened: list[str] = []
     host, _ = bridge(on_open_link=opened.append)
     assert host.handle(request("ui/open-link", {"url": "https://example.com/a?b=c"}))["result"] == {}
@@ -194,6 +204,7 @@ def test_a_link_goes_to_on_open_link_and_without_one_the_host_says_it_cannot_ope
 
 
 def test_messages_logs_and_sizes_reach_their_callbacks_sizes_clamped():
+    """ui/message, a log line and a size change reach their callbacks; a size out of bounds is clamped, a log of an unknown level dropped."""
     said: list[Any] = []
     host, _ = bridge(
         on_message=said.append,
@@ -211,6 +222,7 @@ def test_messages_logs_and_sizes_reach_their_callbacks_sizes_clamped():
 
 
 def test_an_oversize_message_is_refused_unread():
+    """A message over MAX_MESSAGE_CHARS, as text or as an object, is refused before its tool call is looked at."""
     host, client = bridge()
     huge = json.dumps(request("tools/call", {"name": "both", "arguments": {"x": "a" * MAX_MESSAGE_CHARS}}))
     assert "too large" in error_of(host.handle(huge))["message"]
@@ -260,7 +272,18 @@ def test_requests_beyond_the_bound_in_flight_are_refused_not_queued(monkeypatch)
     assert host.handle(request("ping", request_id=100))["result"] == {}
 
 
+def test_a_view_never_waits_without_end():
+    """A bridge given timeout=None, or a client with no default timeout, still bounds each request."""
+    host, client = bridge(timeout=None)
+    assert host.timeout == bridge_module.FALLBACK_TIMEOUT
+    client.transport.default_timeout = None
+    assert mcpsync.AppBridge(client, host.view).timeout == bridge_module.FALLBACK_TIMEOUT
+    assert mcpsync.AppBridge(client, host.view, timeout=3).timeout == 3
+
+
 def test_a_failing_callback_is_an_internal_error_not_an_exception():
+    """A host callback that raises: the view gets -32603, handle() does not raise."""
+
     def broken(params: Any) -> None:
         raise RuntimeError("bug")
 

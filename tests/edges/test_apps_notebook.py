@@ -103,10 +103,12 @@ def data_of(cell: Any) -> dict[str, Any]:
 
 
 def test_in_a_notebook_the_extension_is_declared_by_default(cells):
+    """In a kernel with anywidget, apps=None declares io.modelcontextprotocol/ui with the MCP App MIME type."""
     assert printed(cells[0]) == {"mimeTypes": ["text/html;profile=mcp-app"]}
 
 
 def test_show_app_makes_a_widget_whose_state_carries_the_srcdoc_and_the_policy(cells):
+    """show_app's AppWidget syncs to the page the srcdoc (the policy first), the CSP and the sandbox."""
     state = printed(cells[1])
     assert state["kind"] == "AppWidget" and state["comm"]
     assert state["sandbox"] == "allow-scripts"
@@ -140,10 +142,12 @@ def test_the_views_messages_travel_the_comm_through_the_bridge_and_back(cells):
 
 
 def test_a_result_with_a_view_displays_as_the_widget_with_its_html_beside(cells):
+    """A result with a view as a cell's last value: a widget view in the bundle, HTML beside it; a result without a view: no widget."""
     bundle = data_of(cells[3])
     assert WIDGET_VIEW in bundle and "text/html" in bundle
     assert WIDGET_VIEW not in data_of(cells[4])
 
 
 def test_closing_leaves_no_comm_and_no_thread(cells):
+    """After close(), the widget has no comm and no mcpsync thread is left in the kernel."""
     assert printed(cells[5]) == {"comm": False, "threads": []}

@@ -83,7 +83,8 @@ class AppBridge:
             said), clamped to ``0..MAX_SIZE``.
         host_context: more of ``hostContext`` for ``ui/initialize``'s answer (``theme``, ``locale``, ...).
         on_request_teardown: ``fn()`` when the view asks to be closed.
-        timeout: seconds for each of the view's tool calls and reads; default the client's, else 60.
+        timeout: seconds for each of the view's tool calls and reads; default the client's; ``None``
+            (or a client without a default) is ``FALLBACK_TIMEOUT``: a view never waits without end.
     """
 
     def __init__(
@@ -108,7 +109,9 @@ class AppBridge:
         self.on_request_teardown = on_request_teardown
         self.host_context = dict(host_context or {})
         default = getattr(getattr(client, "transport", None), "default_timeout", None)
-        self.timeout = resolve_timeout(timeout, default if default is not None else FALLBACK_TIMEOUT)
+        seconds = resolve_timeout(timeout, default)
+        #: Seconds each of the view's requests to the server may take: never unbounded.
+        self.timeout: float = seconds if seconds is not None else FALLBACK_TIMEOUT
         #: Set once the view said ``ui/notifications/initialized``.
         self.initialized = threading.Event()
         #: The view's last ``ui/update-model-context`` params (a notebook has no model to give them to).
@@ -134,6 +137,17 @@ class AppBridge:
             },
             {"jsonrpc": "2.0", "method": "ui/notifications/tool-result", "params": raw},
         ]
+
+    def host_context_changed(self, changes: Mapping[str, Any]) -> dict[str, Any]:
+        """The ``ui/notifications/host-context-changed`` notification for ``changes`` (``{"theme":
+        "dark"}``, say); they are kept for a later ``ui/initialize`` too."""
+        self.host_context.update(changes)
+        return {"jsonrpc": "2.0", "method": "ui/notifications/host-context-changed", "params": dict(changes)}
+
+    def tool_cancelled(self, reason: Optional[str] = None) -> dict[str, Any]:
+        """The ``ui/notifications/tool-cancelled`` notification: the call the view shows did not finish."""
+        params = {} if reason is None else {"reason": reason}
+        return {"jsonrpc": "2.0", "method": "ui/notifications/tool-cancelled", "params": params}
 
     def teardown(self) -> dict[str, Any]:
         """The ``ui/resource-teardown`` request to send the view before it is removed."""

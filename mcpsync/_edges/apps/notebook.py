@@ -91,6 +91,8 @@ def app_widget_class() -> type:
                 on_open_link=lambda url: self._to_page({"type": "open-link", "url": url}),
                 on_size=self._resize,
                 on_request_teardown=self.close,
+                # A cell's width is the page's; its height follows the view, up to MAX_HEIGHT.
+                host_context={"containerDimensions": {"maxHeight": MAX_HEIGHT}},
                 timeout=timeout,
             )
             self._lock = threading.Lock()
@@ -114,7 +116,7 @@ def app_widget_class() -> type:
         def _received(self, _widget: Any, content: Any, _buffers: Any = None) -> None:
             """A message from the page (on the kernel's comm thread): the view's, or the page's own."""
             if not isinstance(content, dict) or content.get("type") != "from-view":
-                return  # "removed" too: a view re-rendered later initializes again and is answered
+                return  # nothing else is sent by widget.js
             raw = content.get("message")
             try:
                 method = json.loads(raw).get("method") if isinstance(raw, str) and len(raw) < 10_000_000 else None
@@ -220,7 +222,9 @@ def app_bundle(result: CallToolResult) -> Optional[dict[str, Any]]:
         return None
     if view is None:
         return None
-    widget = app_widget_class()(view)
+    widget = result.__dict__.get("_app_widget")
+    if widget is None or widget.comm is None:  # one widget per result, however often it is shown
+        widget = result.__dict__["_app_widget"] = app_widget_class()(view)
     bundle: dict[str, Any] = widget._repr_mimebundle_()
     return bundle
 

@@ -4,6 +4,8 @@
 // only those whose source is this iframe's window are taken, and answers are posted to it alone.
 // Links the kernel approved open in a new tab (noopener, noreferrer); ui/message texts are shown under
 // the view (.mcpsync-app-message). When the view is removed, it is sent ui/resource-teardown.
+// A view that navigates its own frame elsewhere (a second load of the iframe) is cut off: a page it
+// loaded is not the view the kernel answers, and hears nothing more of it.
 
 const MAX_MESSAGE_CHARS = 4000000;
 
@@ -25,8 +27,21 @@ function render({ model, el }) {
   frame.srcdoc = model.get("srcdoc");
   const messages = document.createElement("div");
   messages.className = "mcpsync-app-messages";
+  const notice = document.createElement("div");
+  notice.className = "mcpsync-app-notice";
   root.appendChild(frame);
+  root.appendChild(notice);
   root.appendChild(messages);
+  let loads = 0;
+  let cut = false;
+  function loaded() {
+    loads += 1;
+    if (loads > 1 && !cut) {
+      cut = true;
+      notice.textContent = "The view left its page: it is no longer connected to the kernel.";
+    }
+  }
+  frame.addEventListener("load", loaded);
   el.appendChild(root);
 
   function showMessages() {
@@ -41,13 +56,13 @@ function render({ model, el }) {
   showMessages();
 
   function toView(message) {
-    if (frame.contentWindow) {
+    if (!cut && frame.contentWindow) {
       frame.contentWindow.postMessage(message, "*");
     }
   }
 
   function fromView(event) {
-    if (event.source !== frame.contentWindow || frame.contentWindow === null) {
+    if (cut || event.source !== frame.contentWindow || frame.contentWindow === null) {
       return;
     }
     let text;
@@ -88,6 +103,7 @@ function render({ model, el }) {
   return () => {
     toView({ jsonrpc: "2.0", id: "mcpsync-teardown", method: "ui/resource-teardown", params: {} });
     window.removeEventListener("message", fromView);
+    frame.removeEventListener("load", loaded);
     model.off("msg:custom", fromKernel);
     model.off("change:height", resize);
     model.off("change:messages", showMessages);

@@ -1,0 +1,132 @@
+"""The notebook widget's page side (widget.js) with the bundled dashboard view, in headless Chromium,
+without JupyterLab: a stand-in for anywidget's model relays the widget's messages to an ``AppBridge``
+in this process, as the kernel's comm would. What the browser enforces (the sandbox, the policy) and
+what widget.js relays are checked here in seconds; tests/edges/apps_browser/ runs the whole notebook.
+
+Skipped without Playwright or Debian's Chromium (/usr/bin/chromium).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import mcpsync
+from mcpsync.testing import server_config
+
+T = 10
+WIDGET_JS = Path(mcpsync.__file__).parent / "_edges" / "apps" / "widget.js"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+#: The anywidget model, stood in for: state from Python, each ``send`` answered through the bridge.
+MODEL = """(state) => {
+  const handlers = {};
+  const model = {
+    get: (key) => state[key],
+    on: (event, fn) => { handlers[event] = fn; },
+    off: () => {},
+    send: (content) => {
+      window.kernel(JSON.stringify(content)).then((replies) => {
+        for (const reply of replies) { handlers["msg:custom"](reply); }
+      });
+    },
+  };
+  window.cleanup = window.widget.render({ model, el: document.getElementById("cell") });
+}"""
+OTHER_PAGE = (
+    '() => { location.href = "data:text/html,<script>setTimeout(function () { parent.postMessage('
+    "{jsonrpc: '2.0', id: 9, method: 'ui/message', params: {role: 'user', content: [{type: 'text', "
+    "text: 'from another page'}]}}, '*') }, 100)</script>\"; }"
+)
+
+
+@pytest.fixture
+def page() -> Any:
+    """A Chromium page (Debian's browser, headless), closed with its browser when the test ends."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Chromium is not installed (apt-get install chromium)")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        try:
+            yield browser.new_page()
+        finally:
+            browser.close()
+
+
+def test_the_dashboard_view_in_the_widgets_iframe_talks_to_the_bridge_and_is_held_in(page: Any) -> None:
+    """The view initializes, shows the tool's input and result, calls the app-only tool and shows its
+    answer, is refused the model-only one, cannot fetch another origin nor navigate the top page, and
+    its ui/message reaches the host; a page the view navigates its own frame to is cut off: its
+    message never reaches the bridge."""
+    shown: list[Any] = []
+    links: list[dict[str, Any]] = []
+    with mcpsync.connect(server_config(), timeout=T) as client:
+        view = client.call_tool("show_dashboard", {"title": "q"}, timeout=T).ui
+        bridge = mcpsync.AppBridge(
+            client,
+            view,
+            on_message=shown.append,
+            on_open_link=lambda url: links.append({"type": "open-link", "url": url}),
+        )
+
+        def kernel(content: str) -> list[dict[str, Any]]:
+            message = json.loads(content)
+            raw = message["message"]
+            answer = bridge.handle(raw)
+            replies = [{"type": "to-view", "message": answer}] if answer else []
+            if json.loads(raw).get("method") == "ui/notifications/initialized":
+                replies += [{"type": "to-view", "message": n} for n in bridge.notifications()]
+            replies += links
+            links.clear()
+            return replies
+
+        state = {
+            "srcdoc": view.srcdoc(),
+            "sandbox": view.sandbox,
+            "allow": view.allow,
+            "height": 320,
+            "prefers_border": True,
+            "tool_name": view.tool_name,
+            "messages": [],
+        }
+        page.expose_function("kernel", kernel)
+        page.set_content('<html><body><div id="cell"></div></body></html>')
+        page.add_script_tag(
+            content=WIDGET_JS.read_text().replace("export default { render };", "window.widget = { render };"),
+            type="module",
+        )
+        address = page.url
+        page.evaluate(MODEL, state)
+        frame = page.frame_locator(".mcpsync-app-frame")
+        log = frame.locator("#log")
+        log.filter(has_text="initialize: ok").wait_for(timeout=T * 1000)
+        log.filter(has_text="tool-result: the dashboard is shown").wait_for(timeout=T * 1000)
+        assert frame.locator("#input").inner_text() == '{"title":"q"}'
+        for button, outcome in [
+            ("call", "call: ok"),
+            ("call-model-only", "call-model-only: refused tool 'dashboard_export' is not for apps"),
+            ("message", "message: ok"),
+            ("fetch-other", "fetch-other: blocked"),
+            ("navigate-top", "navigate-top: blocked"),
+        ]:
+            frame.locator("#" + button).click()
+            log.filter(has_text=outcome).wait_for(timeout=T * 1000)
+        frame.locator("#answer").filter(has_text="the dashboard's data is refreshed").wait_for(timeout=T * 1000)
+        assert shown == [{"role": "user", "content": [{"type": "text", "text": "Hello from the dashboard"}]}]
+        assert page.url == address
+        page.evaluate(
+            "() => { window.seen = []; window.addEventListener('message', (e) => window.seen.push(e.data)); }"
+        )
+        page.locator(".mcpsync-app-frame").element_handle().content_frame().evaluate(OTHER_PAGE)
+        page.locator(".mcpsync-app-notice").filter(has_text="no longer connected").wait_for(timeout=T * 1000)
+        # The other page's message was posted (our own listener, after widget.js's, saw it); a ping of
+        # ours through the same binding then comes after anything widget.js passed on.
+        page.wait_for_function("() => window.seen.some((m) => m && m.id === 9)", timeout=T * 1000)
+        ping = json.dumps({"type": "from-view", "message": json.dumps({"jsonrpc": "2.0", "id": "p", "method": "ping"})})
+        assert page.evaluate("(ping) => window.kernel(ping)", ping)[0]["message"]["result"] == {}
+        assert len(shown) == 1
+        page.evaluate("window.cleanup()")
