@@ -87,6 +87,7 @@ chromium:
 		echo "no $(CHROMIUM) and not root: the browser tests (tests/edges/apps_browser) will be skipped;" \
 			"as root: apt-get install -y --no-install-recommends chromium"; \
 	else \
+		echo "installing Debian's Chromium for the browser tests (apt-get install chromium)"; \
 		{ DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; } || \
 			echo "apt-get could not install chromium: the browser tests (tests/edges/apps_browser) will be skipped"; \
