@@ -57,7 +57,7 @@ notebook: $(NOTEBOOK_STAMP)
 	@echo "ran examples/quickstart.ipynb; its outputs are in $(NOTEBOOK_OUT)"
 
 # Test-only peers from the npm registry, each folder installed by `npm ci` when npm is there (else
-# the tests that need it skip, saying so): oidc-provider and server-everything in tests/interop/node;
+# the tests that need it skip, saying so): oidc-provider, server-everything and the MCP Apps example servers in tests/interop/node;
 # the official conformance suite (client mode) with the Node 22 it needs in tests/conformance.
 NODE_DIR := tests/interop/node
 NODE_STAMP := $(NODE_DIR)/node_modules/.installed
@@ -71,8 +71,30 @@ CONFORMANCE_STAMP := $(CONFORMANCE_DIR)/node_modules/.installed
 		echo "npm not found: the tests that need $* will be skipped"; \
 	fi
 
-## test: run the whole test suite
-test: $(TEST_STAMP) $(NODE_STAMP) $(CONFORMANCE_STAMP)
+# The browser the MCP Apps tests drive (tests/edges/apps_browser, Playwright pointed at it): Debian's
+# Chromium, installed with apt-get when it is missing and we can (root, apt-get there); otherwise we
+# say why and the browser tests skip. Never fails the build.
+CHROMIUM := /usr/bin/chromium
+
+.PHONY: chromium
+## chromium: install Debian's Chromium for the browser tests when it is missing (needs root and apt-get)
+chromium:
+	@if [ -x $(CHROMIUM) ]; then \
+		:; \
+	elif ! command -v apt-get >/dev/null 2>&1; then \
+		echo "no $(CHROMIUM) and no apt-get: the browser tests (tests/edges/apps_browser) will be skipped"; \
+	elif [ "$$(id -u)" != 0 ]; then \
+		echo "no $(CHROMIUM) and not root: the browser tests (tests/edges/apps_browser) will be skipped;" \
+			"as root: apt-get install -y --no-install-recommends chromium"; \
+	else \
+		echo "installing Debian's Chromium for the browser tests (apt-get install chromium)"; \
+		{ DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; } || \
+			echo "apt-get could not install chromium: the browser tests (tests/edges/apps_browser) will be skipped"; \
+	fi
+
+## test: run the whole test suite (installs the test extra, the npm peers and Debian's Chromium first)
+test: $(TEST_STAMP) $(NODE_STAMP) $(CONFORMANCE_STAMP) chromium
 	$(VENV_PYTHON) -m pytest $(PYTEST_ARGS)
 
 ## conformance: the official MCP conformance suite (client mode), every scenario at every wire, one line per run
