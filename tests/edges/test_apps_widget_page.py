@@ -17,6 +17,7 @@ import pytest
 
 import mcpsync
 from mcpsync.testing import server_config
+from tests.edges.apps_browser.lab import CHROMIUM_FLAGS, INSTALL_HINT
 
 T = 10
 WIDGET_JS = Path(mcpsync.__file__).parent / "_edges" / "apps" / "widget.js"
@@ -48,9 +49,9 @@ def page() -> Any:
     """A Chromium page (Debian's browser, headless), closed with its browser when the test ends."""
     sync_api = pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
-        pytest.skip("Chromium is not installed (apt-get install chromium)")
+        pytest.skip(INSTALL_HINT)
     with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
         try:
             yield browser.new_page()
         finally:
