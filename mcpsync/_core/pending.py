@@ -64,21 +64,37 @@ class RequestFuture(Future):  # type: ignore[type-arg]
     #: waited for another process, say), for its timeout to say; ``None``: nothing known.
     held_up_by: Optional[str] = None
 
+    # Future.__init__'s fields: the immutable ones here, read by every request until it settles and
+    # written on the instance when it does; the lists made by the first who needs them (see _condition).
+    _state = _PENDING
+    _result: Any = None
+    _exception: Optional[BaseException] = None
+    #: (True, result), (False, exception) once settled; written before the gate opens.
+    _outcome: Optional[tuple[bool, Any]] = None
+
     def __init__(self, request_id: int, method: str, on_cancel: Optional[Callable[[RequestFuture], None]]) -> None:
-        # Future.__init__'s fields, but not its Condition (see _condition).
-        self._state = _PENDING
-        self._result: Any = None
-        self._exception: Optional[BaseException] = None
-        self._waiters: list[Any] = []
-        self._done_callbacks: list[Callable[[Future[Any]], object]] = []
         self.request_id = request_id
         self.method = method
         self._on_cancel = on_cancel
-        # (True, result), (False, exception) once settled; written before the gate opens.
-        self._outcome: Optional[tuple[bool, Any]] = None
         self._unsettled = [True]  # popped by the one that settles (list.pop is atomic)
-        self._gate = threading.Lock()
-        self._gate.acquire()
+        self._gate = gate = threading.Lock()
+        gate.acquire()
+
+    @property
+    def _waiters(self) -> list[Any]:  # type: ignore[override]  # Future's attribute, made lazily
+        """The ``concurrent.futures.wait`` waiters (``Future._waiters``), made by the first who adds one."""
+        made: Optional[list[Any]] = self.__dict__.get("_made_waiters")
+        if made is None:
+            made = self.__dict__.setdefault("_made_waiters", [])
+        return made
+
+    @property
+    def _done_callbacks(self) -> list[Callable[[Future[Any]], object]]:  # type: ignore[override]
+        """``add_done_callback``'s list (``Future._done_callbacks``), made by the first who needs it."""
+        made: Optional[list[Callable[[Future[Any]], object]]] = self.__dict__.get("_made_callbacks")
+        if made is None:
+            made = self.__dict__.setdefault("_made_callbacks", [])
+        return made
 
     @property
     def _condition(self) -> threading.Condition:  # type: ignore[override]  # Future's attribute, made lazily
