@@ -127,9 +127,10 @@ def encode(message: Message) -> bytes:
         return "".join(_encoder.iterencode(message, True)).encode("utf-8") + b"\n"
     # What iterencode(message, True) does, without its two Python frames: the C encoder, made per
     # message for its own table of what it is inside (two threads may encode one shared dict at once).
-    return "".join(_c_encoder({}, _default, _encode_text, None, ":", ",", False, False, False)(message, 0)).encode(
-        "utf-8"
-    ) + b"\n"
+    return (
+        "".join(_c_encoder({}, _default, _encode_text, None, ":", ",", False, False, False)(message, 0)).encode("utf-8")
+        + b"\n"
+    )
 
 
 def _refuse_constant(name: str) -> Any:

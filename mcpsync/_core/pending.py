@@ -71,6 +71,8 @@ class RequestFuture(Future):  # type: ignore[type-arg]
     _exception: Optional[BaseException] = None
     #: (True, result), (False, exception) once settled; written before the gate opens.
     _outcome: Optional[tuple[bool, Any]] = None
+    #: The Future API's Condition, once someone made it (``_condition``); looked at by every settling.
+    _made_condition: Optional[threading.Condition] = None
 
     def __init__(self, request_id: int, method: str, on_cancel: Optional[Callable[[RequestFuture], None]]) -> None:
         self.request_id = request_id
@@ -114,7 +116,7 @@ class RequestFuture(Future):  # type: ignore[type-arg]
         self._outcome = (True, result)
         self._state = _FINISHED
         self._gate.release()
-        if "_made_condition" in self.__dict__:  # someone uses the Future API: wake them, run the callbacks
+        if self._made_condition is not None:  # someone uses the Future API: wake them, run the callbacks
             self._notify(lambda waiter: waiter.add_result(self))
 
     def set_exception(self, exception: Optional[BaseException]) -> None:
@@ -126,7 +128,7 @@ class RequestFuture(Future):  # type: ignore[type-arg]
         self._outcome = (False, exception)
         self._state = _FINISHED
         self._gate.release()
-        if "_made_condition" in self.__dict__:
+        if self._made_condition is not None:
             self._notify(lambda waiter: waiter.add_exception(self))
 
     def cancel(self) -> bool:
@@ -140,7 +142,7 @@ class RequestFuture(Future):  # type: ignore[type-arg]
         self._outcome = (False, CancelledError())
         self._state = _CANCELLED
         self._gate.release()
-        if "_made_condition" in self.__dict__:
+        if self._made_condition is not None:
             self._notify(None)  # as Future.cancel: waiters of wait() hear of it from an executor alone
         if self._on_cancel is not None:
             on_cancel, self._on_cancel = self._on_cancel, None
@@ -200,16 +202,24 @@ class RequestFuture(Future):  # type: ignore[type-arg]
         """
         if self._outcome is not None:
             return True
-        end = None if timeout is None else time.monotonic() + timeout
+        gate = self._gate
+        # The first slice is taken before the clock is read: most answers come within it.
+        step = WAIT_SLICE if timeout is None or timeout >= WAIT_SLICE else (timeout if timeout > 0.0 else 0.0)
+        if gate.acquire(timeout=step):
+            gate.release()
+            return True
+        end = None if timeout is None else time.monotonic() - step + timeout  # the slice took step at least
         while True:
-            step = WAIT_SLICE if end is None else min(WAIT_SLICE, end - time.monotonic())
-            if self._gate.acquire(timeout=max(0.0, step)):
-                self._gate.release()
-                return True
             if self._outcome is not None:
                 return True
             if step < WAIT_SLICE:  # the last slice, cut to the deadline, has passed
                 return False
+            if end is not None:
+                step = end - time.monotonic()
+                step = WAIT_SLICE if step >= WAIT_SLICE else (step if step > 0.0 else 0.0)
+            if gate.acquire(timeout=step):
+                gate.release()
+                return True
 
     def settled_result(self) -> Any:
         """The result of a settled request, or raise its error (``CancelledError`` if cancelled)."""
@@ -226,16 +236,13 @@ class PendingRequests:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._futures: dict[Any, RequestFuture] = {}
-        self._ids = itertools.count(1)
+        #: A fresh request id (thread-safe: ``itertools.count`` is atomic in CPython); a C call, no frame.
+        self.next_id: Callable[[], int] = itertools.count(1).__next__
         self._abandoned: collections.OrderedDict[Any, None] = collections.OrderedDict()
         self._closed_error: Optional[Callable[[], BaseException]] = None
 
     def __len__(self) -> int:
         return len(self._futures)
-
-    def next_id(self) -> int:
-        """Return a fresh request id (thread-safe: ``itertools.count`` is atomic in CPython)."""
-        return next(self._ids)
 
     def register(
         self,

@@ -472,7 +472,8 @@ class Client(ListingMethods, ToolMethods, TypedMethods):
     def _require(self, method: str) -> None:
         """Before a typed method's request: the client is open and, with ``strict_capabilities``, the
         server declared what ``method`` needs (``CapabilityNotDeclared`` otherwise)."""
-        self._check_open()
+        if self._state is not ClientState.OPEN:
+            self._check_open()
         if self.strict_capabilities:
             server_capabilities.require(self.name, self.server_capabilities, method)
 

@@ -42,11 +42,12 @@ from typing import IO, Any, Optional, Union
 
 from .._core.endpoint import ID_SCAN_BYTES
 from .._core.errors import ConfigurationError, ConnectError, MCPError, NotSupportedError, TransportClosed, WriteTimeout
+from .._core.pending import RequestFuture
 from .._core.text import cut
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .._threads.signals import POLL, acquire_deferred, interrupted
 from .._threads.workers import Workers
-from .base import CLOSE_NOTICE_BUDGET, NOTICE_TIMEOUT, READER_WRITE_TIMEOUT, Transport
+from .base import CLOSE_NOTICE_BUDGET, NOTICE_TIMEOUT, READER_WRITE_TIMEOUT, Transport, TransportState, traffic_logger
 from .config import STDERR_MODES, StdioServerConfig
 
 __all__ = ["DEFAULT_INHERITED_ENV_VARS", "StdioTransport", "default_environment"]
@@ -259,6 +260,15 @@ class StdioTransport(Transport):
 
     # -- the wire -----------------------------------------------------------
 
+    def send_request(self, future: RequestFuture, data: bytes, *, deadline: float, wait: bool) -> None:
+        """``Transport.send_request`` and its ``_write_request`` in one frame (every request passes here)."""
+        if self._state is not TransportState.OPEN:
+            raise self.closed_error()
+        if traffic_logger.isEnabledFor(logging.DEBUG):
+            self._log_traffic("-->", data)
+        left, most = deadline - time.monotonic(), self.write_timeout  # (no min(), max(): two C calls)
+        self._write(data, most if left >= most else (left if left > 0.0 else 0.0))
+
     def _write(self, data: bytes, timeout: float) -> None:
         # One frame from the lock to the pipe: every request passes here (a free lock, a pipe with room).
         if threading.get_ident() == self._reader_ident:
@@ -292,8 +302,7 @@ class StdioTransport(Transport):
                     if not written:
                         raise self._write_timeout_error(timeout)
                     raise self._broken_mid_message(written, total, timeout)
-                # In slices, so that a deferred Ctrl-C is seen.
-                select.select([], [fd], [], min(remaining, POLL))
+                select.select([], [fd], [], min(remaining, POLL))  # in slices, so that a deferred Ctrl-C is seen
                 try:
                     written += os.write(fd, memoryview(data)[written:])
                 except BlockingIOError:
@@ -401,17 +410,14 @@ class StdioTransport(Transport):
     def _read_lines(self, chunks: Iterator[bytes]) -> None:
         """Feed each line to the endpoint; a line over ``max_message_size`` is dropped as it streams by.
 
-        The request an oversized line answers fails as soon as its start
-        shows which (else once its end does); later lines are read as usual.
-        A chunk is split in one go (C speed); only a line that spans chunks
-        is put together, in one buffer that grows in place (no list of parts
-        and a joined copy held at once), and it is read as text whose bytes
-        are let go before its JSON is (``_take_spanning``). A line within one
-        chunk goes from here straight to ``_feed`` (as ``_take_line`` would
-        take it): every answer passes here.
+        The request an oversized line answers fails as soon as its start shows which (else once its
+        end does); later lines are read as usual. A chunk is split in one go (C speed); only a line that
+        spans chunks is put together, in one buffer that grows in place (no list of parts and a joined
+        copy held at once), read as text whose bytes are let go before its JSON is (``_take_spanning``).
+        A line within one chunk goes from here to the endpoint, as ``_feed`` does: every answer passes here.
         """
         limit = self.max_message_size
-        feed = self._feed
+        receive, deliver = self.endpoint.receive, self._deliver
         pending = bytearray()  # the line so far, when it spans chunks
         discarding: Optional[list[Any]] = None  # [head, size, tail, failed] while an oversized line goes by
         for chunk in chunks:
@@ -443,8 +449,12 @@ class StdioTransport(Transport):
                         failed = self._oversized(head)
                         self._oversized(head, tail=line[-ID_SCAN_BYTES:], size=len(line), complete=True, failed=failed)
                     elif line and not line.isspace():  # blank lines are no messages
-                        try:
-                            feed(line)
+                        try:  # _feed, written out: every answer passes here
+                            if traffic_logger.isEnabledFor(logging.DEBUG):
+                                self._log_traffic("<--", line)
+                            events = receive(line)
+                            if events:
+                                deliver(events)
                         except Exception:  # never let one message end the reader
                             logger.exception("server %r: failed to handle a message", self.name)
             if not rest:
@@ -499,8 +509,7 @@ class StdioTransport(Transport):
             logger.debug("server %r: stderr read ended: %s", self.name, exc)
 
     def _stderr_line(self, line: str, server_logger: logging.Logger) -> None:
-        """One line of the server's stderr: where the mode sends it, then into the tail (last: a line
-        in the tail has been passed on)."""
+        """One line of the server's stderr: where the mode sends it, then (so, passed on) into the tail."""
         mode = self._stderr_mode
         stream = sys.stderr  # now: a notebook's cell, a test's capture, a redirect made meanwhile
         if mode == "inherit" and stream is not None:  # None: pythonw, a daemon: nowhere to write
@@ -521,11 +530,7 @@ class StdioTransport(Transport):
         return self._closed_error(detail)
 
     def _closed_error(self, detail: str) -> TransportClosed:
-        return TransportClosed(
-            f"{self.name}: {detail}",
-            exit_code=self.returncode,
-            stderr_tail=self.stderr_tail,
-        )
+        return TransportClosed(f"{self.name}: {detail}", exit_code=self.returncode, stderr_tail=self.stderr_tail)
 
     def _describe_exit(self) -> TransportClosed:
         """Build the error for a server that went away: exit code and last stderr lines."""
