@@ -239,7 +239,7 @@ class Endpoint:
         try:
             # jsonrpc.decode's usual case, written out: one JSON text and nothing around it.
             try:
-                text = data.decode("utf-8") if type(data) is bytes else data
+                text = data.decode("utf-8") if isinstance(data, bytes) else data
                 decoded, end = _scan(text, 0)
                 clean = end == len(text)
             except (StopIteration, RecursionError):

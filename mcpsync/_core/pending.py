@@ -91,7 +91,7 @@ class RequestFuture(Future):  # type: ignore[type-arg]
         return made
 
     @property
-    def _done_callbacks(self) -> list[Callable[[Future[Any]], object]]:  # type: ignore[override]
+    def _done_callbacks(self) -> list[Callable[[Future[Any]], object]]:
         """``add_done_callback``'s list (``Future._done_callbacks``), made by the first who needs it."""
         made: Optional[list[Callable[[Future[Any]], object]]] = self.__dict__.get("_made_callbacks")
         if made is None:

@@ -116,8 +116,8 @@ class Channel:
         # One loop, no frame per attempt: a request goes out again only after a lost answer stream or a login.
         while True:
             wire_deadline = math.inf if max_total is None else sent_at + max_total
-            if last_activity is None and timeout is not None:
-                wire_deadline = min(wire_deadline, sent_at + timeout)
+            if last_activity is None and timeout is not None and sent_at + timeout < wire_deadline:
+                wire_deadline = sent_at + timeout
             future: Optional[RequestFuture] = None
             try:
                 with deferred_interrupts():
@@ -285,7 +285,7 @@ class Channel:
                 limits.append(started + max_total)
             deadline = min(limits) if limits else None
             if future.wait_settled(None if deadline is None else deadline - time.monotonic()):
-                result = future.settled_result()
+                result: dict[str, Any] = future.settled_result()
                 return result
             now = time.monotonic()
             capped = max_total is not None and now >= started + max_total

@@ -273,8 +273,7 @@ class CallToolResult:
         # Every call passes here: where the result is wrong is said only when it is.
         content = data.get("content", [])
         # A plain text block is read at once; any other with all it may have, its place said if it is wrong.
-        if type(content) is list and len(content) == 1 and type(content[0]) is dict:  # the usual: one block
-            block = content[0]
+        if type(content) is list and len(content) == 1 and type(block := content[0]) is dict:  # the usual: one
             if (  # plain_text and made, written out: one frame for the usual result
                 block.get("type") == "text"
                 and type(block.get("text")) is str
@@ -294,7 +293,7 @@ class CallToolResult:
                 for n, block in enumerate(content)
             ]
         is_error = data.get("isError", False)
-        if not isinstance(is_error, bool):
+        if is_error is not False and is_error is not True:
             raise ProtocolError(f"{_call_result(tool_name)}: 'isError' must be a boolean, got {is_error!r}")
         meta = data.get("_meta")
         if meta is not None and not isinstance(meta, dict):

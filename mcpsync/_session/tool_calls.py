@@ -10,7 +10,6 @@ straight from here: no frame between.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Mapping
 from typing import Any, Callable, Optional, Protocol, Union
@@ -30,6 +29,8 @@ from .structured_output import OutputSchemas
 from .tasks import AnswerInput, OnStatus, ToolTask, created_task, status_as_progress
 
 __all__ = ["Exchange", "ToolCalls", "ToolMethods"]
+
+_INF = float("inf")
 
 #: ``(method, params, seconds, on_progress, max_total_timeout, progress_resets_timeout) -> result``:
 #: the client's request, to its final answer.
@@ -99,7 +100,7 @@ class ToolMethods:
         # resolve_timeout's two usual cases, written out: the transport's default, or seconds as they must be.
         if timeout is USE_DEFAULT:
             seconds = self.transport.default_timeout
-        elif type(timeout) is float and 0.0 < timeout < math.inf:
+        elif type(timeout) is float and timeout > 0.0 and timeout != _INF:  # (NaN is not > 0.0)
             seconds = timeout
         else:
             seconds = resolve_timeout(timeout, self.transport.default_timeout)

@@ -248,8 +248,7 @@ class StdioTransport(Transport):
             ) from exc
         assert self._process.stdin is not None
         self._stdin_fd = self._process.stdin.fileno()
-        # Writes wait for room with select() and a deadline instead of blocking forever.
-        os.set_blocking(self._stdin_fd, False)
+        os.set_blocking(self._stdin_fd, False)  # writes wait for room with select() and a deadline, bounded
         self._wake_read, self._wake_write = os.pipe()
         self._reader = threading.Thread(target=self._read_stdout, name=f"mcpsync-reader-{self.name}", daemon=True)
         self._stderr_reader = threading.Thread(
@@ -293,8 +292,7 @@ class StdioTransport(Transport):
             except OSError as exc:  # broken pipe: the server is gone
                 raise self._gone(f"cannot write to the server: {exc.strerror or exc}") from exc
             deadline: Optional[float] = None
-            while written < total:
-                # The pipe is full: the server is not reading. Wait for room, bounded.
+            while written < total:  # the pipe is full: the server is not reading; wait for room, bounded
                 if deadline is None:
                     deadline = time.monotonic() + timeout
                 remaining = deadline - time.monotonic()
@@ -314,9 +312,9 @@ class StdioTransport(Transport):
             lock.release()
 
     def _send_notice(self, data: bytes) -> None:
-        """A cancellation: written at once when the pipe is free (a short message goes in whole or not at
-        all), else handed to a thread of its own that writes it within ``NOTICE_TIMEOUT``; the caller never
-        waits. ``stats.cancelled`` counts it once it is written."""
+        """A cancellation: written at once when the pipe is free (a short message goes in whole or not at all), else
+        handed to a thread of its own that writes it within ``NOTICE_TIMEOUT``; the caller never waits.
+        ``stats.cancelled`` counts it once it is written."""
         if self._write_lock.acquire(blocking=False):
             try:
                 fd = self._stdin_fd
@@ -367,8 +365,7 @@ class StdioTransport(Transport):
         self._connection_lost(error)
         return error.copy()
 
-    def _close_stdin_locked(self) -> None:
-        # Caller holds the write lock.
+    def _close_stdin_locked(self) -> None:  # the caller holds the write lock
         process = self._process
         self._stdin_fd = None
         if process is not None and process.stdin is not None and not process.stdin.closed:
@@ -381,9 +378,12 @@ class StdioTransport(Transport):
         """What the child writes on ``stream``, as it comes; ends at end-of-file, or when ``close()`` says so."""
         fd, wake = stream.fileno(), self._wake_read
         assert wake is not None
+        poller = select.poll()  # made once: select() would build its sets on every read
+        for watched in (fd, wake):
+            poller.register(watched, select.POLLIN)
         while True:
-            ready, _, _ = select.select([fd, wake], [], [])
-            if wake in ready:
+            ready = poller.poll()
+            if len(ready) > 1 or ready[0][0] == wake:
                 return
             chunk = os.read(fd, READ_SIZE)
             if not chunk:
@@ -414,10 +414,11 @@ class StdioTransport(Transport):
         end does); later lines are read as usual. A chunk is split in one go (C speed); only a line that
         spans chunks is put together, in one buffer that grows in place (no list of parts and a joined
         copy held at once), read as text whose bytes are let go before its JSON is (``_take_spanning``).
-        A line within one chunk goes from here to the endpoint, as ``_feed`` does: every answer passes here.
+        A line within one chunk goes from here straight to ``_feed`` (as ``_take_line`` would take it): every
+        answer passes here.
         """
         limit = self.max_message_size
-        receive, deliver = self.endpoint.receive, self._deliver
+        feed = self._feed
         pending = bytearray()  # the line so far, when it spans chunks
         discarding: Optional[list[Any]] = None  # [head, size, tail, failed] while an oversized line goes by
         for chunk in chunks:
@@ -449,12 +450,8 @@ class StdioTransport(Transport):
                         failed = self._oversized(head)
                         self._oversized(head, tail=line[-ID_SCAN_BYTES:], size=len(line), complete=True, failed=failed)
                     elif line and not line.isspace():  # blank lines are no messages
-                        try:  # _feed, written out: every answer passes here
-                            if traffic_logger.isEnabledFor(logging.DEBUG):
-                                self._log_traffic("<--", line)
-                            events = receive(line)
-                            if events:
-                                deliver(events)
+                        try:
+                            feed(line)
                         except Exception:  # never let one message end the reader
                             logger.exception("server %r: failed to handle a message", self.name)
             if not rest:
@@ -470,8 +467,8 @@ class StdioTransport(Transport):
                 pending = bytearray()
 
     def _take_spanning(self, buffer: bytearray) -> None:
-        """A line that came in several chunks: its text is made, then its bytes are let go (the buffer
-        emptied) before the JSON is read, so that a message is held twice at most, never three times."""
+        """A line that came in several chunks: its text is made, then its bytes are let go (the buffer emptied) before
+        the JSON is read, so that a message is held twice at most, never three times."""
         if buffer.endswith(b"\r"):
             del buffer[-1:]
         line: Union[bytes, str]
