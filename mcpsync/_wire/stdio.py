@@ -42,12 +42,11 @@ from typing import IO, Any, Optional, Union
 
 from .._core.endpoint import ID_SCAN_BYTES
 from .._core.errors import ConfigurationError, ConnectError, MCPError, NotSupportedError, TransportClosed, WriteTimeout
-from .._core.pending import RequestFuture
 from .._core.text import cut
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .._threads.signals import POLL, acquire_deferred, interrupted
 from .._threads.workers import Workers
-from .base import CLOSE_NOTICE_BUDGET, NOTICE_TIMEOUT, READER_WRITE_TIMEOUT, Transport, TransportState, traffic_logger
+from .base import CLOSE_NOTICE_BUDGET, NOTICE_TIMEOUT, READER_WRITE_TIMEOUT, Transport
 from .config import STDERR_MODES, StdioServerConfig
 
 __all__ = ["DEFAULT_INHERITED_ENV_VARS", "StdioTransport", "default_environment"]
@@ -258,15 +257,6 @@ class StdioTransport(Transport):
         self._reader.start()
 
     # -- the wire -----------------------------------------------------------
-
-    def send_request(self, future: RequestFuture, data: bytes, *, deadline: float, wait: bool) -> None:
-        """``Transport.send_request`` and its ``_write_request`` in one frame (every request passes here)."""
-        if self._state is not TransportState.OPEN:
-            raise self.closed_error()
-        if traffic_logger.isEnabledFor(logging.DEBUG):
-            self._log_traffic("-->", data)
-        left, most = deadline - time.monotonic(), self.write_timeout  # (no min(), max(): two C calls)
-        self._write(data, most if left >= most else (left if left > 0.0 else 0.0))
 
     def _write(self, data: bytes, timeout: float) -> None:
         # One frame from the lock to the pipe: every request passes here (a free lock, a pipe with room).
