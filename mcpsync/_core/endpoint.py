@@ -28,6 +28,7 @@ from . import jsonrpc, oversize
 from .envelope import validate
 from .errors import InvalidMessage, MessageTooLarge, ProtocolError, ServerError, TransportClosed
 from .jsonrpc import Kind, Message, RequestId
+from .jsonrpc import scan as _scan
 from .pending import PendingRequests, RequestFuture
 from .text import shorten
 
@@ -236,7 +237,15 @@ class Endpoint:
         """
         events: list[Event] = []
         try:
-            decoded = jsonrpc.decode(data)
+            # jsonrpc.decode's usual case, written out: one JSON text and nothing around it.
+            try:
+                text = data.decode("utf-8") if isinstance(data, bytes) else data
+                decoded, end = _scan(text, 0)
+                clean = end == len(text)
+            except (StopIteration, RecursionError):
+                clean = False
+            if not clean:  # white space around it, more after it, not JSON, too deep: decode says which
+                decoded = jsonrpc.decode(data)
         except ValueError as exc:
             decoded = self._salvage(data, events)
             if decoded is None:
@@ -251,6 +260,17 @@ class Endpoint:
         # JSON-RPC batches existed only in 2025-03-26; accepting one is cheap.
         for message in decoded if type(decoded) is list and decoded else (decoded,):
             self.stats.received += 1
+            if (  # the usual: a success with our integer id, as validate's fast path takes it (no frame)
+                type(message) is dict
+                and type(message.get("id")) is int
+                and type(message.get("result")) is dict
+                and message.get("jsonrpc") == "2.0"
+                and "method" not in message
+                and "error" not in message
+            ):
+                if not self.pending.resolve(message["id"], message["result"]):
+                    self._unmatched(message["id"], message, events)
+                continue
             try:
                 kind = validate(message)
             except InvalidMessage as exc:

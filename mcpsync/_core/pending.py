@@ -64,21 +64,39 @@ class RequestFuture(Future):  # type: ignore[type-arg]
     #: waited for another process, say), for its timeout to say; ``None``: nothing known.
     held_up_by: Optional[str] = None
 
+    # Future.__init__'s fields: the immutable ones here, read by every request until it settles and
+    # written on the instance when it does; the lists made by the first who needs them (see _condition).
+    _state = _PENDING
+    _result: Any = None
+    _exception: Optional[BaseException] = None
+    #: (True, result), (False, exception) once settled; written before the gate opens.
+    _outcome: Optional[tuple[bool, Any]] = None
+    #: The Future API's Condition, once someone made it (``_condition``); looked at by every settling.
+    _made_condition: Optional[threading.Condition] = None
+
     def __init__(self, request_id: int, method: str, on_cancel: Optional[Callable[[RequestFuture], None]]) -> None:
-        # Future.__init__'s fields, but not its Condition (see _condition).
-        self._state = _PENDING
-        self._result: Any = None
-        self._exception: Optional[BaseException] = None
-        self._waiters: list[Any] = []
-        self._done_callbacks: list[Callable[[Future[Any]], object]] = []
         self.request_id = request_id
         self.method = method
         self._on_cancel = on_cancel
-        # (True, result), (False, exception) once settled; written before the gate opens.
-        self._outcome: Optional[tuple[bool, Any]] = None
         self._unsettled = [True]  # popped by the one that settles (list.pop is atomic)
-        self._gate = threading.Lock()
-        self._gate.acquire()
+        self._gate = gate = threading.Lock()
+        gate.acquire()
+
+    @property
+    def _waiters(self) -> list[Any]:  # type: ignore[override]  # Future's attribute, made lazily
+        """The ``concurrent.futures.wait`` waiters (``Future._waiters``), made by the first who adds one."""
+        made: Optional[list[Any]] = self.__dict__.get("_made_waiters")
+        if made is None:
+            made = self.__dict__.setdefault("_made_waiters", [])
+        return made
+
+    @property
+    def _done_callbacks(self) -> list[Callable[[Future[Any]], object]]:
+        """``add_done_callback``'s list (``Future._done_callbacks``), made by the first who needs it."""
+        made: Optional[list[Callable[[Future[Any]], object]]] = self.__dict__.get("_made_callbacks")
+        if made is None:
+            made = self.__dict__.setdefault("_made_callbacks", [])
+        return made
 
     @property
     def _condition(self) -> threading.Condition:  # type: ignore[override]  # Future's attribute, made lazily
@@ -98,7 +116,7 @@ class RequestFuture(Future):  # type: ignore[type-arg]
         self._outcome = (True, result)
         self._state = _FINISHED
         self._gate.release()
-        if "_made_condition" in self.__dict__:  # someone uses the Future API: wake them, run the callbacks
+        if self._made_condition is not None:  # someone uses the Future API: wake them, run the callbacks
             self._notify(lambda waiter: waiter.add_result(self))
 
     def set_exception(self, exception: Optional[BaseException]) -> None:
@@ -110,7 +128,7 @@ class RequestFuture(Future):  # type: ignore[type-arg]
         self._outcome = (False, exception)
         self._state = _FINISHED
         self._gate.release()
-        if "_made_condition" in self.__dict__:
+        if self._made_condition is not None:
             self._notify(lambda waiter: waiter.add_exception(self))
 
     def cancel(self) -> bool:
@@ -124,7 +142,7 @@ class RequestFuture(Future):  # type: ignore[type-arg]
         self._outcome = (False, CancelledError())
         self._state = _CANCELLED
         self._gate.release()
-        if "_made_condition" in self.__dict__:
+        if self._made_condition is not None:
             self._notify(None)  # as Future.cancel: waiters of wait() hear of it from an executor alone
         if self._on_cancel is not None:
             on_cancel, self._on_cancel = self._on_cancel, None
@@ -184,16 +202,24 @@ class RequestFuture(Future):  # type: ignore[type-arg]
         """
         if self._outcome is not None:
             return True
-        end = None if timeout is None else time.monotonic() + timeout
+        gate = self._gate
+        # The first slice is taken before the clock is read: most answers come within it.
+        step = WAIT_SLICE if timeout is None or timeout >= WAIT_SLICE else (timeout if timeout > 0.0 else 0.0)
+        if gate.acquire(timeout=step):
+            gate.release()
+            return True
+        end = None if timeout is None else time.monotonic() - step + timeout  # the slice took step at least
         while True:
-            step = WAIT_SLICE if end is None else min(WAIT_SLICE, end - time.monotonic())
-            if self._gate.acquire(timeout=max(0.0, step)):
-                self._gate.release()
-                return True
             if self._outcome is not None:
                 return True
             if step < WAIT_SLICE:  # the last slice, cut to the deadline, has passed
                 return False
+            if end is not None:
+                step = end - time.monotonic()
+                step = WAIT_SLICE if step >= WAIT_SLICE else (step if step > 0.0 else 0.0)
+            if gate.acquire(timeout=step):
+                gate.release()
+                return True
 
     def settled_result(self) -> Any:
         """The result of a settled request, or raise its error (``CancelledError`` if cancelled)."""
@@ -210,16 +236,13 @@ class PendingRequests:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._futures: dict[Any, RequestFuture] = {}
-        self._ids = itertools.count(1)
+        #: A fresh request id (thread-safe: ``itertools.count`` is atomic in CPython); a C call, no frame.
+        self.next_id: Callable[[], int] = itertools.count(1).__next__
         self._abandoned: collections.OrderedDict[Any, None] = collections.OrderedDict()
         self._closed_error: Optional[Callable[[], BaseException]] = None
 
     def __len__(self) -> int:
         return len(self._futures)
-
-    def next_id(self) -> int:
-        """Return a fresh request id (thread-safe: ``itertools.count`` is atomic in CPython)."""
-        return next(self._ids)
 
     def register(
         self,

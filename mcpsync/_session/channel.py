@@ -15,6 +15,7 @@ This is where the thread rules of docs/architecture.md hold for a caller:
 from __future__ import annotations
 
 import math
+import sys
 import time
 from typing import Any, Callable, Optional, Union
 
@@ -115,12 +116,16 @@ class Channel:
         # One loop, no frame per attempt: a request goes out again only after a lost answer stream or a login.
         while True:
             wire_deadline = math.inf if max_total is None else sent_at + max_total
-            if last_activity is None and timeout is not None:
-                wire_deadline = min(wire_deadline, sent_at + timeout)
+            if last_activity is None and timeout is not None and sent_at + timeout < wire_deadline:
+                wire_deadline = sent_at + timeout
             future: Optional[RequestFuture] = None
             try:
                 with deferred_interrupts():
                     future = self._send(method, params, wire_deadline, last_activity is None, timeout, scopes)
+                if last_activity is None and max_total is None:  # _wait's usual case, without its frame
+                    if future.wait_settled(None if timeout is None else sent_at + timeout - time.monotonic()):
+                        return future.settled_result()  # type: ignore[no-any-return]
+                    return self._timed_out(future, timeout or 0.0)
                 return self._wait(future, timeout, sent_at, max_total, last_activity)
             except KeyboardInterrupt as exc:
                 if future is None or exc.args:
@@ -195,7 +200,12 @@ class Channel:
         if meta is not None and version is not None:
             params = with_meta(params, meta)
         # Every request's _meta is complete here, and its span starts here: one place for both.
-        traced = self.tracing.start(method, params, version) if self.tracing is not None else None
+        # Tracing.start's first look, written out: nobody traces in a process without OpenTelemetry's API.
+        traced = (
+            self.tracing.start(method, params, version)
+            if self.tracing is not None and "opentelemetry.trace" in sys.modules
+            else None
+        )
         if traced is not None:
             params = traced.params
             try:
@@ -263,12 +273,9 @@ class Channel:
         max_total: Optional[float],
         last_activity: Optional[Callable[[], float]],
     ) -> dict[str, Any]:
-        """Wait for a request's result; on timeout give the request up (and tell the server)."""
-        if last_activity is None and max_total is None:  # the usual: one deadline, counted from the send
-            if future.wait_settled(None if timeout is None else started + timeout - time.monotonic()):
-                result: dict[str, Any] = future.settled_result()
-                return result
-            return self._timed_out(future, timeout or 0.0)
+        """Wait for a request's result, kept alive by ``last_activity`` or capped by ``max_total`` (the
+        usual wait, one deadline from the send, is ``request``'s own); on timeout give the request up
+        (and tell the server)."""
         while True:
             idle_since = last_activity() if last_activity is not None else started
             limits = []
@@ -278,7 +285,7 @@ class Channel:
                 limits.append(started + max_total)
             deadline = min(limits) if limits else None
             if future.wait_settled(None if deadline is None else deadline - time.monotonic()):
-                result = future.settled_result()
+                result: dict[str, Any] = future.settled_result()
                 return result
             now = time.monotonic()
             capped = max_total is not None and now >= started + max_total

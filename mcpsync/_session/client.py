@@ -471,9 +471,9 @@ class Client(ListingMethods, ToolMethods, TypedMethods):
             self.on_close(error)  # the transport calls us once, and logs what this raises
 
     def _require(self, method: str) -> None:
-        """Before a typed method's request: the client is open and, with ``strict_capabilities``, the
-        server declared what ``method`` needs (``CapabilityNotDeclared`` otherwise)."""
-        self._check_open()
+        """Before a typed method's request: the client is open, and (strict) ``method``'s capability declared."""
+        if self._state is not ClientState.OPEN:
+            self._check_open()
         if self.strict_capabilities:
             server_capabilities.require(self.name, self.server_capabilities, method)
 

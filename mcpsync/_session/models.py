@@ -20,7 +20,7 @@ from .._core.feature_errors import ToolError
 from .._core.text import cut, first_line
 from .app_view import AppView
 from .apps import ToolUi, tool_ui, visibility_of
-from .content import ContentBlock, ResourceContents, TextContent, block_gist, content_block, made, plain_text
+from .content import ContentBlock, ResourceContents, TextContent, block_gist, content_block, plain_text
 from .fields import (
     RESOURCE_FIELDS,
     TEMPLATE_FIELDS,
@@ -234,6 +234,9 @@ class Tool(_FromWire):
         return f"<Tool {self.name!r}({parameters_signature(self.input_schema)}){_gist(self.description)}>"
 
 
+_new = object.__new__
+
+
 def _call_result(tool_name: str) -> str:
     """Where a ``tools/call`` result's error is, in its message."""
     return f"tools/call {tool_name!r} result"
@@ -272,8 +275,18 @@ class CallToolResult:
         # Every call passes here: where the result is wrong is said only when it is.
         content = data.get("content", [])
         # A plain text block is read at once; any other with all it may have, its place said if it is wrong.
-        if type(content) is list and len(content) == 1 and type(content[0]) is dict:  # the usual: one block
-            blocks = [plain_text(content[0]) or content_block(content[0], f"{_call_result(tool_name)} content #0")]
+        if type(content) is list and len(content) == 1 and type(block := content[0]) is dict:  # the usual: one
+            if (  # plain_text and made, written out: one frame for the usual result
+                block.get("type") == "text"
+                and type(block.get("text")) is str
+                and block.get("annotations") is None
+                and block.get("_meta") is None
+            ):
+                text = _new(TextContent)
+                text.__dict__.update({"text": block["text"], "annotations": None, "meta": None, "raw": block})
+                blocks: list[ContentBlock] = [text]
+            else:
+                blocks = [content_block(block, f"{_call_result(tool_name)} content #0")]
         else:
             if not isinstance(content, list) or not all(isinstance(c, dict) for c in content):
                 raise ProtocolError(f"{_call_result(tool_name)}: 'content' must be a list of objects, got {content!r}")
@@ -282,7 +295,7 @@ class CallToolResult:
                 for n, block in enumerate(content)
             ]
         is_error = data.get("isError", False)
-        if not isinstance(is_error, bool):
+        if is_error is not False and is_error is not True:
             raise ProtocolError(f"{_call_result(tool_name)}: 'isError' must be a boolean, got {is_error!r}")
         meta = data.get("_meta")
         if meta is not None and not isinstance(meta, dict):
@@ -297,7 +310,11 @@ class CallToolResult:
             "meta": meta,
             "raw": data,
         }
-        return made(cls, fields) if cls is CallToolResult else cls(**fields)
+        if cls is not CallToolResult:
+            return cls(**fields)
+        typed = _new(cls)  # made(cls, fields), written out
+        typed.__dict__.update(fields)
+        return typed
 
     @property
     def has_structured_content(self) -> bool:
@@ -309,6 +326,9 @@ class CallToolResult:
     @property
     def text(self) -> str:
         """The text of all text content blocks, joined by newlines."""
+        content = self.content
+        if len(content) == 1 and type(content[0]) is TextContent:  # the usual: one text block, no generator
+            return content[0].text
         return "\n".join(block.text for block in self.content if isinstance(block, TextContent))
 
     @property

@@ -32,6 +32,8 @@ from .tasks import AnswerInput, OnStatus, ToolTask, created_task, status_as_prog
 
 __all__ = ["Exchange", "ToolCalls", "ToolMethods"]
 
+_INF = float("inf")
+
 #: ``(method, params, seconds, on_progress, max_total_timeout, progress_resets_timeout) -> result``:
 #: the client's request, to its final answer.
 Exchange = Callable[
@@ -97,7 +99,13 @@ class ToolMethods:
                 turns the check off). The result is on the error's ``result``.
             TaskCancelled: the call's task was cancelled on the server.
         """
-        seconds = resolve_timeout(timeout, self.transport.default_timeout)
+        # resolve_timeout's two usual cases, written out: the transport's default, or seconds as they must be.
+        if timeout is USE_DEFAULT:
+            seconds = self.transport.default_timeout
+        elif type(timeout) is float and timeout > 0.0 and timeout != _INF:  # (NaN is not > 0.0)
+            seconds = timeout
+        else:
+            seconds = resolve_timeout(timeout, self.transport.default_timeout)
         started = time.monotonic()
         if progress_resets_timeout is None:
             # Decided by the caller's own arguments, before a bar (there only when someone watches) joins in.
@@ -105,15 +113,18 @@ class ToolMethods:
         bar = progress_bar_for(progress_bar, name, on_progress)
         progress = bar.update if bar else on_progress
         try:
+            on_status = status_as_progress(progress) if progress else None
             done = self._tool_calls.start(
                 name,
                 arguments,
                 meta,
                 seconds,
-                on_progress=progress,
-                max_total_timeout=max_total_timeout,
-                progress_resets_timeout=progress_resets_timeout,
-                on_status=status_as_progress(progress) if progress else None,
+                progress,
+                max_total_timeout,
+                progress_resets_timeout,
+                on_status,
+                False,
+                started,
             )
             result = done if isinstance(done, CallToolResult) else self._tool_calls.wait(done, seconds, started)
             # What result.ui needs to find the tool's MCP Apps view, read only when asked for.
@@ -241,39 +252,41 @@ class ToolCalls:
         arguments: Optional[Mapping[str, Any]],
         meta: Optional[Mapping[str, Any]],
         seconds: Optional[float],
-        *,
         on_progress: Optional[ProgressCallback] = None,
         max_total_timeout: Optional[float] = None,
         progress_resets_timeout: Optional[bool] = None,
         on_status: Optional[OnStatus] = None,
         ask_for_task: bool = False,
+        started: Optional[float] = None,
     ) -> Union[CallToolResult, ToolTask]:
         """``tools/call``, as a task where the 2025-11-25 tool asks for one (or allows one, with
-        ``ask_for_task``): the result when the server answered at once, else the ``ToolTask``."""
+        ``ask_for_task``): the result when the server answered at once, else the ``ToolTask``.
+        ``started``: the ``time.monotonic()`` the call's ``seconds`` count from (default: now)."""
         if arguments is not None and type(arguments) is not dict and not isinstance(arguments, Mapping):
             raise TypeError(f"arguments must be a mapping, not {type(arguments).__name__}")
         self._require("tools/call")
         client = self._client
-        started = time.monotonic()
+        if started is None:
+            started = time.monotonic()
         params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
         if meta is not None:
             params["_meta"] = dict(meta)
         modern = client.protocol_version in MODERN_VERSIONS
-        # Once: a modern listing says which headers go with a call (x-mcp-header) and which names are
-        # unknown; a 2025-11-25 server that runs tools as tasks says in its listing which tools need one.
-        runs_tasks = not modern and self.runs_tasks()
-        listed = (modern or runs_tasks) and self._held_tools() is None
-        if listed:
-            # A server that does not declare tools may list them all the same (strict: _require refused).
-            server_capabilities.items_served(
-                lambda: client.list_tools(timeout=seconds), client.server_capabilities, "tools/list", strict=False
-            )
+        left = seconds
         wanted = ("required", "optional") if ask_for_task else ("required",)
-        if runs_tasks and self.legacy_task_support(name) in wanted:
-            params["task"] = {}
-        first = not listed
+        if modern or "tasks" in client.server_capabilities:  # else (the usual) no listing, and no task
+            # Once: a modern listing says which headers go with a call (x-mcp-header) and which names are
+            # unknown; a 2025-11-25 server that runs tools as tasks says in its listing which tools need one.
+            runs_tasks = not modern and self.runs_tasks()
+            if (modern or runs_tasks) and self._held_tools() is None:
+                # A server that does not declare tools may list them all the same (strict: _require refused).
+                server_capabilities.items_served(
+                    lambda: client.list_tools(timeout=seconds), client.server_capabilities, "tools/list", strict=False
+                )
+                left = _left(seconds, started)
+            if runs_tasks and self.legacy_task_support(name) in wanted:
+                params["task"] = {}
         while True:  # twice at most: a 2025-11-25 tool that runs only as a task goes again as one
-            left = seconds if first else _left(seconds, started)
             try:
                 result = self._exchange(
                     "tools/call", params, left, on_progress, max_total_timeout, progress_resets_timeout
@@ -297,14 +310,18 @@ class ToolCalls:
                 if self.legacy_task_support(name) not in wanted:
                     raise
                 params = {**params, "task": {}}
-                first = False
-        snapshot = created_task(result, modern=modern)
+                left = _left(seconds, started)
+        # A task is made only where the result says so: a modern resultType, a legacy task member.
+        snapshot = created_task(result, modern=modern) if ("resultType" if modern else "task") in result else None
         if snapshot is None:
             if result.get("isError") is True:
                 unknown = self.unknown_tool(name, CallToolResult.from_dict(result, name).text)
                 if unknown is not None:
                     raise unknown
-            return self.result(result, name, seconds)
+            typed = CallToolResult.from_dict(result, name)
+            if "structuredContent" in result or self._output_schemas.declared is not None:  # result()'s first look
+                self.check_structured(typed, name, seconds)
+            return typed
         return self.task(name, snapshot, on_status)
 
     @staticmethod
@@ -396,17 +413,21 @@ class ToolCalls:
     def result(self, result: dict[str, Any], name: str, timeout: Optional[float]) -> CallToolResult:
         """A ``tools/call`` result, typed, its structured content checked against the tool's schema."""
         typed = CallToolResult.from_dict(result, name)
+        self.check_structured(typed, name, timeout)
+        return typed
+
+    def check_structured(self, typed: CallToolResult, name: str, timeout: Optional[float]) -> None:
+        """Check a typed result's structured content against its tool's ``outputSchema`` (``OutputSchemaError``)."""
         if not self._client.validate_structured_output:
-            return typed
+            return
         schemas = self._output_schemas
         declared = schemas.declared
         # Checked when it carries structured content, or when its tool declares a schema (which then
         # demands some); a result of neither kind, the usual, is not looked at again.
-        if "structuredContent" in result or (declared is not None and name in declared):
+        if "structuredContent" in typed.raw or (declared is not None and name in declared):
             if declared is None:
                 self._client.list_tools(timeout=timeout)  # once: the schemas are kept until the tool list changes
             schemas.check(typed)
-        return typed
 
 
 def _left(seconds: Optional[float], started: float) -> Optional[float]:

@@ -47,6 +47,9 @@ _SKIPPED = {
 }
 #: Every message sent (``-->``) and received (``<--``), at DEBUG; ``mcpsync -v`` shows it.
 traffic_logger = logging.getLogger("mcpsync.traffic")
+#: The logger's own answers of ``isEnabledFor`` (logging empties it, in place, whenever levels change):
+#: a DEBUG it has found off is looked up here, with no Python frame, on every message of the hot path.
+traffic_levels: dict[int, bool] = getattr(traffic_logger, "_cache", {})
 
 #: Default seconds a write may wait for a server that is not reading its input.
 DEFAULT_WRITE_TIMEOUT = 10.0
@@ -116,6 +119,9 @@ class Transport:
 
     #: What kind of wire this is: ``"stdio"``, ``"http"`` or ``"sse"``.
     kind: ClassVar[str] = ""
+    #: Whether the wire writes a request as any message (it keeps the default ``_write_request``):
+    #: ``send_request`` then writes it itself (set for each subclass).
+    _writes_requests_plainly: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -412,12 +418,16 @@ class Transport:
             TransportClosed: the connection is closed.
             WriteTimeout: nothing could be written in time (the connection is still sound).
         """
-        # _check_open and _log_out, written out: every request passes here.
+        # _check_open, _log_out and the default _write_request, written out: every request passes here.
         if self._state is not TransportState.OPEN:
             raise self.closed_error()
-        if traffic_logger.isEnabledFor(logging.DEBUG):
+        if traffic_levels.get(logging.DEBUG, True) and traffic_logger.isEnabledFor(logging.DEBUG):
             self._log_traffic("-->", data)
-        self._write_request(future, data, deadline, wait)
+        if not self._writes_requests_plainly:
+            self._write_request(future, data, deadline, wait)
+            return
+        left, most = deadline - time.monotonic(), self.write_timeout  # (no min(), max(): two C calls)
+        self._write(data, most if left >= most else (left if left > 0.0 else 0.0))
 
     def send_message(self, data: bytes, timeout: Timeout = USE_DEFAULT) -> None:
         """Send a notification or an answer to the server, within ``timeout`` seconds (default ``write_timeout``).
@@ -460,7 +470,7 @@ class Transport:
 
     def _feed(self, data: Union[bytes, str]) -> None:
         """Hand one framed message (a line, an SSE event's data, a body) to the endpoint, and on."""
-        if traffic_logger.isEnabledFor(logging.DEBUG):
+        if traffic_levels.get(logging.DEBUG, True) and traffic_logger.isEnabledFor(logging.DEBUG):
             self._log_traffic("<--", data)
         events = self.endpoint.receive(data)
         if events:
@@ -542,6 +552,10 @@ class Transport:
     def _open(self) -> None:
         """Open the wire and start the reader thread(s)."""
         raise NotImplementedError
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._writes_requests_plainly = cls._write_request is Transport._write_request
 
     def _write_request(self, future: RequestFuture, data: bytes, deadline: float, wait: bool) -> None:
         """Write a request (see ``send_request``); by default as any message, within ``write_timeout``."""

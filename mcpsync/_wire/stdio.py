@@ -247,8 +247,7 @@ class StdioTransport(Transport):
             ) from exc
         assert self._process.stdin is not None
         self._stdin_fd = self._process.stdin.fileno()
-        # Writes wait for room with select() and a deadline instead of blocking forever.
-        os.set_blocking(self._stdin_fd, False)
+        os.set_blocking(self._stdin_fd, False)  # writes wait for room with select() and a deadline, bounded
         self._wake_read, self._wake_write = os.pipe()
         self._reader = threading.Thread(target=self._read_stdout, name=f"mcpsync-reader-{self.name}", daemon=True)
         self._stderr_reader = threading.Thread(
@@ -283,8 +282,7 @@ class StdioTransport(Transport):
             except OSError as exc:  # broken pipe: the server is gone
                 raise self._gone(f"cannot write to the server: {exc.strerror or exc}") from exc
             deadline: Optional[float] = None
-            while written < total:
-                # The pipe is full: the server is not reading. Wait for room, bounded.
+            while written < total:  # the pipe is full: the server is not reading; wait for room, bounded
                 if deadline is None:
                     deadline = time.monotonic() + timeout
                 remaining = deadline - time.monotonic()
@@ -292,8 +290,7 @@ class StdioTransport(Transport):
                     if not written:
                         raise self._write_timeout_error(timeout)
                     raise self._broken_mid_message(written, total, timeout)
-                # In slices, so that a deferred Ctrl-C is seen.
-                select.select([], [fd], [], min(remaining, POLL))
+                select.select([], [fd], [], min(remaining, POLL))  # in slices, so that a deferred Ctrl-C is seen
                 try:
                     written += os.write(fd, memoryview(data)[written:])
                 except BlockingIOError:
@@ -305,9 +302,9 @@ class StdioTransport(Transport):
             lock.release()
 
     def _send_notice(self, data: bytes) -> None:
-        """A cancellation: written at once when the pipe is free (a short message goes in whole or not at
-        all), else handed to a thread of its own that writes it within ``NOTICE_TIMEOUT``; the caller never
-        waits. ``stats.cancelled`` counts it once it is written."""
+        """A cancellation: written at once when the pipe is free (a short message goes in whole or not at all), else
+        handed to a thread of its own that writes it within ``NOTICE_TIMEOUT``; the caller never waits.
+        ``stats.cancelled`` counts it once it is written."""
         if self._write_lock.acquire(blocking=False):
             try:
                 fd = self._stdin_fd
@@ -358,8 +355,7 @@ class StdioTransport(Transport):
         self._connection_lost(error)
         return error.copy()
 
-    def _close_stdin_locked(self) -> None:
-        # Caller holds the write lock.
+    def _close_stdin_locked(self) -> None:  # the caller holds the write lock
         process = self._process
         self._stdin_fd = None
         if process is not None and process.stdin is not None and not process.stdin.closed:
@@ -372,9 +368,12 @@ class StdioTransport(Transport):
         """What the child writes on ``stream``, as it comes; ends at end-of-file, or when ``close()`` says so."""
         fd, wake = stream.fileno(), self._wake_read
         assert wake is not None
+        poller = select.poll()  # made once: select() would build its sets on every read
+        for watched in (fd, wake):
+            poller.register(watched, select.POLLIN)
         while True:
-            ready, _, _ = select.select([fd, wake], [], [])
-            if wake in ready:
+            ready = poller.poll()
+            if len(ready) > 1 or ready[0][0] == wake:
                 return
             chunk = os.read(fd, READ_SIZE)
             if not chunk:
@@ -401,14 +400,12 @@ class StdioTransport(Transport):
     def _read_lines(self, chunks: Iterator[bytes]) -> None:
         """Feed each line to the endpoint; a line over ``max_message_size`` is dropped as it streams by.
 
-        The request an oversized line answers fails as soon as its start
-        shows which (else once its end does); later lines are read as usual.
-        A chunk is split in one go (C speed); only a line that spans chunks
-        is put together, in one buffer that grows in place (no list of parts
-        and a joined copy held at once), and it is read as text whose bytes
-        are let go before its JSON is (``_take_spanning``). A line within one
-        chunk goes from here straight to ``_feed`` (as ``_take_line`` would
-        take it): every answer passes here.
+        The request an oversized line answers fails as soon as its start shows which (else once its
+        end does); later lines are read as usual. A chunk is split in one go (C speed); only a line that
+        spans chunks is put together, in one buffer that grows in place (no list of parts and a joined
+        copy held at once), read as text whose bytes are let go before its JSON is (``_take_spanning``).
+        A line within one chunk goes from here straight to ``_feed`` (as ``_take_line`` would take it): every
+        answer passes here.
         """
         limit = self.max_message_size
         feed = self._feed
@@ -460,8 +457,8 @@ class StdioTransport(Transport):
                 pending = bytearray()
 
     def _take_spanning(self, buffer: bytearray) -> None:
-        """A line that came in several chunks: its text is made, then its bytes are let go (the buffer
-        emptied) before the JSON is read, so that a message is held twice at most, never three times."""
+        """A line that came in several chunks: its text is made, then its bytes are let go (the buffer emptied) before
+        the JSON is read, so that a message is held twice at most, never three times."""
         if buffer.endswith(b"\r"):
             del buffer[-1:]
         line: Union[bytes, str]
@@ -499,8 +496,7 @@ class StdioTransport(Transport):
             logger.debug("server %r: stderr read ended: %s", self.name, exc)
 
     def _stderr_line(self, line: str, server_logger: logging.Logger) -> None:
-        """One line of the server's stderr: where the mode sends it, then into the tail (last: a line
-        in the tail has been passed on)."""
+        """One line of the server's stderr: where the mode sends it, then (so, passed on) into the tail."""
         mode = self._stderr_mode
         stream = sys.stderr  # now: a notebook's cell, a test's capture, a redirect made meanwhile
         if mode == "inherit" and stream is not None:  # None: pythonw, a daemon: nowhere to write
@@ -521,11 +517,7 @@ class StdioTransport(Transport):
         return self._closed_error(detail)
 
     def _closed_error(self, detail: str) -> TransportClosed:
-        return TransportClosed(
-            f"{self.name}: {detail}",
-            exit_code=self.returncode,
-            stderr_tail=self.stderr_tail,
-        )
+        return TransportClosed(f"{self.name}: {detail}", exit_code=self.returncode, stderr_tail=self.stderr_tail)
 
     def _describe_exit(self) -> TransportClosed:
         """Build the error for a server that went away: exit code and last stderr lines."""
