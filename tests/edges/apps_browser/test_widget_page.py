@@ -1,15 +1,16 @@
 """The notebook widget's page side (widget.js) with the bundled dashboard view, in headless Chromium,
 without JupyterLab: a stand-in for anywidget's model relays the widget's messages to an ``AppBridge``
 in this process, as the kernel's comm would. What the browser enforces (the sandbox, the policy) and
-what widget.js relays are checked here in seconds; tests/edges/apps_browser/ runs the whole notebook.
+what widget.js relays are checked here in seconds; the other tests here run the whole notebook.
 
-Skipped without Playwright or Debian's Chromium (/usr/bin/chromium).
+Skipped without Playwright or Debian's Chromium (/usr/bin/chromium), as the other browser tests are:
+it uses their one browser (conftest.py).
 """
 
 from __future__ import annotations
 
 import json
-import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +18,9 @@ import pytest
 
 import mcpsync
 from mcpsync.testing import server_config
-from tests.edges.apps_browser.lab import CHROMIUM_FLAGS, INSTALL_HINT
 
 T = 10
 WIDGET_JS = Path(mcpsync.__file__).parent / "_edges" / "apps" / "widget.js"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 #: The anywidget model, stood in for: state from Python, each ``send`` answered through the bridge.
 MODEL = """(state) => {
   const handlers = {};
@@ -45,17 +44,14 @@ OTHER_PAGE = (
 
 
 @pytest.fixture
-def page() -> Any:
-    """A Chromium page (Debian's browser, headless), closed with its browser when the test ends."""
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip(INSTALL_HINT)
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
-        try:
-            yield browser.new_page()
-        finally:
-            browser.close()
+def page(browser: Any) -> Iterator[Any]:
+    """A blank page of the run's one Chromium (conftest's ``browser``: a second Playwright in the same
+    thread cannot start while that one runs), closed when the test ends. No JupyterLab is needed."""
+    tab = browser.new_page()
+    try:
+        yield tab
+    finally:
+        tab.close()
 
 
 def test_the_dashboard_view_in_the_widgets_iframe_talks_to_the_bridge_and_is_held_in(page: Any) -> None:
