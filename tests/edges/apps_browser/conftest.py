@@ -1,6 +1,9 @@
-"""Fixtures of the browser tests: one JupyterLab and one Chromium for the whole run, a page per test.
+"""Fixtures of the browser tests: one JupyterLab for the whole run, one Chromium per module, a page per test.
 
-The server and the browser are session-scoped so that JupyterLab starts once; each test's notebook
+JupyterLab is session-scoped so that it starts once. The browser is not: Playwright's sync API runs an
+asyncio event loop in the main thread while it is open, and every later test that calls
+``asyncio.run`` (the agent frameworks') would fail with "cannot be called from a running event loop";
+so it is closed at the end of each module, and the tests here are grouped in few modules. Each test's notebook
 page is closed and its kernels shut down when the test ends, so that no kernel (nor the MCP server
 a kernel's client started) outlives it.
 """
@@ -28,7 +31,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterLab]:
         server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """Debian's Chromium driven by Playwright, headless, with a fresh profile. Playwright's own
     browsers are never used nor downloaded: the executable is /usr/bin/chromium."""
