@@ -3,6 +3,7 @@ thread, a child process (or zombie) or a file descriptor behind fails."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
 import signal
@@ -77,6 +78,28 @@ def ctrl_c_reaches_the_tests() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.fixture(autouse=True)
+def no_event_loop_left_running(request: pytest.FixtureRequest) -> None:
+    """Fail at once, saying why, when an earlier test's fixture left an asyncio loop running in this thread.
+
+    Playwright's sync API runs one while its browser is open (tests/edges/apps_browser closes it with
+    each module); a wider-scoped fixture that kept it would make every later ``asyncio.run`` fail
+    with "cannot be called from a running event loop", far from the cause. Tests that use that
+    browser themselves run inside its loop, and are left alone.
+    """
+    if "browser" in request.fixturenames:
+        return
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    pytest.fail(
+        f"an asyncio event loop ({loop!r}) is running in this thread, left by an earlier test's fixture of a "
+        "wider scope (Playwright's sync API, say): this test's asyncio.run() would fail",
+        pytrace=False,
+    )
 
 
 @pytest.fixture(autouse=True)
