@@ -10,8 +10,6 @@ drops them; a new client reads them again.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import threading
 from collections.abc import Mapping
 from typing import Any, Optional
@@ -20,9 +18,10 @@ from .._core.errors import ProtocolError
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .app_view import AppView
 from .apps import UI_MIME_TYPE, UiResourceMeta
+from .content import ResourceContents
 from .models import CallToolResult, Tool
 
-__all__ = ["AppResources", "view_of"]
+__all__ = ["AppResources", "client_of", "view_of"]
 
 #: Guards the making of each client's ``AppResources`` (one per client, made on first use).
 _MAKING = threading.Lock()
@@ -75,7 +74,7 @@ class AppResources:
         for contents in read.contents:
             if contents.mime_type is not None and contents.mime_type.replace(" ", "").lower() != UI_MIME_TYPE:
                 continue
-            html = contents.text if contents.text is not None else _decoded(contents.blob or "", where)
+            html = contents.text if contents.text is not None else _decoded(contents, where)
             meta = UiResourceMeta.from_meta(contents.raw.get("_meta"), where)
             if meta == UiResourceMeta():
                 meta = self._listed_meta(uri, where)
@@ -95,11 +94,20 @@ class AppResources:
         return UiResourceMeta()
 
 
-def _decoded(blob: str, where: str) -> str:
+def _decoded(contents: ResourceContents, where: str) -> str:
+    """A blob's HTML: ``ResourceContents.data`` (``ProtocolError`` for bad base64), read as UTF-8."""
     try:
-        return base64.b64decode(blob, validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError) as exc:
-        raise ProtocolError(f"{where}: its blob is no base64 UTF-8 HTML ({exc})") from None
+        return contents.data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProtocolError(f"{where}: its blob is no UTF-8 HTML ({exc})") from None
+
+
+def client_of(result: CallToolResult) -> Any:
+    """The client that made ``result`` (``None``: one it did not make). ``ToolMethods.call_tool`` puts
+    ``functools.partial(view_of, client, arguments)`` on each result as ``_app_origin``: one C object on
+    the hot path, read here and by ``CallToolResult.ui`` alone."""
+    origin = result.__dict__.get("_app_origin")
+    return origin.args[0] if origin is not None else None
 
 
 def view_of(

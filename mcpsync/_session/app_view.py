@@ -22,12 +22,13 @@ import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from .._core.errors import ProtocolWarning
-from .apps import UiResourceMeta
+from .apps import CSP_LISTS, UiResourceMeta
 
-__all__ = ["AppView", "checked_domains", "content_security_policy", "with_policy"]
+__all__ = ["AppView", "checked_csp", "checked_domains", "content_security_policy", "policy_of", "with_policy"]
 
 #: The one sandbox token a view gets: its scripts run, in an origin of its own (opaque).
 SANDBOX = "allow-scripts"
@@ -65,13 +66,23 @@ def checked_domains(values: tuple[str, ...], kind: str, where: str) -> list[str]
     return kept
 
 
+def checked_csp(meta: UiResourceMeta, where: str = "UI resource") -> dict[str, list[str]]:
+    """``meta.csp``'s four lists by their wire names (``connectDomains``, ...), each value checked
+    (``checked_domains``: a bad one dropped with a ``ProtocolWarning``)."""
+    return {wire: checked_domains(getattr(meta.csp, name), wire, where) for wire, name in CSP_LISTS.items()}
+
+
 def content_security_policy(meta: UiResourceMeta, where: str = "UI resource") -> str:
     """The Content-Security-Policy for a view whose resource says ``meta`` (the module docstring's rules)."""
-    csp = meta.csp
-    resources = checked_domains(csp.resource_domains, "resourceDomains", where)
-    connect = checked_domains(csp.connect_domains, "connectDomains", where)
-    frames = checked_domains(csp.frame_domains, "frameDomains", where)
-    bases = checked_domains(csp.base_uri_domains, "baseUriDomains", where)
+    return policy_of(checked_csp(meta, where))
+
+
+def policy_of(lists: Mapping[str, list[str]]) -> str:
+    """The Content-Security-Policy of ``checked_csp``'s lists (the module docstring's rules)."""
+    resources = lists["resourceDomains"]
+    connect = lists["connectDomains"]
+    frames = lists["frameDomains"]
+    bases = lists["baseUriDomains"]
 
     def sources(*values: str) -> str:
         return " ".join(values) if values else "'none'"
@@ -126,10 +137,16 @@ class AppView:
     tool: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
     client: Any = field(default=None, repr=False, compare=False)
 
+    @cached_property
+    def csp_domains(self) -> dict[str, list[str]]:
+        """``meta.csp``'s lists by their wire names, each value checked once per view (``checked_csp``):
+        what the policy is built from, and what a host tells the view in ``ui/initialize``."""
+        return checked_csp(self.meta, f"UI resource {self.resource_uri!r}")
+
     @property
     def content_security_policy(self) -> str:
         """The Content-Security-Policy built from ``meta.csp`` alone (the module docstring's rules)."""
-        return content_security_policy(self.meta, f"UI resource {self.resource_uri!r}")
+        return policy_of(self.csp_domains)
 
     @property
     def sandbox(self) -> str:

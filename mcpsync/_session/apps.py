@@ -19,6 +19,7 @@ from typing import Any, Optional
 from .._core.errors import ProtocolWarning
 
 __all__ = [
+    "CSP_LISTS",
     "UI_EXTENSION",
     "UI_MIME_TYPE",
     "ToolUi",

@@ -92,7 +92,6 @@ class SSETransport(HTTPTransportBase):
         self._problem_at_start: Optional[MCPError] = None
         self._notices = Workers(f"mcpsync-notice-{self.name}", 1)
         self._closing = threading.Event()
-        self._closing_asked = False  # close() came while opening (_stop_opening)
         self._opening_ends = math.inf
 
     def _open(self) -> None:
@@ -101,7 +100,7 @@ class SSETransport(HTTPTransportBase):
         self._opening_ends = min(started + self.connect_timeout, self._open_deadline)
         bound = self._opening_ends - started
         self._open_http(POSTING + 1)  # + the event stream
-        if self._closing.is_set():  # a close() came before there was a client to cut
+        if self._shutdown_started:  # a close() came before there was a client to cut
             self._shutdown()
             raise TransportClosed(f"{self.name}: closed by the client while it was being opened")
         self._reader = threading.Thread(target=self._read, name=f"mcpsync-reader-{self.name}", daemon=True)
@@ -110,7 +109,7 @@ class SSETransport(HTTPTransportBase):
         if not ready or self.endpoint_url is None:
             problem = self._problem_at_start
             self._shutdown()
-            if self._closing_asked:
+            if self._shutdown_started:  # close() came meanwhile (_stop_opening woke us)
                 raise TransportClosed(f"{self.name}: closed by the client while it was being opened")
             # A WriteTimeout is the reader's own deadline passing first: say what was missing.
             if problem is not None and not isinstance(problem, WriteTimeout):
@@ -215,7 +214,6 @@ class SSETransport(HTTPTransportBase):
 
     def _stop_opening(self) -> None:
         # The reader may be waiting for the endpoint event (up to connect_timeout): cut it, and wake _open.
-        self._closing_asked = True
         self._closing.set()
         http = self._http
         if http is not None:

@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 from ..._core.errors import MCPError, RequestTimeout, ServerError
 from ..._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
 from ..._session.app_resources import AppResources
-from ..._session.app_view import AppView, checked_domains
+from ..._session.app_view import AppView
 from ..._version import __version__
 from .messages import NOTIFICATIONS, REQUESTS, Invalid, params_problem, parsed
 
@@ -167,8 +167,16 @@ class AppBridge:
         try:
             message = parsed(raw)
         except Invalid as exc:
-            logger.info("MCP App view %r: %s", self.view.resource_uri, exc.message)
-            return _error(exc.request_id, exc.code, exc.message)
+            return self._invalid(exc)
+        return self._handle_checked(message)
+
+    def _invalid(self, exc: Invalid) -> dict[str, Any]:
+        """The answer to a message whose envelope ``messages.parsed`` refused (logged)."""
+        logger.info("MCP App view %r: %s", self.view.resource_uri, exc.message)
+        return _error(exc.request_id, exc.code, exc.message)
+
+    def _handle_checked(self, message: dict[str, Any]) -> Optional[dict[str, Any]]:
+        """``handle`` of a message ``messages.parsed`` made (for a host that routed it first: the widget)."""
         method = message.get("method")
         if method is None:
             return None  # the view's answer to our request (teardown, ping): nothing more to do
@@ -268,20 +276,12 @@ class AppBridge:
         raise _Refused(-32601, f"this host does not offer {method}")
 
     def _initialize_result(self) -> dict[str, Any]:
-        meta = self.view.meta
-        where = f"UI resource {self.view.resource_uri!r}"
         capabilities: dict[str, Any] = {
             "serverTools": {},
             "serverResources": {},
             "logging": {},
-            "sandbox": {
-                "csp": {
-                    "connectDomains": checked_domains(meta.csp.connect_domains, "connectDomains", where),
-                    "resourceDomains": checked_domains(meta.csp.resource_domains, "resourceDomains", where),
-                    "frameDomains": checked_domains(meta.csp.frame_domains, "frameDomains", where),
-                    "baseUriDomains": checked_domains(meta.csp.base_uri_domains, "baseUriDomains", where),
-                },
-            },
+            # The lists the view's policy was built from, checked once (a bad value warned of once).
+            "sandbox": {"csp": {wire: list(values) for wire, values in self.view.csp_domains.items()}},
         }
         if self.on_open_link is not None:
             capabilities["openLinks"] = {}

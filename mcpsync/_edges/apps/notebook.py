@@ -17,7 +17,6 @@ anywidget is imported only when a widget is made (``import mcpsync`` stays light
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import threading
 from pathlib import Path
@@ -25,10 +24,12 @@ from typing import Any, Optional
 
 from ..._core.errors import MCPError, NotSupportedError
 from ..._core.timeouts import USE_DEFAULT, Timeout
+from ..._session.app_resources import client_of
 from ..._session.app_view import AppView
 from ..._session.apps import UI_EXTENSION, notebook_host_in_use
 from ..._session.models import CallToolResult
 from .bridge import AppBridge
+from .messages import Invalid, parsed
 
 __all__ = ["MAX_CALLS", "app_bundle", "app_widget_class", "show_app"]
 
@@ -117,36 +118,33 @@ def app_widget_class() -> type:
             """A message from the page (on the kernel's comm thread): the view's, or the page's own."""
             if not isinstance(content, dict) or content.get("type") != "from-view":
                 return  # nothing else is sent by widget.js
-            raw = content.get("message")
-            try:
-                method = json.loads(raw).get("method") if isinstance(raw, str) and len(raw) < 10_000_000 else None
-            except (ValueError, AttributeError, RecursionError):
-                method = None  # the bridge answers it
-            if method in _SERVER_METHODS and isinstance(raw, str):
-                self._start_call(raw)
+            try:  # read once, here: the route depends on the method
+                message = parsed(content.get("message"))
+            except Invalid as exc:
+                self._to_view(self.bridge._invalid(exc))
                 return
-            self._answer(raw)
+            method = message.get("method")
+            if method in _SERVER_METHODS:
+                self._start_call(message)
+                return
+            self._answer(message)
             if method == "ui/notifications/initialized" and self.bridge.initialized.is_set():
                 for notification in self.bridge.notifications():  # the view may now hear of the call
                     self._to_view(notification)
 
-        def _answer(self, raw: Any) -> None:
-            self._to_view(self.bridge.handle(raw))
+        def _answer(self, message: dict[str, Any]) -> None:
+            self._to_view(self.bridge._handle_checked(message))
 
-        def _start_call(self, raw: str) -> None:
+        def _start_call(self, message: dict[str, Any]) -> None:
             with self._lock:
                 self._calls = {call for call in self._calls if call.is_alive()}
                 refused = self._closed or len(self._calls) >= MAX_CALLS
                 if not refused:
-                    call = threading.Thread(target=self._answer, args=(raw,), name="mcpsync-app-call", daemon=True)
+                    call = threading.Thread(target=self._answer, args=(message,), name="mcpsync-app-call", daemon=True)
                     self._calls.add(call)
             if refused:
-                try:
-                    request_id = json.loads(raw).get("id")
-                except (ValueError, AttributeError):
-                    return
                 busy = {"code": -32000, "message": f"too many calls at once: at most {MAX_CALLS}"}
-                self._to_view({"jsonrpc": "2.0", "id": request_id, "error": busy})
+                self._to_view({"jsonrpc": "2.0", "id": message.get("id"), "error": busy})
                 return
             call.start()
 
@@ -210,8 +208,7 @@ def app_bundle(result: CallToolResult) -> Optional[dict[str, Any]]:
     view fills in ``text/html``, for a page that shows no widgets). ``None`` (the result's HTML alone)
     when the client that made the call did not declare the extension, anywidget is missing, the tool
     has no view, or reading it failed (logged)."""
-    origin = result.__dict__.get("_app_origin")
-    client = getattr(origin, "args", (None,))[0]
+    client = client_of(result)
     extensions = getattr(client, "capabilities", {}).get("extensions") or {}
     if UI_EXTENSION not in extensions or not notebook_host_in_use():
         return None
