@@ -147,18 +147,14 @@ class deferred_interrupts:  # used like a function: ``with deferred_interrupts()
         self._active = False
 
     def __enter__(self) -> deferred_interrupts:
-        # _on_main_thread() and install()'s first look, written out: every request passes here.
         if _get_ident() != _main_ident:
             return self
         state = _main
-        if state.depth == 0:
-            current = _getsignal(_SIGINT)
-            if type(current) is _Handler:  # ours stands in front already: the usual case
-                state.handler = current
-            elif not state.install():
-                return self
-            state.interrupted = False
-        state.depth += 1
+        undeferred = state.undeferred
+        DEFERRED.__enter__()  # the section itself; this one keeps its own book of it (``_active``)
+        if state.undeferred != undeferred:  # nothing to defer
+            state.undeferred = undeferred
+            return self
         self._active = True
         if self._callback is not None:
             state.callbacks.append(self._callback)
