@@ -101,11 +101,11 @@ def _decoded(contents: ResourceContents, where: str) -> str:
 
 
 def client_of(result: CallToolResult) -> Any:
-    """The client that made ``result`` (``None``: one it did not make). ``ToolMethods.call_tool`` puts
-    ``functools.partial(view_of, client, arguments)`` on each result as ``_app_origin``: one C object on
-    the hot path, read here and by ``CallToolResult.ui`` alone."""
+    """The client that made ``result`` (``None``: one it did not make). A client's results carry
+    ``(view_of, client, arguments)`` as ``_app_origin`` (``models.typed_call_result``), read here and by
+    ``CallToolResult.ui`` alone."""
     origin = result.__dict__.get("_app_origin")
-    return origin.args[0] if origin is not None else None
+    return origin[1] if origin is not None else None
 
 
 def view_of(

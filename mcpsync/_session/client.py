@@ -516,14 +516,8 @@ class Client(ListingMethods, ToolMethods, TypedMethods):
             TransportClosed: the connection closed first.
             KeyboardInterrupt: as usual; the request is cancelled on the server first.
         """
-        return self._exchange(
-            method,
-            params,
-            resolve_timeout(timeout, self.transport.default_timeout),
-            on_progress,
-            max_total_timeout,
-            progress_resets_timeout,
-        )
+        seconds = resolve_timeout(timeout, self.transport.default_timeout)
+        return self._exchange(method, params, seconds, on_progress, max_total_timeout, progress_resets_timeout)
 
     def _exchange(
         self,
@@ -538,11 +532,14 @@ class Client(ListingMethods, ToolMethods, TypedMethods):
         taking is renegotiated and the request sent again once; ``input_required`` rounds are answered."""
         if self._state is not ClientState.OPEN:
             self._check_open()
-        began = time.monotonic()
-        deadline: Optional[Deadline] = None  # made when a second round needs what is left
-        sent, rounds = self.protocol_version, 0
-        resent: Optional[str] = None  # the version the request went again with, after a -32022
         try:
+            if on_progress is None and max_total_timeout is None and self._channel.meta is None:
+                # The legacy era's usual request: its answer is final (no resultType, no renegotiation).
+                return self._channel.request(method, params, timeout=seconds)
+            began = time.monotonic()
+            deadline: Optional[Deadline] = None  # made when a second round needs what is left
+            sent, rounds = self.protocol_version, 0
+            resent: Optional[str] = None  # the version the request went again with, after a -32022
             while True:
                 try:
                     if on_progress is None and max_total_timeout is None:

@@ -13,6 +13,7 @@ import threading
 import time
 from typing import Any, Callable, Optional
 
+from .._core.timeouts import check_timeout
 from .._threads.signals import DEFERRED
 from .channel import Channel
 from .dispatch import Dispatcher
@@ -114,6 +115,8 @@ def request_with_progress(
     (see ``Client.request``); the callbacks of the progress sent before the answer have run when it returns."""
     if progress_resets_timeout is None:
         progress_resets_timeout = True  # the caller asked for progress, or for a cap on it
+    if max_total_timeout is not None:  # as a timeout is: positive seconds (infinity: no cap); refused before it goes
+        max_total_timeout = check_timeout(max_total_timeout, "max_total_timeout")  # type: ignore[assignment]
     with DEFERRED:
         token, watch = tokens.open(on_progress)
     try:

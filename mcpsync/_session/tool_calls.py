@@ -10,7 +10,6 @@ straight from here: no frame between.
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Mapping
 from typing import Any, Callable, Optional, Protocol, Union
@@ -24,7 +23,7 @@ from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
 from .._wire.base import Transport
 from . import server_capabilities
 from .app_resources import view_of
-from .models import CallToolResult, Tool
+from .models import CallToolResult, Tool, typed_call_result
 from .progress import ProgressCallback
 from .progress_bars import nobody_watches, progress_bar_for
 from .structured_output import OutputSchemas
@@ -129,9 +128,11 @@ class ToolMethods:
                 False,
                 started,
             )
-            result = done if isinstance(done, CallToolResult) else self._tool_calls.wait(done, seconds, started)
+            if isinstance(done, CallToolResult):
+                return done  # (what its ui needs was given when it was typed)
+            result = self._tool_calls.wait(done, seconds, started)
             # What result.ui needs to find the tool's MCP Apps view, read only when asked for.
-            result.__dict__["_app_origin"] = functools.partial(view_of, self, arguments)
+            result.__dict__["_app_origin"] = (view_of, self, arguments)
             return result
         except KeyboardInterrupt as exc:
             # What shorten_interrupts does for the other public methods, here without its frame.
@@ -321,7 +322,7 @@ class ToolCalls:
                 unknown = self.unknown_tool(name, CallToolResult.from_dict(result, name).text)
                 if unknown is not None:
                     raise unknown
-            typed = CallToolResult.from_dict(result, name)
+            typed = typed_call_result(result, name, (view_of, client, arguments))
             if "structuredContent" in result or self._output_schemas.declared is not None:  # result()'s first look
                 self.check_structured(typed, name, seconds)
             return typed

@@ -170,6 +170,20 @@ def test_the_hard_cap_is_never_extended_by_progress(client):
     assert time.monotonic() - started < 3
 
 
+@pytest.mark.parametrize("cap", [0, -1, float("nan"), "5"])
+def test_a_cap_that_is_no_positive_number_of_seconds_is_refused_before_anything_is_sent(client, cap):
+    """max_total_timeout is checked as a timeout is: 0, a negative, NaN or a string is a ConfigurationError
+    naming it, and the server sees no call (a cap of 0 used to send the request and time out at once)."""
+    client.list_tools(timeout=5)  # (a modern call lists the tools first: that goes out, the call must not)
+    sent = client.transport.stats.sent
+    with pytest.raises(mcpsync.ConfigurationError, match="max_total_timeout"):
+        client.call_tool("echo", {"text": "x"}, timeout=5, max_total_timeout=cap)
+    with pytest.raises(mcpsync.ConfigurationError, match="max_total_timeout"):
+        client.request("ping", timeout=5, max_total_timeout=cap)
+    assert client.transport.stats.sent == sent
+    assert client.call_tool("echo", {"text": "y"}, timeout=5, max_total_timeout=float("inf")).text == "y"
+
+
 def test_progress_tokens_unit():
     from mcpsync._session.progress import ProgressTokens, with_progress_token
 
