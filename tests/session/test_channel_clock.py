@@ -1,0 +1,345 @@
+"""``Channel``'s deadlines on a clock the test moves: what each wait asks for, when a request ends,
+what the wire is told its deadline is, and what the caller gets.
+
+``Channel`` reads ``time.monotonic()`` and waits with ``RequestFuture.wait_settled``; here the first is
+a ``Clock`` and the second moves it (by the whole wait, or to the moment the scripted answer comes),
+so each deadline is checked exactly, at no cost in time and with no sleep. The same promises against
+real servers and real time are in tests/wire/test_call_deadline.py and tests/session/test_client_features.py
+(progress); these pin what those leave loose (found by mutation testing, docs/testing.md).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Optional
+
+import pytest
+
+from mcpsync import AuthorizationRequired, RequestCancelled, RequestTimeout
+from mcpsync._core.eras import MODERN_VERSIONS
+from mcpsync._core.errors import NoResponseError
+from mcpsync._core.pending import PendingRequests, RequestFuture
+from mcpsync._session import channel as channel_module
+from mcpsync._session.cancel_scope import CancelScope
+from mcpsync._session.channel import MAX_LOGINS, Channel
+from tests.session.test_channel import Wire
+
+#: Waits a request may make before the test calls it a loop that never ends.
+MAX_WAITS = 20
+ANSWER = {"answer": 42}
+
+
+class Clock:
+    """``time.monotonic`` for the channel: ``now`` moves only when a wait or the wire moves it.
+    ``answer_at``: when the answer to the request comes (``None``: never)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.answer_at: Optional[float] = None
+        #: The timeout of each ``wait_settled``, in order.
+        self.asked: list[Optional[float]] = []
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+class ClockedPending(PendingRequests):
+    """The pending table, whose futures wait on the ``Clock``: a wait ends when the answer comes
+    (the table resolves the request) or at its timeout (the clock is moved to it)."""
+
+    def __init__(self, clock: Clock) -> None:
+        super().__init__()
+        table = self
+
+        class Clocked(RequestFuture):
+            def wait_settled(self, timeout: Optional[float]) -> bool:
+                clock.asked.append(timeout)
+                assert len(clock.asked) <= MAX_WAITS, f"waited {MAX_WAITS} times: {clock.asked}"
+                if self.settled:
+                    return True
+                end = math.inf if timeout is None else clock.now + timeout
+                if clock.answer_at is not None and clock.answer_at <= end:
+                    clock.now = max(clock.now, clock.answer_at)
+                    table.resolve(self.request_id, ANSWER)
+                    return True
+                assert end < math.inf, "a wait with no limit for an answer that never comes"
+                clock.now = max(clock.now, end)
+                return False
+
+        self.future_type = Clocked
+
+    def register(self, request_id: int, method: str, on_cancel: Any = None) -> RequestFuture:
+        future: RequestFuture = self.future_type(request_id, method, on_cancel)
+        with self._lock:
+            self._futures[request_id] = future
+        return future
+
+
+class ScriptedWire(Wire):
+    """The recording wire, on the clock; ``on_send`` (if set) acts on each request as it is sent."""
+
+    def __init__(self, clock: Clock) -> None:
+        super().__init__()
+        self.endpoint.pending = ClockedPending(clock)
+        self.on_send: Optional[Callable[[RequestFuture], None]] = None
+        self.holding: Optional[str] = None
+
+    def send_request(self, future: RequestFuture, data: bytes, *, deadline: float, wait: bool) -> None:
+        super().send_request(future, data, deadline=deadline, wait=wait)
+        if self.on_send is not None:
+            self.on_send(future)
+
+    def held_up_by(self, future: RequestFuture) -> Optional[str]:
+        return None if self.holding is None else f"{self.holding} for request {future.request_id}"
+
+    def deadlines(self) -> list[float]:
+        """The deadline the wire was given with each request sent."""
+        return [deadline for _, _, deadline, _ in self.requests]
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    clock = Clock()
+    monkeypatch.setattr(channel_module, "time", clock)
+    return clock
+
+
+def clocked(clock: Clock) -> tuple[Channel, ScriptedWire]:
+    wire = ScriptedWire(clock)
+    channel = Channel(wire)  # type: ignore[arg-type]
+    channel.tracing = None
+    return channel, wire
+
+
+def test_a_plain_request_ends_at_its_timeout_and_the_wire_has_the_same_deadline(clock):
+    """A request with a timeout of 1 s and nothing else: the wire is given the deadline 1 s after the
+    send, the caller waits once for 1 s, and gets ``RequestTimeout`` at 1 s, saying nothing more."""
+    channel, wire = clocked(clock)
+    with pytest.raises(RequestTimeout) as raised:
+        channel.request("tools/call", timeout=1.0)
+    assert clock.now == 1.0 and clock.asked == [1.0] and wire.deadlines() == [1.0]
+    assert str(raised.value) == "Request timeout after 1s (tools/call)" and raised.value.detail == ""
+
+
+def test_a_request_without_a_timeout_waits_without_a_limit(clock):
+    """``timeout=None``: the wire has no deadline, and the caller waits with no limit, for the answer
+    that comes after 100 s."""
+    channel, wire = clocked(clock)
+    clock.answer_at = 100.0
+    assert channel.request("tools/call", timeout=None) == ANSWER
+    assert clock.asked == [None] and wire.deadlines() == [math.inf]
+
+
+def test_a_timeout_says_what_the_wire_was_doing_instead_of_waiting(clock):
+    """The wire says what held the request up (a token being got, say): the ``RequestTimeout`` says
+    it, for that request."""
+    channel, wire = clocked(clock)
+    wire.holding = "getting a token"
+    with pytest.raises(RequestTimeout) as raised:
+        channel.request("tools/call", timeout=1.0)
+    assert raised.value.detail == "getting a token for request 1"
+    assert str(raised.value) == "Request timeout after 1s (tools/call): getting a token for request 1"
+
+
+def test_activity_moves_the_deadline_on(clock):
+    """``last_activity`` (progress): with a timeout of 1 s, activity at 0.5 s moves the deadline to
+    1.5 s; the answer at 1.25 s is the result. The wire has no deadline (activity may keep the request
+    alive for ever)."""
+    channel, wire = clocked(clock)
+    clock.answer_at = 1.25
+    activity = [0.0, 0.5]
+    last = lambda: max(t for t in activity if t <= clock.now)  # noqa: E731
+    assert channel.request("tools/call", timeout=1.0, last_activity=last) == ANSWER
+    assert clock.asked == [1.0, 0.5] and wire.deadlines() == [math.inf]
+
+
+def test_when_activity_stops_the_request_ends_one_timeout_after_the_last(clock):
+    """Activity at 0.5 s and no more: the request ends at 1.5 s, as a timeout of 1 s."""
+    channel, _ = clocked(clock)
+    activity = [0.0, 0.5]
+    last = lambda: max(t for t in activity if t <= clock.now)  # noqa: E731
+    with pytest.raises(RequestTimeout) as raised:
+        channel.request("tools/call", timeout=1.0, last_activity=last)
+    assert clock.now == 1.5 and clock.asked == [1.0, 0.5] and raised.value.timeout == 1.0
+
+
+def test_no_activity_at_all_ends_the_request_exactly_at_its_timeout(clock):
+    """Activity tracked, but the last activity is the send itself: the request ends at 1 s, not later."""
+    channel, _ = clocked(clock)
+    with pytest.raises(RequestTimeout):
+        channel.request("tools/call", timeout=1.0, last_activity=lambda: 0.0)
+    assert clock.now == 1.0 and clock.asked == [1.0]
+
+
+def test_activity_without_a_timeout_waits_without_a_limit(clock):
+    """``last_activity`` with ``timeout=None`` and no cap: one wait with no limit, for the answer."""
+    channel, _ = clocked(clock)
+    clock.answer_at = 100.0
+    assert channel.request("tools/call", timeout=None, last_activity=lambda: 0.0) == ANSWER
+    assert clock.asked == [None]
+
+
+def test_a_cap_ends_a_request_that_activity_keeps_alive(clock):
+    """Activity all the time, a timeout of 1 s and a cap of 2 s: the request ends at the cap, exactly,
+    as a timeout of 2 s; the wire's deadline is the cap."""
+    channel, wire = clocked(clock)
+    with pytest.raises(RequestTimeout) as raised:
+        channel.request("tools/call", timeout=1.0, max_total=2.0, last_activity=lambda: clock.now)
+    assert clock.now == 2.0 and clock.asked == [1.0, 1.0] and wire.deadlines() == [2.0]
+    assert raised.value.timeout == 2.0
+
+
+@pytest.mark.parametrize("timeout, cap, ends", [(1.0, 10.0, 1.0), (5.0, 2.0, 2.0)])
+def test_without_activity_the_shorter_of_the_timeout_and_the_cap_holds(clock, timeout, cap, ends):
+    """A timeout and a cap, no activity tracking: the request ends at the shorter, said as that
+    limit, and the wire's deadline is the same."""
+    channel, wire = clocked(clock)
+    with pytest.raises(RequestTimeout) as raised:
+        channel.request("tools/call", timeout=timeout, max_total=cap)
+    assert clock.now == ends and raised.value.timeout == ends and wire.deadlines() == [ends]
+
+
+def test_the_span_of_a_timed_out_request_says_timeout_before_it_ends(clock):
+    """With tracing on, the request's span is marked ``error.type = "timeout"`` before the abandonment
+    settles its future (which ends the span)."""
+    pytest.importorskip("opentelemetry.trace")  # the channel traces only in a process that has the API
+
+    class Traced:
+        def __init__(self, params: Any) -> None:
+            self.params = params
+            self.error_type: Optional[str] = None
+            self.at_end: list[Optional[str]] = []
+
+        def follow(self, future: RequestFuture) -> None:
+            future.add_done_callback(lambda _: self.at_end.append(self.error_type))
+
+        def failed(self, error: BaseException) -> None:
+            raise AssertionError(f"the span failed: {error!r}")
+
+    class Tracing:
+        def __init__(self) -> None:
+            self.spans: list[Traced] = []
+
+        def start(self, method: str, params: Any, version: Any) -> Traced:
+            self.spans.append(Traced(params))
+            return self.spans[-1]
+
+    channel, _ = clocked(clock)
+    tracing = channel.tracing = Tracing()  # type: ignore[assignment]
+    with pytest.raises(RequestTimeout):
+        channel.request("tools/call", timeout=1.0)
+    ((span,),) = [tracing.spans]
+    assert span.at_end == ["timeout"]
+
+
+def test_a_request_lost_with_its_answer_stream_goes_again_once_in_the_time_left(clock):
+    """The 2026-07-28 era: the answer stream of a request breaks 0.25 s in (``NoResponseError``); the
+    request goes again, under a new id, with the 0.75 s left of its timeout of 1 s; a second loss is
+    the caller's error."""
+    channel, wire = clocked(clock)
+    channel.use_version(MODERN_VERSIONS[0])
+
+    def lose(future: RequestFuture) -> None:
+        clock.now += 0.25
+        wire.endpoint.fail(future, NoResponseError(future.request_id))
+
+    wire.on_send = lose
+    with pytest.raises(NoResponseError):
+        channel.request("tools/call", timeout=1.0)
+    ids = [message["id"] for _, message, _, _ in wire.requests]
+    assert len(ids) == 2 and ids[0] != ids[1]
+    assert wire.deadlines() == [1.0, 1.0]  # the second from 0.25 s, with 0.75 s left
+
+
+def test_a_lost_request_with_no_time_left_is_a_timeout(clock):
+    """The answer stream breaks after the whole timeout has gone: ``RequestTimeout`` for the timeout
+    given, and the request is not sent again."""
+    channel, wire = clocked(clock)
+    channel.use_version(MODERN_VERSIONS[0])
+
+    def lose(future: RequestFuture) -> None:
+        clock.now += 1.0
+        wire.endpoint.fail(future, NoResponseError(future.request_id))
+
+    wire.on_send = lose
+    with pytest.raises(RequestTimeout) as raised:
+        channel.request("tools/call", timeout=1.0)
+    assert raised.value.timeout == 1.0 and len(wire.requests) == 1
+
+
+class Authorizer:
+    """Logs in at once, as a person who takes ``person`` seconds of the clock."""
+
+    def __init__(self, clock: Clock, person: float) -> None:
+        self.clock, self.person = clock, person
+        self.deadlines: list[float] = []
+
+    def can_login(self) -> bool:
+        return True
+
+    def login(self, reason: AuthorizationRequired, *, deadline: float) -> float:
+        self.deadlines.append(deadline)
+        self.clock.now += self.person
+        return self.person
+
+
+def refusing(clock: Clock, wire: ScriptedWire, times: int) -> None:
+    """The wire's server refuses the first ``times`` requests (a 401), then answers at once."""
+
+    def send(future: RequestFuture) -> None:
+        if len(wire.requests) <= times:
+            raise AuthorizationRequired("login needed", server="srv")
+        clock.answer_at = clock.now
+
+    wire.on_send = send
+
+
+def test_a_request_goes_again_after_each_of_up_to_three_logins(clock):
+    """The server asks for a login three times: each login (2 s of a person's time, which the timeout
+    of 1 s does not count) is followed by the request again, with the whole timeout; the fourth
+    attempt is answered."""
+    channel, wire = clocked(clock)
+    authorizer = Authorizer(clock, person=2.0)
+    wire.authorizer = authorizer  # type: ignore[assignment]
+    refusing(clock, wire, MAX_LOGINS)
+    assert channel.request("tools/call", timeout=1.0) == ANSWER
+    assert len(wire.requests) == MAX_LOGINS + 1 and channel.person_time == 6.0
+    assert authorizer.deadlines == [1.0, 3.0, 5.0]  # the caller's deadline, moved on by each person's time
+    assert wire.deadlines() == [1.0, 3.0, 5.0, 7.0]
+
+
+def test_a_fourth_refusal_is_not_met_with_a_fourth_login(clock):
+    """The server asks for a login a fourth time: the caller gets ``AuthorizationRequired``, which says
+    it was refused again after 3 logins."""
+    channel, wire = clocked(clock)
+    wire.authorizer = Authorizer(clock, person=0.0)  # type: ignore[assignment]
+    refusing(clock, wire, MAX_LOGINS + 1)
+    with pytest.raises(AuthorizationRequired, match="refused again after 3 logins for this request"):
+        channel.request("tools/call", timeout=1.0)
+    assert len(wire.requests) == MAX_LOGINS + 1
+
+
+def test_a_request_in_a_cancelled_scope_is_refused_by_name_before_it_is_sent(clock):
+    """A ``CancelScope`` cancelled before the request: ``RequestCancelled`` naming the request and the
+    reason, and nothing sent."""
+    channel, wire = clocked(clock)
+    with CancelScope() as scope:
+        scope.cancel("the user pressed Stop")
+        with pytest.raises(RequestCancelled) as raised:
+            channel.request("tools/call", timeout=1.0)
+    assert str(raised.value) == "tools/call cancelled: the user pressed Stop" and wire.requests == []
+
+
+def test_ctrl_c_while_the_request_is_written_is_the_callers_own(clock):
+    """A ``KeyboardInterrupt`` while the wire writes the request: the caller gets that interrupt as it
+    is, and the request is not left waiting (nothing to cancel on the server)."""
+    channel, wire = clocked(clock)
+    interrupt = KeyboardInterrupt()
+
+    def interrupted(future: RequestFuture) -> None:
+        raise interrupt
+
+    wire.on_send = interrupted
+    with pytest.raises(KeyboardInterrupt) as raised:
+        channel.request("tools/call", timeout=1.0)
+    assert raised.value is interrupt and len(wire.endpoint.pending) == 0 and wire.stopped == []
