@@ -203,9 +203,8 @@ class HeldPending(PendingRequests):
         self.future_type = type("Held", (HeldFuture,), {"taken": taken, "gate": gate})
 
     def register(self, request_id: int, method: str, on_cancel: Any = None) -> RequestFuture:
-        future: RequestFuture = self.future_type(request_id, method, on_cancel)
-        with self._lock:
-            self._futures[request_id] = future
+        future = super().register(request_id, method, on_cancel)
+        future.__class__ = self.future_type  # the table's own future, waiting on the test's terms
         return future
 
 

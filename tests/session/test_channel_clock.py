@@ -17,11 +17,13 @@ import pytest
 
 from mcpsync import AuthorizationRequired, RequestCancelled, RequestTimeout
 from mcpsync._core.eras import MODERN_VERSIONS
-from mcpsync._core.errors import NoResponseError
+from mcpsync._core.eras import http_headers
+from mcpsync._core.errors import NoResponseError, TransportClosed, WriteTimeout
 from mcpsync._core.pending import PendingRequests, RequestFuture
 from mcpsync._session import channel as channel_module
 from mcpsync._session.cancel_scope import CancelScope
-from mcpsync._session.channel import MAX_LOGINS, Channel
+from mcpsync._session.channel import CLOCK_SLACK, MAX_LOGINS, Channel
+from mcpsync._session.tracing import Tracing as TracingOfChannel
 from tests.session.test_channel import Wire
 
 #: Waits a request may make before the test calls it a loop that never ends.
@@ -69,9 +71,8 @@ class ClockedPending(PendingRequests):
         self.future_type = Clocked
 
     def register(self, request_id: int, method: str, on_cancel: Any = None) -> RequestFuture:
-        future: RequestFuture = self.future_type(request_id, method, on_cancel)
-        with self._lock:
-            self._futures[request_id] = future
+        future = super().register(request_id, method, on_cancel)
+        future.__class__ = self.future_type  # the table's own future, waiting on the test's terms
         return future
 
 
@@ -199,37 +200,166 @@ def test_without_activity_the_shorter_of_the_timeout_and_the_cap_holds(clock, ti
     assert clock.now == ends and raised.value.timeout == ends and wire.deadlines() == [ends]
 
 
-def test_the_span_of_a_timed_out_request_says_timeout_before_it_ends(clock):
-    """With tracing on, the request's span is marked ``error.type = "timeout"`` before the abandonment
-    settles its future (which ends the span)."""
+class Traced:
+    """A request's span as the channel handles it: the params it gives the request (with a trace
+    context), the ``error.type`` the channel sets, and what it had when the request ended."""
+
+    def __init__(self, params: Any) -> None:
+        self.params = {**(params or {}), "_meta": {"traceparent": "00-trace-span-01"}}
+        self.error_type: Optional[str] = None
+        self.at_end: list[Optional[str]] = []
+        self.errors: list[BaseException] = []
+
+    def follow(self, future: RequestFuture) -> None:
+        future.add_done_callback(lambda _: self.at_end.append(self.error_type))
+
+    def failed(self, error: BaseException) -> None:
+        self.errors.append(error)
+
+
+class Tracing:
+    """``Channel.tracing`` that records the spans it starts."""
+
+    def __init__(self) -> None:
+        self.spans: list[Traced] = []
+
+    def start(self, method: str, params: Any, version: Any) -> Traced:
+        self.spans.append(Traced(params))
+        return self.spans[-1]
+
+
+def traced(clock: Clock) -> tuple[Channel, ScriptedWire, Tracing]:
     pytest.importorskip("opentelemetry.trace")  # the channel traces only in a process that has the API
+    channel, wire = clocked(clock)
+    tracing = Tracing()
+    channel.tracing = tracing  # type: ignore[assignment]
+    return channel, wire, tracing
 
-    class Traced:
-        def __init__(self, params: Any) -> None:
-            self.params = params
-            self.error_type: Optional[str] = None
-            self.at_end: list[Optional[str]] = []
 
-        def follow(self, future: RequestFuture) -> None:
-            future.add_done_callback(lambda _: self.at_end.append(self.error_type))
-
-        def failed(self, error: BaseException) -> None:
-            raise AssertionError(f"the span failed: {error!r}")
-
-    class Tracing:
-        def __init__(self) -> None:
-            self.spans: list[Traced] = []
-
-        def start(self, method: str, params: Any, version: Any) -> Traced:
-            self.spans.append(Traced(params))
-            return self.spans[-1]
-
-    channel, _ = clocked(clock)
-    tracing = channel.tracing = Tracing()  # type: ignore[assignment]
+def test_the_span_of_a_timed_out_request_says_timeout_before_it_ends(clock):
+    """With tracing on, the request carries its span's trace context, and its span is marked
+    ``error.type = "timeout"`` before the abandonment settles its future (which ends the span)."""
+    channel, wire, tracing = traced(clock)
     with pytest.raises(RequestTimeout):
+        channel.request("tools/call", {"name": "slow"}, timeout=1.0)
+    ((span,),) = [tracing.spans]
+    assert span.at_end == ["timeout"] and span.errors == []
+    assert wire.requests[0][1]["params"] == {"name": "slow", "_meta": {"traceparent": "00-trace-span-01"}}
+
+
+def test_the_span_of_a_request_that_could_not_be_registered_says_why(clock):
+    """The connection is gone before the request is registered: the caller gets ``TransportClosed``,
+    and the span is failed with that same error."""
+    channel, wire, tracing = traced(clock)
+    wire.endpoint.fail_all(lambda: TransportClosed("srv: gone"))
+    with pytest.raises(TransportClosed) as raised:
         channel.request("tools/call", timeout=1.0)
     ((span,),) = [tracing.spans]
-    assert span.at_end == ["timeout"]
+    assert span.errors == [raised.value] and wire.requests == []
+
+
+def test_a_write_that_outlasts_the_requests_deadline_is_a_timeout(clock):
+    """The wire gives up writing (``WriteTimeout``) when the request's own deadline has come, within
+    ``CLOCK_SLACK``: that is the request's timeout (the server may have it, so it is told), which
+    says what held it up; the span says timeout."""
+    channel, wire, tracing = traced(clock)
+
+    def stuck(future: RequestFuture) -> None:
+        clock.now = 1.0 - CLOCK_SLACK  # the timer fired as early as the clock's rounding allows
+        raise WriteTimeout("srv did not acknowledge the POST")
+
+    wire.on_send = stuck
+    with pytest.raises(RequestTimeout) as raised:
+        channel.request("tools/call", timeout=1.0)
+    assert (raised.value.timeout, raised.value.detail) == (1.0, "srv did not acknowledge the POST")
+    ((future, notice),) = wire.stopped
+    assert notice is not None and notice["params"]["reason"] == "timed out after 1s"
+    assert tracing.spans[0].at_end == ["timeout"]
+
+
+@pytest.mark.parametrize("timeout", [1.0, None])
+def test_a_write_that_fails_before_the_deadline_is_a_write_timeout_and_nothing_is_left(clock, timeout):
+    """The wire takes nothing of the request well before its deadline (or with none): the caller gets
+    the ``WriteTimeout``, the request is forgotten (failed as "not sent"), and the server is told
+    nothing (nothing reached it)."""
+    channel, wire = clocked(clock)
+    futures: list[RequestFuture] = []
+
+    def refused(future: RequestFuture) -> None:
+        futures.append(future)
+        clock.now = 0.5
+        raise WriteTimeout("srv stopped reading")
+
+    wire.on_send = refused
+    with pytest.raises(WriteTimeout, match="srv stopped reading"):
+        channel.request("tools/call", timeout=timeout)
+    assert len(wire.endpoint.pending) == 0 and wire.stopped == []
+    assert str(futures[0].exception(0)) == "not sent"
+
+
+def test_a_request_the_wire_cannot_send_is_failed_with_the_wires_error(clock):
+    """Any other error while the wire sends (the connection closing): the caller gets it, and the
+    request's future is failed with it, not left waiting."""
+    channel, wire = clocked(clock)
+    futures: list[RequestFuture] = []
+    closed = TransportClosed("srv: closed")
+
+    def closing(future: RequestFuture) -> None:
+        futures.append(future)
+        raise closed
+
+    wire.on_send = closing
+    with CancelScope():
+        with pytest.raises(TransportClosed) as raised:
+            channel.request("tools/call", timeout=1.0)
+    assert raised.value is closed and futures[0].exception(0) is closed and len(wire.endpoint.pending) == 0
+
+
+def test_a_modern_request_over_http_carries_its_headers_and_the_hooks(clock):
+    """Over HTTP in the modern era, a request's future carries the era's headers for it and those
+    the header hook adds (asked with the method and the params as sent); over stdio, or in the legacy
+    era, none."""
+    channel, wire = clocked(clock)
+    wire.kind = "http"
+    channel = Channel(wire)  # type: ignore[arg-type]
+    channel.tracing = None
+    asked: list[tuple[str, Any]] = []
+    channel.header_hook = lambda method, params: asked.append((method, params)) or {"Mcp-Param-A": "1"}
+    channel.use_version(MODERN_VERSIONS[0])
+    future = channel.send_request("tools/call", {"name": "echo"})
+    assert future.headers == {
+        **http_headers(MODERN_VERSIONS[0], "tools/call", {"name": "echo"}),
+        "Mcp-Param-A": "1",
+    }
+    assert future.headers["Mcp-Name"] == "echo"
+    assert asked == [("tools/call", wire.requests[0][1]["params"])] and "_meta" in asked[0][1]
+    channel.use_version(None)
+    assert channel.send_request("tools/call", {"name": "echo"}).headers is None
+    stdio, _ = clocked(clock)
+    stdio.use_version(MODERN_VERSIONS[0])
+    assert stdio.send_request("tools/call", {"name": "echo"}).headers is None
+
+
+def test_a_channel_traces_by_default_and_starts_with_no_person_time(clock):
+    """A new channel traces its requests (``Tracing`` of its transport) and has spent no time on logins."""
+    wire = ScriptedWire(clock)
+    channel = Channel(wire)  # type: ignore[arg-type]
+    assert isinstance(channel.tracing, TracingOfChannel) and channel.tracing.transport is wire
+    assert channel.person_time == 0.0 and channel.header_hook is None and channel.meta is None
+
+
+def test_abandoning_with_an_error_fails_the_request_with_it(clock):
+    """``abandon(..., error=)`` (a ``CancelScope`` gives ``RequestCancelled``): the request's future
+    fails with that error, the server is told the reason, and a second abandonment finds nothing
+    waiting."""
+    channel, wire = clocked(clock)
+    future = channel.send_request("tools/call")
+    error = RequestCancelled("tools/call", "stop")
+    assert channel.abandon(future, "stop", error=error) is True
+    assert future.exception(0) is error
+    ((stopped, notice),) = wire.stopped
+    assert stopped is future and notice is not None and notice["params"]["reason"] == "stop"
+    assert channel.abandon(future, "again") is False and len(wire.stopped) == 1
 
 
 def test_a_request_lost_with_its_answer_stream_goes_again_once_in_the_time_left(clock):
