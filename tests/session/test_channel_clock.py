@@ -40,6 +40,8 @@ class Clock:
         self.answer_at: Optional[float] = None
         #: The timeout of each ``wait_settled``, in order.
         self.asked: list[Optional[float]] = []
+        #: What the first wait raises instead of waiting (a Ctrl-C), if anything.
+        self.interrupt: Optional[BaseException] = None
 
     def monotonic(self) -> float:
         return self.now
@@ -59,6 +61,8 @@ class ClockedPending(PendingRequests):
                 assert len(clock.asked) <= MAX_WAITS, f"waited {MAX_WAITS} times: {clock.asked}"
                 if self.settled:
                     return True
+                if clock.interrupt is not None:
+                    raise clock.interrupt
                 end = math.inf if timeout is None else clock.now + timeout
                 if clock.answer_at is not None and clock.answer_at <= end:
                     clock.now = max(clock.now, clock.answer_at)
@@ -97,6 +101,10 @@ class ScriptedWire(Wire):
         """The deadline the wire was given with each request sent."""
         return [deadline for _, _, deadline, _ in self.requests]
 
+    def waits(self) -> list[bool]:
+        """Whether the wire was asked to do its work for each request on the caller's thread."""
+        return [wait for _, _, _, wait in self.requests]
+
 
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
@@ -120,6 +128,7 @@ def test_a_plain_request_ends_at_its_timeout_and_the_wire_has_the_same_deadline(
         channel.request("tools/call", timeout=1.0)
     assert clock.now == 1.0 and clock.asked == [1.0] and wire.deadlines() == [1.0]
     assert str(raised.value) == "Request timeout after 1s (tools/call)" and raised.value.detail == ""
+    assert wire.waits() == [True]  # an HTTP exchange runs on the caller's thread, within the deadline
 
 
 def test_a_request_without_a_timeout_waits_without_a_limit(clock):
@@ -152,6 +161,7 @@ def test_activity_moves_the_deadline_on(clock):
     last = lambda: max(t for t in activity if t <= clock.now)  # noqa: E731
     assert channel.request("tools/call", timeout=1.0, last_activity=last) == ANSWER
     assert clock.asked == [1.0, 0.5] and wire.deadlines() == [math.inf]
+    assert wire.waits() == [False]  # the caller's thread stays free to see the activity
 
 
 def test_when_activity_stops_the_request_ends_one_timeout_after_the_last(clock):
@@ -394,22 +404,34 @@ def test_a_lost_request_with_no_time_left_is_a_timeout(clock):
     wire.on_send = lose
     with pytest.raises(RequestTimeout) as raised:
         channel.request("tools/call", timeout=1.0)
-    assert raised.value.timeout == 1.0 and len(wire.requests) == 1
+    assert (raised.value.method, raised.value.timeout) == ("tools/call", 1.0) and len(wire.requests) == 1
+
+
+def test_a_legacy_request_lost_with_its_answer_stream_is_not_sent_again(clock):
+    """Before the 2026-07-28 revision a lost answer stream may be resumed by the transport, never by
+    a new request: the caller gets ``NoResponseError``, and the request went once."""
+    channel, wire = clocked(clock)
+    wire.on_send = lambda future: wire.endpoint.fail(future, NoResponseError(future.request_id))
+    with pytest.raises(NoResponseError):
+        channel.request("tools/call", timeout=1.0)
+    assert len(wire.requests) == 1
 
 
 class Authorizer:
     """Logs in at once, as a person who takes ``person`` seconds of the clock."""
 
-    def __init__(self, clock: Clock, person: float) -> None:
-        self.clock, self.person = clock, person
+    def __init__(self, clock: Clock, person: float, network: float = 0.0, can: bool = True) -> None:
+        self.clock, self.person, self.network, self.can = clock, person, network, can
         self.deadlines: list[float] = []
+        self.reasons: list[AuthorizationRequired] = []
 
     def can_login(self) -> bool:
-        return True
+        return self.can
 
     def login(self, reason: AuthorizationRequired, *, deadline: float) -> float:
         self.deadlines.append(deadline)
-        self.clock.now += self.person
+        self.reasons.append(reason)
+        self.clock.now += self.person + self.network  # the person's time, and the login's network steps
         return self.person
 
 
@@ -418,7 +440,7 @@ def refusing(clock: Clock, wire: ScriptedWire, times: int) -> None:
 
     def send(future: RequestFuture) -> None:
         if len(wire.requests) <= times:
-            raise AuthorizationRequired("login needed", server="srv")
+            raise AuthorizationRequired(f"login needed ({len(wire.requests)})", server="srv")
         clock.answer_at = clock.now
 
     wire.on_send = send
@@ -435,6 +457,7 @@ def test_a_request_goes_again_after_each_of_up_to_three_logins(clock):
     assert channel.request("tools/call", timeout=1.0) == ANSWER
     assert len(wire.requests) == MAX_LOGINS + 1 and channel.person_time == 6.0
     assert authorizer.deadlines == [1.0, 3.0, 5.0]  # the caller's deadline, moved on by each person's time
+    assert [str(reason) for reason in authorizer.reasons] == [f"login needed ({n})" for n in (1, 2, 3)]
     assert wire.deadlines() == [1.0, 3.0, 5.0, 7.0]
 
 
@@ -447,6 +470,60 @@ def test_a_fourth_refusal_is_not_met_with_a_fourth_login(clock):
     with pytest.raises(AuthorizationRequired, match="refused again after 3 logins for this request"):
         channel.request("tools/call", timeout=1.0)
     assert len(wire.requests) == MAX_LOGINS + 1
+
+
+@pytest.mark.parametrize("authorizer", [None, "cannot"])
+def test_a_refusal_with_nobody_to_log_in_is_the_callers_error(clock, authorizer):
+    """No authorizer, or one that cannot log in now (no person, no terminal): the caller gets the
+    ``AuthorizationRequired`` as the wire raised it, and the request went once."""
+    channel, wire = clocked(clock)
+    if authorizer is not None:
+        wire.authorizer = Authorizer(clock, person=0.0, can=False)  # type: ignore[assignment]
+    refusing(clock, wire, 1)
+    with pytest.raises(AuthorizationRequired, match=r"^login needed \(1\)$"):
+        channel.request("tools/call", timeout=1.0)
+    assert len(wire.requests) == 1
+
+
+def test_a_login_whose_network_steps_use_the_whole_timeout_is_a_timeout(clock):
+    """The login's own network steps (not the person's time) take the whole timeout of 1 s: the
+    caller gets ``RequestTimeout`` for the request and its timeout, and the request is not sent again."""
+    channel, wire = clocked(clock)
+    wire.authorizer = Authorizer(clock, person=2.0, network=1.0)  # type: ignore[assignment]
+    refusing(clock, wire, 1)
+    with pytest.raises(RequestTimeout) as raised:
+        channel.request("tools/call", timeout=1.0)
+    assert (raised.value.method, raised.value.timeout) == ("tools/call", 1.0) and len(wire.requests) == 1
+
+
+def test_a_scope_cancelled_while_the_request_waits_ends_it(clock):
+    """A ``CancelScope`` cancelled once the request is out: the caller gets ``RequestCancelled`` at
+    once (not a timeout), and the server is told the reason."""
+    channel, wire = clocked(clock)
+    with CancelScope() as scope:
+        wire.on_send = lambda future: scope.cancel("the user pressed Stop")
+        with pytest.raises(RequestCancelled, match="the user pressed Stop"):
+            channel.request("tools/call", timeout=1.0)
+    assert clock.now == 0.0 and wire.stopped[0][1] is not None
+    assert wire.stopped[0][1]["params"]["reason"] == "the user pressed Stop"
+
+
+@pytest.mark.parametrize("with_text", [False, True])
+def test_ctrl_c_while_the_request_waits_cancels_it(clock, with_text):
+    """Ctrl-C while the caller waits: the request is given up and the server told "interrupted by the
+    user". A bare interrupt becomes one that says so; one that already says something (raised on
+    purpose, with its text) is the caller's as it was."""
+    channel, wire = clocked(clock)
+    clock.interrupt = KeyboardInterrupt("the watchdog stopped it") if with_text else KeyboardInterrupt()
+    with pytest.raises(KeyboardInterrupt) as raised:
+        channel.request("tools/call", timeout=1.0)
+    if with_text:
+        assert raised.value is clock.interrupt
+    else:
+        assert str(raised.value) == "tools/call interrupted: cancelled on the server 'srv'; the client is still usable"
+    ((future, notice),) = wire.stopped
+    assert notice is not None and notice["params"]["reason"] == "interrupted by the user"
+    assert len(wire.endpoint.pending) == 0
 
 
 def test_a_request_in_a_cancelled_scope_is_refused_by_name_before_it_is_sent(clock):
