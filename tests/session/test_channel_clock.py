@@ -232,8 +232,10 @@ class Tracing:
 
     def __init__(self) -> None:
         self.spans: list[Traced] = []
+        self.started: list[tuple[str, Any, Any]] = []
 
     def start(self, method: str, params: Any, version: Any) -> Traced:
+        self.started.append((method, params, version))
         self.spans.append(Traced(params))
         return self.spans[-1]
 
@@ -254,6 +256,7 @@ def test_the_span_of_a_timed_out_request_says_timeout_before_it_ends(clock):
         channel.request("tools/call", {"name": "slow"}, timeout=1.0)
     ((span,),) = [tracing.spans]
     assert span.at_end == ["timeout"] and span.errors == []
+    assert tracing.started == [("tools/call", {"name": "slow"}, None)]
     assert wire.requests[0][1]["params"] == {"name": "slow", "_meta": {"traceparent": "00-trace-span-01"}}
 
 
@@ -319,9 +322,10 @@ def test_a_request_the_wire_cannot_send_is_failed_with_the_wires_error(clock):
         raise closed
 
     wire.on_send = closing
-    with CancelScope():
+    with CancelScope() as scope:
         with pytest.raises(TransportClosed) as raised:
             channel.request("tools/call", timeout=1.0)
+    assert repr(scope) == "<CancelScope 0 waiting>"  # nothing left for a cancel to give up
     assert raised.value is closed and futures[0].exception(0) is closed and len(wire.endpoint.pending) == 0
 
 
@@ -524,6 +528,21 @@ def test_ctrl_c_while_the_request_waits_cancels_it(clock, with_text):
     ((future, notice),) = wire.stopped
     assert notice is not None and notice["params"]["reason"] == "interrupted by the user"
     assert len(wire.endpoint.pending) == 0
+
+
+def test_a_scope_holds_a_request_only_while_it_waits(clock):
+    """Inside a ``CancelScope``, a request answered and one timed out are both over: the scope holds
+    neither (a later cancel has nothing to give up)."""
+    channel, wire = clocked(clock)
+    held: list[str] = []
+    with CancelScope() as scope:
+        wire.on_send = lambda future: held.append(repr(scope))
+        clock.answer_at = 0.5
+        assert channel.request("tools/call", timeout=1.0) == ANSWER
+        clock.answer_at = None
+        with pytest.raises(RequestTimeout):
+            channel.request("tools/call", timeout=1.0)
+    assert held == ["<CancelScope 1 waiting>"] * 2 and repr(scope) == "<CancelScope 0 waiting>"
 
 
 def test_a_request_in_a_cancelled_scope_is_refused_by_name_before_it_is_sent(clock):
