@@ -258,6 +258,10 @@ def test_the_span_of_a_timed_out_request_says_timeout_before_it_ends(clock):
     assert span.at_end == ["timeout"] and span.errors == []
     assert tracing.started == [("tools/call", {"name": "slow"}, None)]
     assert wire.requests[0][1]["params"] == {"name": "slow", "_meta": {"traceparent": "00-trace-span-01"}}
+    channel.use_version(MODERN_VERSIONS[0])  # a modern request: its span is started with its version
+    channel.send_request("tools/call", {"name": "slow"})
+    method, params, version = tracing.started[-1]
+    assert (method, params["name"], version) == ("tools/call", "slow", MODERN_VERSIONS[0])
 
 
 def test_the_span_of_a_request_that_could_not_be_registered_says_why(clock):
