@@ -16,8 +16,7 @@ from typing import Any, Callable, Optional
 import pytest
 
 from mcpsync import AuthorizationRequired, RequestCancelled, RequestTimeout
-from mcpsync._core.eras import MODERN_VERSIONS
-from mcpsync._core.eras import http_headers
+from mcpsync._core.eras import MODERN_VERSIONS, http_headers
 from mcpsync._core.errors import NoResponseError, TransportClosed, WriteTimeout
 from mcpsync._core.pending import PendingRequests, RequestFuture
 from mcpsync._session import channel as channel_module
@@ -289,7 +288,7 @@ def test_a_write_that_outlasts_the_requests_deadline_is_a_timeout(clock):
     with pytest.raises(RequestTimeout) as raised:
         channel.request("tools/call", timeout=1.0)
     assert (raised.value.timeout, raised.value.detail) == (1.0, "srv did not acknowledge the POST")
-    ((future, notice),) = wire.stopped
+    ((_, notice),) = wire.stopped
     assert notice is not None and notice["params"]["reason"] == "timed out after 1s"
     assert tracing.spans[0].at_end == ["timeout"]
 
@@ -363,7 +362,8 @@ def test_a_channel_traces_by_default_and_starts_with_no_person_time(clock):
     wire = ScriptedWire(clock)
     channel = Channel(wire)  # type: ignore[arg-type]
     assert isinstance(channel.tracing, TracingOfChannel) and channel.tracing.transport is wire
-    assert channel.person_time == 0.0 and channel.header_hook is None and channel.meta is None
+    assert channel.person_time == 0.0 and channel.header_hook is None
+    assert channel.meta is None and channel.version is None  # the legacy era until a version is chosen
 
 
 def test_abandoning_with_an_error_fails_the_request_with_it(clock):
@@ -529,7 +529,7 @@ def test_ctrl_c_while_the_request_waits_cancels_it(clock, with_text):
         assert raised.value is clock.interrupt
     else:
         assert str(raised.value) == "tools/call interrupted: cancelled on the server 'srv'; the client is still usable"
-    ((future, notice),) = wire.stopped
+    ((_, notice),) = wire.stopped
     assert notice is not None and notice["params"]["reason"] == "interrupted by the user"
     assert len(wire.endpoint.pending) == 0
 
