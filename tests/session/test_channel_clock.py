@@ -380,18 +380,23 @@ def test_abandoning_with_an_error_fails_the_request_with_it(clock):
     assert channel.abandon(future, "again") is False and len(wire.stopped) == 1
 
 
+def losing(clock: Clock, wire: ScriptedWire, after: float) -> None:
+    """The wire's answer stream for each request breaks ``after`` seconds in (``NoResponseError``)."""
+
+    def lose(future: RequestFuture) -> None:
+        clock.now += after
+        wire.endpoint.fail(future, NoResponseError(future.request_id))
+
+    wire.on_send = lose
+
+
 def test_a_request_lost_with_its_answer_stream_goes_again_once_in_the_time_left(clock):
     """The 2026-07-28 era: the answer stream of a request breaks 0.25 s in (``NoResponseError``); the
     request goes again, under a new id, with the 0.75 s left of its timeout of 1 s; a second loss is
     the caller's error."""
     channel, wire = clocked(clock)
     channel.use_version(MODERN_VERSIONS[0])
-
-    def lose(future: RequestFuture) -> None:
-        clock.now += 0.25
-        wire.endpoint.fail(future, NoResponseError(future.request_id))
-
-    wire.on_send = lose
+    losing(clock, wire, after=0.25)
     with pytest.raises(NoResponseError):
         channel.request("tools/call", timeout=1.0)
     ids = [message["id"] for _, message, _, _ in wire.requests]
@@ -404,12 +409,7 @@ def test_a_lost_request_with_no_time_left_is_a_timeout(clock):
     given, and the request is not sent again."""
     channel, wire = clocked(clock)
     channel.use_version(MODERN_VERSIONS[0])
-
-    def lose(future: RequestFuture) -> None:
-        clock.now += 1.0
-        wire.endpoint.fail(future, NoResponseError(future.request_id))
-
-    wire.on_send = lose
+    losing(clock, wire, after=1.0)
     with pytest.raises(RequestTimeout) as raised:
         channel.request("tools/call", timeout=1.0)
     assert (raised.value.method, raised.value.timeout) == ("tools/call", 1.0) and len(wire.requests) == 1
@@ -419,7 +419,7 @@ def test_a_legacy_request_lost_with_its_answer_stream_is_not_sent_again(clock):
     """Before the 2026-07-28 revision a lost answer stream may be resumed by the transport, never by
     a new request: the caller gets ``NoResponseError``, and the request went once."""
     channel, wire = clocked(clock)
-    wire.on_send = lambda future: wire.endpoint.fail(future, NoResponseError(future.request_id))
+    losing(clock, wire, after=0.0)
     with pytest.raises(NoResponseError):
         channel.request("tools/call", timeout=1.0)
     assert len(wire.requests) == 1
