@@ -247,6 +247,17 @@ def traced(clock: Clock) -> tuple[Channel, ScriptedWire, Tracing]:
     return channel, wire, tracing
 
 
+@pytest.mark.parametrize("limits", [{"timeout": 0.0}, {"timeout": 1.0, "max_total": 0.0}])
+def test_a_limit_of_zero_is_said_as_zero(clock, limits):
+    """A timeout or a cap of 0 s (``Client`` refuses a timeout of 0; the channel does not): the request
+    ends at once, and ``RequestTimeout`` says the limit it was given, 0 s."""
+    channel, _ = clocked(clock)
+    with pytest.raises(RequestTimeout) as raised:
+        channel.request("tools/call", **limits)
+    assert raised.value.timeout == 0.0 and str(raised.value) == "Request timeout after 0s (tools/call)"
+    assert clock.now == 0.0
+
+
 def test_the_span_of_a_timed_out_request_says_timeout_before_it_ends(clock):
     """With tracing on, the request carries its span's trace context, and its span is marked
     ``error.type = "timeout"`` before the abandonment settles its future (which ends the span)."""
@@ -256,11 +267,15 @@ def test_the_span_of_a_timed_out_request_says_timeout_before_it_ends(clock):
     ((span,),) = [tracing.spans]
     assert span.at_end == ["timeout"] and span.errors == []
     assert tracing.started == [("tools/call", {"name": "slow"}, None)]
+    assert wire.requests[0][1]["method"] == "tools/call"
     assert wire.requests[0][1]["params"] == {"name": "slow", "_meta": {"traceparent": "00-trace-span-01"}}
     channel.use_version(MODERN_VERSIONS[0])  # a modern request: its span is started with its version
     channel.send_request("tools/call", {"name": "slow"})
     method, params, version = tracing.started[-1]
     assert (method, params["name"], version) == ("tools/call", "slow", MODERN_VERSIONS[0])
+    cancelled = channel.send_request("tools/call", {"name": "slow"})  # a traced future, cancelled
+    assert cancelled.cancel() and wire.stopped[-1][0] is cancelled
+    assert wire.stopped[-1][1] is not None and wire.stopped[-1][1]["params"]["reason"] == "cancelled by the caller"
 
 
 def test_the_span_of_a_request_that_could_not_be_registered_says_why(clock):
@@ -287,7 +302,8 @@ def test_a_write_that_outlasts_the_requests_deadline_is_a_timeout(clock):
     wire.on_send = stuck
     with pytest.raises(RequestTimeout) as raised:
         channel.request("tools/call", timeout=1.0)
-    assert (raised.value.timeout, raised.value.detail) == (1.0, "srv did not acknowledge the POST")
+    assert (raised.value.method, raised.value.timeout) == ("tools/call", 1.0)
+    assert raised.value.detail == "srv did not acknowledge the POST"
     ((_, notice),) = wire.stopped
     assert notice is not None and notice["params"]["reason"] == "timed out after 1s"
     assert tracing.spans[0].at_end == ["timeout"]
@@ -396,12 +412,13 @@ def test_a_request_lost_with_its_answer_stream_goes_again_once_in_the_time_left(
     the caller's error."""
     channel, wire = clocked(clock)
     channel.use_version(MODERN_VERSIONS[0])
+    clock.now = 8.0  # the clock's reading is no zero point
     losing(clock, wire, after=0.25)
     with pytest.raises(NoResponseError):
         channel.request("tools/call", timeout=1.0)
     ids = [message["id"] for _, message, _, _ in wire.requests]
     assert len(ids) == 2 and ids[0] != ids[1]
-    assert wire.deadlines() == [1.0, 1.0]  # the second from 0.25 s, with 0.75 s left
+    assert wire.deadlines() == [9.0, 9.0]  # the second from 8.25 s, with 0.75 s left
 
 
 def test_a_lost_request_with_no_time_left_is_a_timeout(clock):
@@ -467,6 +484,17 @@ def test_a_request_goes_again_after_each_of_up_to_three_logins(clock):
     assert authorizer.deadlines == [1.0, 3.0, 5.0]  # the caller's deadline, moved on by each person's time
     assert [str(reason) for reason in authorizer.reasons] == [f"login needed ({n})" for n in (1, 2, 3)]
     assert wire.deadlines() == [1.0, 3.0, 5.0, 7.0]
+
+
+def test_a_login_for_a_request_without_a_timeout_has_no_deadline(clock):
+    """A request with ``timeout=None`` that needs a login: the login has no deadline either, and the
+    request goes again with none."""
+    channel, wire = clocked(clock)
+    authorizer = Authorizer(clock, person=2.0)
+    wire.authorizer = authorizer  # type: ignore[assignment]
+    refusing(clock, wire, 1)
+    assert channel.request("tools/call", timeout=None) == ANSWER
+    assert authorizer.deadlines == [math.inf] and wire.deadlines() == [math.inf, math.inf]
 
 
 def test_a_fourth_refusal_is_not_met_with_a_fourth_login(clock):
