@@ -120,12 +120,13 @@ def clocked(clock: Clock) -> tuple[Channel, ScriptedWire]:
 
 
 def test_a_plain_request_ends_at_its_timeout_and_the_wire_has_the_same_deadline(clock):
-    """A request with a timeout of 1 s and nothing else: the wire is given the deadline 1 s after the
-    send, the caller waits once for 1 s, and gets ``RequestTimeout`` at 1 s, saying nothing more."""
+    """A request with a timeout of 1 s and nothing else, sent at 8 s: the wire is given the deadline
+    9 s, the caller waits once for 1 s, and gets ``RequestTimeout`` at 9 s, saying nothing more."""
     channel, wire = clocked(clock)
+    clock.now = 8.0
     with pytest.raises(RequestTimeout) as raised:
         channel.request("tools/call", timeout=1.0)
-    assert clock.now == 1.0 and clock.asked == [1.0] and wire.deadlines() == [1.0]
+    assert clock.now == 9.0 and clock.asked == [1.0] and wire.deadlines() == [9.0]
     assert str(raised.value) == "Request timeout after 1s (tools/call)" and raised.value.detail == ""
     assert wire.waits() == [True]  # an HTTP exchange runs on the caller's thread, within the deadline
 
