@@ -69,8 +69,9 @@ class RequestFuture(Future):  # type: ignore[type-arg]
     _state = _PENDING
     _result: Any = None
     _exception: Optional[BaseException] = None
-    #: (True, result), (False, exception) once settled; written before the gate opens.
-    _outcome: Optional[tuple[bool, Any]] = None
+    #: ``(True, result)`` or ``(False, exception)`` once settled, ``None`` before; written before the
+    #: gate opens, so a waiter that ``wait_settled`` let through reads it without a lock.
+    outcome: Optional[tuple[bool, Any]] = None
     #: The Future API's Condition, once someone made it (``_condition``); looked at by every settling.
     _made_condition: Optional[threading.Condition] = None
 
@@ -113,7 +114,7 @@ class RequestFuture(Future):  # type: ignore[type-arg]
         except IndexError:
             raise InvalidStateError(f"{self._state}: {self!r}") from None
         self._result = result
-        self._outcome = (True, result)
+        self.outcome = (True, result)
         self._state = _FINISHED
         self._gate.release()
         if self._made_condition is not None:  # someone uses the Future API: wake them, run the callbacks
@@ -125,7 +126,7 @@ class RequestFuture(Future):  # type: ignore[type-arg]
         except IndexError:
             raise InvalidStateError(f"{self._state}: {self!r}") from None
         self._exception = exception
-        self._outcome = (False, exception)
+        self.outcome = (False, exception)
         self._state = _FINISHED
         self._gate.release()
         if self._made_condition is not None:
@@ -139,7 +140,7 @@ class RequestFuture(Future):  # type: ignore[type-arg]
             self._unsettled.pop()
         except IndexError:  # answered, failed or cancelled already
             return self._state in _CANCELLED_STATES
-        self._outcome = (False, CancelledError())
+        self.outcome = (False, CancelledError())
         self._state = _CANCELLED
         self._gate.release()
         if self._made_condition is not None:
@@ -172,7 +173,7 @@ class RequestFuture(Future):  # type: ignore[type-arg]
         return self._state == _RUNNING
 
     def result(self, timeout: Optional[float] = None) -> Any:
-        outcome = self._outcome
+        outcome = self.outcome
         if outcome is None:  # not settled yet: wait as any Future does
             return super().result(timeout)
         if outcome[0]:
@@ -182,7 +183,7 @@ class RequestFuture(Future):  # type: ignore[type-arg]
         raise outcome[1]
 
     def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
-        outcome = self._outcome
+        outcome = self.outcome
         if outcome is None:
             return super().exception(timeout)
         if self._state in _CANCELLED_STATES:
@@ -192,7 +193,7 @@ class RequestFuture(Future):  # type: ignore[type-arg]
     @property
     def settled(self) -> bool:
         """Whether the request has its outcome (a result, an error, or cancelled); takes no lock."""
-        return self._outcome is not None
+        return self.outcome is not None
 
     def wait_settled(self, timeout: Optional[float]) -> bool:
         """Block until the request is settled, at most ``timeout`` seconds (``None``: no limit).
@@ -200,7 +201,7 @@ class RequestFuture(Future):  # type: ignore[type-arg]
         Safe to interrupt: an interrupt leaves nothing held that another thread needs. It waits
         in slices of ``WAIT_SLICE`` seconds, so that ``_thread.interrupt_main()`` ends it too.
         """
-        if self._outcome is not None:
+        if self.outcome is not None:
             return True
         gate = self._gate
         # The first slice is taken before the clock is read: most answers come within it.
@@ -210,7 +211,7 @@ class RequestFuture(Future):  # type: ignore[type-arg]
             return True
         end = None if timeout is None else time.monotonic() - step + timeout  # the slice took step at least
         while True:
-            if self._outcome is not None:
+            if self.outcome is not None:
                 return True
             if step < WAIT_SLICE:  # the last slice, cut to the deadline, has passed
                 return False
@@ -223,8 +224,8 @@ class RequestFuture(Future):  # type: ignore[type-arg]
 
     def settled_result(self) -> Any:
         """The result of a settled request, or raise its error (``CancelledError`` if cancelled)."""
-        assert self._outcome is not None, "settled_result() before the request was settled"
-        ok, value = self._outcome
+        assert self.outcome is not None, "settled_result() before the request was settled"
+        ok, value = self.outcome
         if ok:
             return value
         raise value
@@ -257,16 +258,20 @@ class PendingRequests:
             ever resolve a future registered now.
         """
         future = RequestFuture(request_id, method, on_cancel)
-        with self._lock:
-            if self._closed_error is not None:
-                raise self._closed_error()
-            self._futures[request_id] = future
+        # No lock: stored first, then the table's closing looked for. ``fail_all`` marks the table
+        # closed before it takes the futures, so a future stored meanwhile is either failed by it or
+        # taken back here; either way its caller hears of the closing, never waits for nothing.
+        self._futures[request_id] = future
+        if self._closed_error is not None:
+            self._futures.pop(request_id, None)
+            raise self._closed_error()
         return future
 
     def resolve(self, request_id: Any, result: Any) -> bool:
         """Give a request its result; ``False`` if no such request is waiting."""
-        with self._lock:
-            future = self._futures.pop(request_id, None)
+        # No lock: one dict.pop is atomic, and whoever pops the future (this answer, a discard, the
+        # table's closing) is the one who settles it. The lock keeps the steps of those together.
+        future = self._futures.pop(request_id, None)
         if future is None:
             return False
         try:

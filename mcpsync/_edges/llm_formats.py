@@ -7,13 +7,12 @@ over and where a call goes; this module only knows how each vendor spells it.
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Mapping
 from typing import Any
 
 from .._session.content import ImageContent
 from .._session.models import CallToolResult
-from .frameworks.common import content_parts
+from .frameworks.common import content_parts, image_line
 
 __all__ = ["as_dict", "definition", "read_call", "result_of", "tool_result"]
 
@@ -115,8 +114,7 @@ def _gemini_response(call_id: Any, name: str, response: dict[str, Any]) -> dict[
 
 def _text_of(part: Any) -> str:
     if isinstance(part, ImageContent):
-        size = len(base64.b64decode(part.base64_data, validate=False)) if part.base64_data else 0
-        return f"[an image, {part.mime_type}, {size} bytes: this API takes no images in a tool result]"
+        return image_line(part, "this API takes no images in a tool result")
     return str(part)
 
 

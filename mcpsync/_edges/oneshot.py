@@ -111,7 +111,7 @@ def call_mcp(
         MessageTooLarge: the answer is over ``max_message_size``.
         InvalidMessage, NoResponseError: the answer is not a JSON-RPC envelope for this request.
     """
-    from .._threads.signals import deferred_interrupts
+    from .._threads.signals import DEFERRED, deferred_interrupts
     from .._wire.http_auth import as_authorizer
     from .._wire.http_client import ACCEPT, JSON, HTTPClient, released_after
 
@@ -147,7 +147,7 @@ def call_mcp(
     try:
         data = exchange() if http.can_cut else http.run_bounded(exchange, end)  # a session of yours cannot be cut
     finally:
-        with deferred_interrupts():  # the pools' locks: not to be left held
+        with DEFERRED:  # the pools' locks: not to be left held
             http.close()  # our session's pooled connections too; a session of yours stays open
     text = data.decode("utf-8", "replace")
     envelope = parse_sse(text, request_id)

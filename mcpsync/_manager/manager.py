@@ -52,7 +52,7 @@ from .._session.client import Client
 from .._session.models import CallToolResult, GetPromptResult, ReadResourceResult, Tool
 from .._session.tracebacks import shorten_interrupts
 from .._threads.latches import Changes
-from .._threads.signals import deferred_interrupts
+from .._threads.signals import DEFERRED
 from .._wire.config import STDERR_MODES
 from .attempt import ConnectSettings
 from .config_files import LoadedConfig, load_config, parse_config
@@ -207,7 +207,7 @@ class Manager:
             announce_tools=self._announce_tools,
         )
         self._servers: dict[str, ServerSupervisor] = {}
-        with deferred_interrupts():
+        with DEFERRED:
             exit_cleanup.track(self)
         cached = self._cache.get_many(self.config.enabled()) if self._cache is not None else {}
         for name, entry in self.config.servers.items():

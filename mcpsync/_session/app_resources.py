@@ -86,9 +86,7 @@ class AppResources:
     def _listed_meta(self, uri: str, where: str) -> UiResourceMeta:
         """The ``_meta.ui`` of the resource listing's entry for ``uri``, if the client holds a listing
         (no request: a server may leave UI resources out of its listing)."""
-        lists = getattr(self._client, "_lists", None)
-        held = lists.get("resources") if lists is not None else None
-        for resource in held or ():
+        for resource in self._client.cached_lists.get("resources", ()):
             if getattr(resource, "uri", None) == uri:
                 return UiResourceMeta.from_meta(resource.raw.get("_meta"), where)
         return UiResourceMeta()

@@ -7,7 +7,7 @@ This is where the thread rules of docs/architecture.md hold for a caller:
   ``notifications/cancelled`` (never for ``initialize``), in the background,
   so the caller gets control back at once;
 - on the main thread, what takes locks (registering a request, writing it,
-  an HTTP exchange, giving it up) runs in ``deferred_interrupts()``, and the
+  an HTTP exchange, giving it up) runs in ``DEFERRED`` (``deferred_interrupts()``), and the
   wait for the answer uses the future's interrupt-safe gate: Ctrl-C never
   leaves a lock held, and never a state half-changed.
 """
@@ -25,7 +25,7 @@ from .._core.errors import AuthorizationRequired, NoResponseError, RequestTimeou
 from .._core.jsonrpc import RequestId
 from .._core.pending import RequestFuture
 from .._core.timeouts import USE_DEFAULT, Timeout
-from .._threads.signals import deferred_interrupts
+from .._threads.signals import DEFERRED
 from .._wire.base import Transport
 from .cancel_scope import CancelScope, active_scopes
 from .tracing import Tracing
@@ -115,16 +115,23 @@ class Channel:
             scope.check(method)
         # One loop, no frame per attempt: a request goes out again only after a lost answer stream or a login.
         while True:
-            wire_deadline = math.inf if max_total is None else sent_at + max_total
-            if last_activity is None and timeout is not None and sent_at + timeout < wire_deadline:
-                wire_deadline = sent_at + timeout
+            if max_total is None:  # the usual
+                wire_deadline = math.inf if timeout is None or last_activity is not None else sent_at + timeout
+            else:
+                wire_deadline = sent_at + max_total
+                if last_activity is None and timeout is not None and sent_at + timeout < wire_deadline:
+                    wire_deadline = sent_at + timeout
             future: Optional[RequestFuture] = None
             try:
-                with deferred_interrupts():
+                with DEFERRED:
                     future = self._send(method, params, wire_deadline, last_activity is None, timeout, scopes)
                 if last_activity is None and max_total is None:  # _wait's usual case, without its frame
                     if future.wait_settled(None if timeout is None else sent_at + timeout - time.monotonic()):
-                        return future.settled_result()  # type: ignore[no-any-return]
+                        # settled_result(), without its frame: the outcome was set before the gate opened.
+                        ok, value = future.outcome  # type: ignore[misc]
+                        if ok:
+                            return value  # type: ignore[no-any-return]
+                        raise value
                     return self._timed_out(future, timeout or 0.0)
                 return self._wait(future, timeout, sent_at, max_total, last_activity)
             except KeyboardInterrupt as exc:
@@ -184,7 +191,7 @@ class Channel:
 
     def send_request(self, method: str, params: Optional[dict[str, Any]] = None) -> RequestFuture:
         """Send a request and return at once with its ``concurrent.futures.Future`` (see ``Client.send_request``)."""
-        with deferred_interrupts():
+        with DEFERRED:
             return self._send(method, params, math.inf, wait=False)
 
     def _send(
@@ -247,7 +254,7 @@ class Channel:
     def notify(self, method: str, params: Optional[dict[str, Any]] = None, *, timeout: Timeout = USE_DEFAULT) -> None:
         """Send a notification, within ``timeout`` (default: the transport's write timeout)
         (``WriteTimeout``, ``TransportClosed``, ``HTTPStatusError`` if it cannot go)."""
-        with deferred_interrupts():
+        with DEFERRED:
             self.transport.send_message(Endpoint.notification(method, params), timeout)
 
     def respond(
@@ -262,7 +269,7 @@ class Channel:
             data = Endpoint.error_response(request_id, error)
         else:
             data = Endpoint.response(request_id, result)
-        with deferred_interrupts():
+        with DEFERRED:
             self.transport.send_message(data)
 
     def _wait(
@@ -314,7 +321,7 @@ class Channel:
         Returns ``True`` if the request was still waiting; its late response
         will be dropped (counted in ``stats.late_responses``).
         """
-        with deferred_interrupts():
+        with DEFERRED:
             waiting, notice = self.endpoint.abandon(future, reason, error)
             if waiting:
                 self.transport.stop_request(future, notice)

@@ -28,7 +28,7 @@ from .._core.eras import LOG_LEVEL, UNSUPPORTED_VERSION
 from .._core.errors import ConfigurationError, ProtocolError, RequestTimeout, ServerError
 from .._core.pending import RequestFuture
 from .._core.timeouts import USE_DEFAULT, Deadline, Timeout, check_timeout, resolve_timeout
-from .._threads.signals import deferred_interrupts
+from .._threads.signals import DEFERRED
 from .._version import __version__
 from .._wire.base import Transport, TransportStats
 from . import apps as ui_extension
@@ -288,7 +288,7 @@ class Client(ListingMethods, ToolMethods, TypedMethods):
             self,
             self._on_transport_closed,
         )
-        with deferred_interrupts():
+        with DEFERRED:
             exit_cleanup.track(self)  # closed at interpreter exit if the program forgets
 
     @property
@@ -337,7 +337,7 @@ class Client(ListingMethods, ToolMethods, TypedMethods):
             ConnectError, TransportClosed, RequestTimeout, ServerError,
             ProtocolError: the handshake failed; the client is closed.
         """
-        with deferred_interrupts(), self._lock:
+        with DEFERRED, self._lock:
             if self._state is not ClientState.UNOPENED or self._initializing:
                 raise ProtocolError(f"{self.name}: initialize() may run once; the client is {self._state.value}")
             self._initializing = True
@@ -346,7 +346,7 @@ class Client(ListingMethods, ToolMethods, TypedMethods):
         # Opening counts too; a person who logs in meanwhile (the probe's, initialize's) is not the caller's time.
         deadline = Deadline(seconds, self._channel)
         try:
-            with deferred_interrupts():  # starting threads and processes: not to be cut in half
+            with DEFERRED:  # starting threads and processes: not to be cut in half
                 self.transport.open(self._inbox, deadline=deadline.at())
             result, agreement = negotiation.negotiate(
                 self._channel, self.protocol, self.capabilities, self._modern_capabilities(), self.client_info, deadline
@@ -364,7 +364,7 @@ class Client(ListingMethods, ToolMethods, TypedMethods):
                 given = RequestTimeout(exc.method, exc.timeout if seconds is None else seconds)
                 raise self.transport.timeout_error(given) from None
             raise
-        with deferred_interrupts(), self._lock:
+        with DEFERRED, self._lock:
             if self._state is not ClientState.UNOPENED:  # close() ran meanwhile
                 raise self.transport.closed_error()
             self._state = ClientState.OPEN
@@ -429,7 +429,7 @@ class Client(ListingMethods, ToolMethods, TypedMethods):
 
     def _close(self, deadline: float) -> None:
         """``close``, its polite waits cut to end by ``deadline`` (a ``time.monotonic()``)."""
-        with deferred_interrupts():
+        with DEFERRED:
             with self._lock:
                 self._state = ClientState.CLOSED
             self._subscriptions.close()

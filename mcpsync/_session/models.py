@@ -276,11 +276,8 @@ class CallToolResult:
         content = data.get("content", [])
         # A plain text block is read at once; any other with all it may have, its place said if it is wrong.
         if type(content) is list and len(content) == 1 and type(block := content[0]) is dict:  # the usual: one
-            if (  # plain_text and made, written out: one frame for the usual result
-                block.get("type") == "text"
-                and type(block.get("text")) is str
-                and block.get("annotations") is None
-                and block.get("_meta") is None
+            if (  # plain_text and made, written out: one frame for the usual result (a type and a text, no more)
+                len(block) == 2 and block.get("type") == "text" and type(block.get("text")) is str
             ):
                 text = _new(TextContent)
                 text.__dict__.update({"text": block["text"], "annotations": None, "meta": None, "raw": block})

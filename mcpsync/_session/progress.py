@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any, Callable, Optional
 
-from .._threads.signals import deferred_interrupts
+from .._threads.signals import DEFERRED
 from .channel import Channel
 from .dispatch import Dispatcher
 
@@ -114,7 +114,7 @@ def request_with_progress(
     (see ``Client.request``); the callbacks of the progress sent before the answer have run when it returns."""
     if progress_resets_timeout is None:
         progress_resets_timeout = True  # the caller asked for progress, or for a cap on it
-    with deferred_interrupts():
+    with DEFERRED:
         token, watch = tokens.open(on_progress)
     try:
         result = channel.request(
@@ -125,7 +125,7 @@ def request_with_progress(
             last_activity=(lambda: watch.last) if progress_resets_timeout else None,
         )
     finally:
-        with deferred_interrupts():
+        with DEFERRED:
             tokens.close(token)
     if on_progress is not None and watch.notified:
         # The server sent its progress before the answer; let the callbacks see all of it before we return.

@@ -24,7 +24,7 @@ from typing import Any, Optional
 from .._core.errors import NotSupportedError
 from .progress import ProgressCallback
 
-__all__ = ["ProgressBar", "progress_bar_for", "set_progress_bars", "watched"]
+__all__ = ["ProgressBar", "nobody_watches", "progress_bar_for", "set_progress_bars", "watched"]
 
 _settings: dict[str, Optional[bool]] = {"progress_bars": None}
 
@@ -59,6 +59,16 @@ def watched() -> bool:
 
 #: ``[stream, whether it is a terminal]``: the last ``sys.stderr`` ``watched`` asked.
 _terminal: list[Any] = [None, False]
+
+
+def nobody_watches() -> bool:
+    """Whether a call that leaves its bar to the global setting gets none, known at a glance: bars are
+    off, or left to whether someone watches, and nobody did at the last look (``sys.stderr`` the stream
+    asked then, no terminal, IPython not loaded). ``False``: ``progress_bar_for`` decides."""
+    setting = _settings["progress_bars"]
+    return setting is False or (
+        setting is None and sys.stderr is _terminal[0] and not _terminal[1] and "IPython" not in sys.modules
+    )
 
 
 @functools.cache

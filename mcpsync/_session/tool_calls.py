@@ -26,7 +26,7 @@ from . import server_capabilities
 from .app_resources import view_of
 from .models import CallToolResult, Tool
 from .progress import ProgressCallback
-from .progress_bars import progress_bar_for
+from .progress_bars import nobody_watches, progress_bar_for
 from .structured_output import OutputSchemas
 from .tasks import AnswerInput, OnStatus, ToolTask, created_task, status_as_progress
 
@@ -110,7 +110,10 @@ class ToolMethods:
         if progress_resets_timeout is None:
             # Decided by the caller's own arguments, before a bar (there only when someone watches) joins in.
             progress_resets_timeout = on_progress is not None or max_total_timeout is not None
-        bar = progress_bar_for(progress_bar, name, on_progress)
+        if progress_bar is None and nobody_watches():  # no bar, the usual: decided without the frames
+            bar = None
+        else:
+            bar = progress_bar_for(progress_bar, name, on_progress)
         progress = bar.update if bar else on_progress
         try:
             on_status = status_as_progress(progress) if progress else None

@@ -33,7 +33,7 @@ import threading
 import time
 from typing import Any, Callable, Optional
 
-__all__ = ["POLL", "acquire_deferred", "deferred_interrupts", "interrupted"]
+__all__ = ["DEFERRED", "POLL", "acquire_deferred", "deferred_interrupts", "interrupted"]
 
 #: Seconds between looks at the interrupt flag while a deferred section waits for a lock.
 POLL = 0.05
@@ -79,6 +79,8 @@ class _MainThread:
 
     def __init__(self) -> None:
         self.depth = 0
+        #: ``DEFERRED`` sections open that could defer nothing (no handler of ours could be put in front).
+        self.undeferred = 0
         self.interrupted = False
         self.callbacks: list[Callable[[], None]] = []
         self.handler: Optional[_Handler] = None  # the one in effect for the current section
@@ -145,18 +147,14 @@ class deferred_interrupts:  # used like a function: ``with deferred_interrupts()
         self._active = False
 
     def __enter__(self) -> deferred_interrupts:
-        # _on_main_thread() and install()'s first look, written out: every request passes here.
         if _get_ident() != _main_ident:
             return self
         state = _main
-        if state.depth == 0:
-            current = _getsignal(_SIGINT)
-            if type(current) is _Handler:  # ours stands in front already: the usual case
-                state.handler = current
-            elif not state.install():
-                return self
-            state.interrupted = False
-        state.depth += 1
+        undeferred = state.undeferred
+        DEFERRED.__enter__()  # the section itself; this one keeps its own book of it (``_active``)
+        if state.undeferred != undeferred:  # nothing to defer
+            state.undeferred = undeferred
+            return self
         self._active = True
         if self._callback is not None:
             state.callbacks.append(self._callback)
@@ -174,6 +172,45 @@ class deferred_interrupts:  # used like a function: ``with deferred_interrupts()
         state.depth -= 1
         if state.depth == 0 and state.interrupted:
             state.deliver()
+
+
+class _Deferred:
+    """``deferred_interrupts()`` without a callback, as one object for every section (``DEFERRED``): no
+    object made per section, for a section that every request opens. What a section did is kept in
+    the main thread's record (``depth``, ``undeferred``), so one object serves nested sections and
+    every thread."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> _Deferred:
+        if _get_ident() != _main_ident:
+            return self
+        state = _main
+        if state.depth == 0:
+            current = _getsignal(_SIGINT)
+            if type(current) is _Handler:  # ours stands in front already: the usual case
+                state.handler = current
+            elif not state.install():
+                state.undeferred += 1
+                return self
+            state.interrupted = False
+        state.depth += 1
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if _get_ident() != _main_ident:
+            return
+        state = _main
+        if state.undeferred:
+            state.undeferred -= 1
+            return
+        state.depth -= 1
+        if state.depth == 0 and state.interrupted:
+            state.deliver()
+
+
+#: ``with DEFERRED:`` is ``with deferred_interrupts():``, without making an object.
+DEFERRED = _Deferred()
 
 
 def interrupted() -> bool:

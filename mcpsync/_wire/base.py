@@ -50,6 +50,7 @@ traffic_logger = logging.getLogger("mcpsync.traffic")
 #: The logger's own answers of ``isEnabledFor`` (logging empties it, in place, whenever levels change):
 #: a DEBUG it has found off is looked up here, with no Python frame, on every message of the hot path.
 traffic_levels: dict[int, bool] = getattr(traffic_logger, "_cache", {})
+_DEBUG = logging.DEBUG  # a constant, not a module's attribute, where every message passes
 
 #: Default seconds a write may wait for a server that is not reading its input.
 DEFAULT_WRITE_TIMEOUT = 10.0
@@ -421,7 +422,7 @@ class Transport:
         # _check_open, _log_out and the default _write_request, written out: every request passes here.
         if self._state is not TransportState.OPEN:
             raise self.closed_error()
-        if traffic_levels.get(logging.DEBUG, True) and traffic_logger.isEnabledFor(logging.DEBUG):
+        if traffic_levels.get(_DEBUG, True) and traffic_logger.isEnabledFor(_DEBUG):
             self._log_traffic("-->", data)
         if not self._writes_requests_plainly:
             self._write_request(future, data, deadline, wait)
@@ -470,7 +471,7 @@ class Transport:
 
     def _feed(self, data: Union[bytes, str]) -> None:
         """Hand one framed message (a line, an SSE event's data, a body) to the endpoint, and on."""
-        if traffic_levels.get(logging.DEBUG, True) and traffic_logger.isEnabledFor(logging.DEBUG):
+        if traffic_levels.get(_DEBUG, True) and traffic_logger.isEnabledFor(_DEBUG):
             self._log_traffic("<--", data)
         events = self.endpoint.receive(data)
         if events:

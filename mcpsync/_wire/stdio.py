@@ -371,9 +371,10 @@ class StdioTransport(Transport):
         poller = select.poll()  # made once: select() would build its sets on every read
         for watched in (fd, wake):
             poller.register(watched, select.POLLIN)
+        usual = [(fd, select.POLLIN)]  # what poll() says when the server wrote, and nothing else happened
         while True:
             ready = poller.poll()
-            if len(ready) > 1 or ready[0][0] == wake:
+            if ready != usual and (len(ready) > 1 or ready[0][0] == wake):
                 return
             chunk = os.read(fd, READ_SIZE)
             if not chunk:

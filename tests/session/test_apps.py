@@ -161,6 +161,31 @@ def test_result_ui_is_the_tools_view_read_once_per_client():
         assert len([uri for uri in reads["read"] if uri.startswith("ui://")]) == 2
 
 
+def test_a_views_meta_missing_from_its_read_is_taken_from_the_listing_the_client_holds():
+    """A minimal server that puts the view's ``_meta.ui`` only on its ``resources/list`` entry (the spec
+    allows either place): once the client holds that listing, the view's policy comes from it; before,
+    the view has an empty policy (no request is made to find one)."""
+    from tests.helpers import scripted_server
+
+    view = "ui://minimal/view.html"
+    listing = {"tools": [{"name": "show", "inputSchema": {"type": "object"}, "_meta": {"ui": {"resourceUri": view}}}]}
+    resources = {
+        "resources": [
+            {"uri": view, "name": "view", "_meta": {"ui": {"csp": {"connectDomains": ["https://api.minimal.invalid"]}}}}
+        ]
+    }
+    read = {"contents": [{"uri": view, "mimeType": "text/html;profile=mcp-app", "text": "<html></html>"}]}
+    answer = {"content": [{"type": "text", "text": "shown"}]}
+    script = {"tools/list": [listing], "resources/list": [resources], "resources/read": [read], "tools/call": [answer]}
+    with mcpsync.connect(scripted_server(script), timeout=T) as client:
+        assert client.call_tool("show", timeout=T).ui.meta.csp.connect_domains == ()  # type: ignore[union-attr]
+        AppResources.of(client).forget()
+        client.list_resources(timeout=T)
+        app = client.call_tool("show", timeout=T).ui
+        assert app is not None and app.meta.csp.connect_domains == ("https://api.minimal.invalid",)
+        assert "connect-src https://api.minimal.invalid;" in app.content_security_policy
+
+
 def test_a_result_made_by_hand_or_pickled_has_no_view():
     """from_dict knows no client; a pickled result drops its client (it cannot travel)."""
     import pickle

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from mcpsync._threads.latches import Changes, Latch
-from mcpsync._threads.signals import acquire_deferred, deferred_interrupts, interrupted
+from mcpsync._threads.signals import DEFERRED, acquire_deferred, deferred_interrupts, interrupted
 
 main_only = pytest.mark.skipif(
     threading.current_thread() is not threading.main_thread(), reason="needs the main thread"
@@ -84,6 +84,66 @@ def test_other_threads_are_left_alone():
     thread.start()
     thread.join(5)
     assert seen == [False]
+
+
+@main_only
+def test_the_shared_section_holds_ctrl_c_back_nested_and_beside_a_callers_own():
+    """``DEFERRED`` (one object for every request's section) defers as ``deferred_interrupts()`` does,
+    nested in itself and around a section with a callback: delivered once, at the outermost end."""
+    cut = []
+    with pytest.raises(KeyboardInterrupt):
+        with DEFERRED:
+            with deferred_interrupts(lambda: cut.append("cut")):
+                with DEFERRED:
+                    os.kill(os.getpid(), signal.SIGINT)
+                    time.sleep(0.05)
+                    assert interrupted()
+                assert interrupted(), "still held: the outer sections are open"
+            assert cut == ["cut"]
+            assert interrupted()
+    assert not interrupted()
+    with DEFERRED:  # and again, afterwards: nothing left over
+        assert not interrupted()
+
+
+@main_only
+def test_the_shared_section_defers_nothing_where_sigint_is_ignored_and_leaves_no_count_behind():
+    """With SIGINT ignored there is nothing to defer: the section is a no-op that still keeps its books,
+    so a later section defers as usual."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with DEFERRED:
+            with DEFERRED:
+                os.kill(os.getpid(), signal.SIGINT)  # ignored
+                time.sleep(0.05)
+                assert not interrupted()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    with pytest.raises(KeyboardInterrupt):
+        with DEFERRED:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+            assert interrupted()
+
+
+def test_the_shared_section_is_a_no_op_on_other_threads_while_the_main_thread_holds_one():
+    """One object, two threads: a worker entering and leaving ``DEFERRED`` leaves the main thread's
+    section as it was."""
+    seen = []
+
+    def work() -> None:
+        with DEFERRED:
+            seen.append(interrupted())
+
+    with DEFERRED:
+        thread = threading.Thread(target=work)
+        thread.start()
+        thread.join(5)
+        assert seen == [False]
+        if threading.current_thread() is threading.main_thread():
+            from mcpsync._threads import signals
+
+            assert signals._main.depth >= 1, "the worker's exit did not close the main thread's section"
 
 
 @main_only

@@ -40,6 +40,7 @@ __all__ = [
     "arun",
     "content_parts",
     "error_text",
+    "image_line",
     "model_can_fix",
     "need",
     "result_images",
@@ -150,7 +151,7 @@ class Link(NamedTuple):
 def result_text(result: CallToolResult) -> str:
     """A result as one text: its text blocks, a line for each image and link, the structured content as
     JSON when there is no content block."""
-    return "\n".join(part if isinstance(part, str) else _image_line(part) for part in content_parts(result))
+    return "\n".join(part if isinstance(part, str) else image_line(part) for part in content_parts(result))
 
 
 def result_structured(result: CallToolResult) -> tuple[bool, Any]:
@@ -184,9 +185,10 @@ def model_can_fix(exc: BaseException) -> bool:
     return isinstance(exc, MCPError) and not isinstance(exc, (TransportError, AuthorizationError, RequestCancelled))
 
 
-def _image_line(image: ImageContent) -> str:
+def image_line(image: ImageContent, note: str = "") -> str:
+    """An image as a line of text for a model that gets no image there: its type and size (and ``note``)."""
     size = len(base64.b64decode(image.base64_data, validate=False)) if image.base64_data else 0
-    return f"[an image, {image.mime_type}, {size} bytes]"
+    return f"[an image, {image.mime_type}, {size} bytes{': ' + note if note else ''}]"
 
 
 async def acall(
