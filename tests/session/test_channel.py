@@ -229,10 +229,11 @@ class RacingWire(Wire):
         return None
 
 
-def test_an_answer_taken_as_the_request_times_out_is_the_callers_result():
+def test_an_answer_taken_as_the_request_times_out_is_the_callers_result(monkeypatch):
     """The answer arrives just as the timeout runs out: the reader has taken it from the table (so
     the request is no longer waiting and nothing is cancelled) when the caller gives up, and settles
     it a moment later. The caller waits for that settling and returns the answer, not a timeout."""
+    monkeypatch.setattr(channel_module, "RACE_GRACE", T)  # a busy machine's reader still makes it
     wire = RacingWire()
     opened: list[bool] = []
 
