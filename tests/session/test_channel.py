@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from typing import Any, Optional
 
 import pytest
@@ -17,8 +18,9 @@ import pytest
 from mcpsync import RequestTimeout, ServerError
 from mcpsync._core.endpoint import Endpoint
 from mcpsync._core.eras import LOG_LEVEL, MODERN_VERSIONS, request_meta
-from mcpsync._core.pending import RequestFuture
+from mcpsync._core.pending import PendingRequests, RequestFuture
 from mcpsync._core.timeouts import USE_DEFAULT
+from mcpsync._session import channel as channel_module
 from mcpsync._session.channel import Channel
 
 MODERN = MODERN_VERSIONS[0]
@@ -50,8 +52,8 @@ class Wire:
         return None  # nothing but waiting
 
 
-def _channel() -> tuple[Channel, Wire]:
-    wire = Wire()
+def _channel(wire: Optional[Wire] = None) -> tuple[Channel, Wire]:
+    wire = wire or Wire()
     channel = Channel(wire)  # type: ignore[arg-type]
     channel.tracing = None
     return channel, wire
@@ -174,3 +176,110 @@ def test_a_cap_on_the_whole_request_holds_without_activity_tracking():
         channel.request("tools/call", timeout=5, max_total=0.05)
     assert raised.value.timeout == 0.05
     assert wire.stopped[-1][1] is not None and wire.stopped[-1][1]["params"]["reason"] == "timed out after 0.05s"
+
+
+#: Seconds any wait of the race tests below may take at most.
+T = 10
+
+
+class HeldFuture(RequestFuture):
+    """A request's future whose settling the reader holds at a gate: it says when the reader has
+    taken it from the table (``taken``), and settles only once ``gate`` is open."""
+
+    taken: threading.Event
+    gate: threading.Event
+
+    def set_result(self, result: Any) -> None:
+        self.taken.set()
+        assert self.gate.wait(T), "the test never opened the gate"
+        super().set_result(result)
+
+
+class HeldPending(PendingRequests):
+    """The pending table, with futures whose settling is held (``HeldFuture``)."""
+
+    def __init__(self, taken: threading.Event, gate: threading.Event) -> None:
+        super().__init__()
+        self.future_type = type("Held", (HeldFuture,), {"taken": taken, "gate": gate})
+
+    def register(self, request_id: int, method: str, on_cancel: Any = None) -> RequestFuture:
+        future = super().register(request_id, method, on_cancel)
+        future.__class__ = self.future_type  # the table's own future, waiting on the test's terms
+        return future
+
+
+class RacingWire(Wire):
+    """A wire whose reader reads the answer just as the request times out: asked what holds the
+    request up (which the channel asks after the deadline, before it gives the request up), it lets
+    a reader thread take the answer from the table, and returns once the take is done; the settling
+    waits at the gate."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.taken, self.gate = threading.Event(), threading.Event()
+        self.endpoint.pending = HeldPending(self.taken, self.gate)
+        self.readers: list[threading.Thread] = []
+
+    def held_up_by(self, future: RequestFuture) -> Optional[str]:
+        answer = json.dumps({"jsonrpc": "2.0", "id": future.request_id, "result": {"answer": 42}})
+        reader = threading.Thread(target=self.endpoint.receive, args=(answer.encode(),))
+        self.readers.append(reader)
+        reader.start()
+        assert self.taken.wait(T)
+        return None
+
+
+def test_an_answer_taken_as_the_request_times_out_is_the_callers_result(monkeypatch):
+    """The answer arrives just as the timeout runs out: the reader has taken it from the table (so
+    the request is no longer waiting and nothing is cancelled) when the caller gives up, and settles
+    it a moment later. The caller waits for that settling and returns the answer, not a timeout."""
+    monkeypatch.setattr(channel_module, "RACE_GRACE", T)  # a busy machine's reader still makes it
+    wire = RacingWire()
+    opened: list[bool] = []
+
+    class Opening(Channel):
+        def abandon(self, future: RequestFuture, reason: str, *, error: Optional[BaseException] = None) -> bool:
+            waiting = super().abandon(future, reason, error=error)
+            opened.append(waiting)
+            wire.gate.set()  # the reader settles only after the caller has tried to give the request up
+            return waiting
+
+    channel = Opening(wire)  # type: ignore[arg-type]
+    channel.tracing = None
+    try:
+        assert channel.request("tools/call", {"name": "slow"}, timeout=0.01) == {"answer": 42}
+    finally:
+        wire.gate.set()
+        for reader in wire.readers:
+            reader.join(T)
+    assert opened == [False] and wire.stopped == []  # no longer waiting: nothing to cancel
+
+
+def test_an_answer_taken_but_never_settled_ends_in_a_timeout_after_the_grace(monkeypatch):
+    """The reader takes the answer as the timeout runs out, then never settles it: the caller waits
+    for it only ``RACE_GRACE`` seconds (here 0.05), then raises ``RequestTimeout``, without waiting
+    for the reader any longer."""
+    monkeypatch.setattr(channel_module, "RACE_GRACE", 0.05)
+    channel, wire = _channel(RacingWire())
+    outcome: list[BaseException] = []
+    ended = threading.Event()
+
+    def call() -> None:
+        try:
+            channel.request("tools/call", {"name": "slow"}, timeout=0.01)
+        except BaseException as exc:  # what the caller got, for the test to read
+            outcome.append(exc)
+        ended.set()
+
+    caller = threading.Thread(target=call)
+    caller.start()
+    try:
+        ended_before_the_reader = ended.wait(T)  # the reader is held until after this
+    finally:
+        wire.gate.set()
+        caller.join(T)
+        for reader in wire.readers:
+            reader.join(T)
+    assert ended_before_the_reader, "the caller waited for the held reader beyond the grace"
+    assert len(outcome) == 1 and isinstance(outcome[0], RequestTimeout)
+    assert (outcome[0].method, outcome[0].timeout) == ("tools/call", 0.01)

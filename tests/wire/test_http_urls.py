@@ -8,6 +8,7 @@ character's bound lies went untested.
 from __future__ import annotations
 
 import pytest
+import urllib3
 
 from mcpsync._wire.http_urls import origin, public_url, same_origin
 
@@ -33,6 +34,25 @@ def test_origin_refuses_a_backslash_white_space_or_a_control_character(url):
 def test_origin_accepts_the_printable_characters_next_to_the_bounds(url):
     """``!`` (0x21, just past the space) and ``~`` (0x7E, just before DEL) are ordinary URL characters."""
     assert origin(url) == ("http", "a.test", 80)
+
+
+@pytest.mark.parametrize(
+    "url, connected_to",
+    [
+        ("http://ex%61mple.test/mcp", "example.test"),  # urllib3 decodes the host; urlsplit keeps "ex%61mple.test"
+        ("http://\u4f8b\u3048.test/mcp", "xn--r8jz45g.test"),  # urllib3 connects to the IDNA form
+        ("//example.test/mcp", "example.test"),  # no scheme: urlsplit has "", urllib3 None
+    ],
+)
+def test_origin_refuses_a_url_the_http_library_reads_otherwise(url, connected_to):
+    """A URL with no backslash, white space or control character that ``urlsplit`` and urllib3 (which
+    connects) still read differently: a percent-encoded host, a host outside ASCII, no scheme. Refused
+    with the reason, so a redirect to it is never compared by the name urllib3 does not connect to."""
+    assert urllib3.util.parse_url(url).host == connected_to  # what the connection would use
+    with pytest.raises(ValueError) as refused:
+        origin(url)
+    assert str(refused.value) == "the HTTP library reads its host differently"
+    assert not same_origin(url, url)
 
 
 def test_an_ipv6_host_is_compared_without_its_brackets():
