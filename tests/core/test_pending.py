@@ -355,3 +355,205 @@ def test_an_error_reaches_result_exception_and_wait():
     with pytest.raises(ValueError, match="two"):
         late.result(0)
     assert str(late.exception(0)) == "two" and not late.running()
+
+
+# -- the second mutation run's survivors (docs/testing.md, pending) ----------------------------------
+
+
+class _ClockedGate:
+    """A request's gate on a clock the test moves: each wait that times out moves ``clock`` on by its
+    slice (plus ``overrun[n]`` for the n-th wait, a slice that overran on a loaded machine); the wait
+    numbered ``settle_on`` settles the request and takes the gate. More than ``limit`` waits fail the
+    test instead of hanging it."""
+
+    def __init__(self, gate, clock: list, settle_on: int = 0, settle=None, overrun=None, limit: int = 50) -> None:
+        self._gate, self._clock, self._settle_on, self._settle = gate, clock, settle_on, settle
+        self._overrun, self._limit = overrun or {}, limit
+        self.slices: list[float] = []
+
+    def acquire(self, timeout: float = -1) -> bool:
+        self.slices.append(timeout)
+        assert len(self.slices) <= self._limit, f"the wait never ends: {self.slices[:8]}..."
+        assert timeout >= 0.0, f"a negative slice {timeout} (a lock raises, or blocks forever at -1)"
+        if len(self.slices) == self._settle_on:
+            self._settle()
+            return self._gate.acquire(timeout=0)
+        self._clock[0] += timeout + self._overrun.get(len(self.slices), 0.0)
+        return False
+
+    def release(self) -> None:
+        self._gate.release()
+
+
+def _clocked(monkeypatch, future, **gate_args) -> _ClockedGate:
+    """Put ``future``'s wait on a test clock (the module's ``time``) and a ``_ClockedGate``."""
+    from mcpsync._core import pending
+
+    clock = [1000.0]
+    monkeypatch.setattr(pending, "time", type("FakeTime", (), {"monotonic": staticmethod(lambda: clock[0])}))
+    gate = _ClockedGate(future._gate, clock, **gate_args)
+    future._gate = gate
+    return gate
+
+
+def test_an_answer_within_the_first_slice_ends_the_wait_with_true(monkeypatch):
+    """The common case: the answer comes during the first slice (taken before the clock is read);
+    ``wait_settled`` returns True after that one slice. Found by mutation testing (docs/testing.md)."""
+    table = PendingRequests()
+    future = table.register(1, "m")
+    gate = _clocked(monkeypatch, future, settle_on=1, settle=lambda: table.resolve(1, {"ok": 1}))
+    assert future.wait_settled(30.0) is True
+    assert gate.slices == [WAIT_SLICE]
+    assert future.settled_result() == {"ok": 1}
+
+
+@pytest.mark.parametrize(
+    ("timeout", "expected"),
+    [
+        (0.12, [WAIT_SLICE, WAIT_SLICE, 0.02]),  # whole slices, then the rest cut to the deadline
+        (0.03, [0.03]),  # shorter than a slice: one slice of the timeout itself
+        (-0.5, [0.0]),  # a deadline already passed (a channel's ``deadline - now``): one look, no wait
+    ],
+)
+def test_a_wait_that_is_never_answered_lasts_exactly_its_timeout(monkeypatch, timeout, expected):
+    """A request never answered: the wait's slices add up to its timeout exactly (on a test clock that
+    each timed-out slice moves on), none is negative or longer than WAIT_SLICE, and it returns False.
+    A deadline counted from the wrong end, a wait that never ends, a last slice dropped or cut to 0:
+    each survived mutation testing (docs/testing.md)."""
+    table = PendingRequests()
+    future = table.register(1, "m")
+    gate = _clocked(monkeypatch, future)
+    assert future.wait_settled(timeout) is False
+    assert gate.slices == pytest.approx(expected)
+
+
+def test_a_slice_that_overran_the_deadline_ends_the_wait_at_once(monkeypatch):
+    """On a loaded machine a slice can end after the deadline: the wait then takes one last look
+    (a slice of 0 s, never a negative one or a full one) and returns False. Found by mutation testing."""
+    table = PendingRequests()
+    future = table.register(1, "m")
+    gate = _clocked(monkeypatch, future, overrun={2: 0.03})
+    assert future.wait_settled(0.12) is False
+    assert gate.slices == pytest.approx([WAIT_SLICE, WAIT_SLICE, 0.0])
+
+
+def test_a_future_refused_by_a_closed_table_is_not_left_in_it():
+    """``register`` on a table that ``fail_all`` closed raises the close error, and the future it had
+    stored is taken back: nothing is left waiting in the table. Found by mutation testing."""
+    table = PendingRequests()
+    table.fail_all(lambda: TransportClosed("gone"))
+    with pytest.raises(TransportClosed, match="gone"):
+        table.register(9, "late")
+    assert len(table) == 0 and table.waiting(9) is None and table.in_flight() == []
+
+
+def test_a_table_closed_while_a_request_is_being_registered_fails_it_with_the_close_error():
+    """``fail_all`` runs between ``register`` storing the future and looking for the closing (the race
+    its comment describes): the future is failed by ``fail_all``, and ``register`` raises the close
+    error too, not a ``KeyError`` for the future ``fail_all`` took. Found by mutation testing."""
+    table = PendingRequests()
+    stored: list = []
+
+    class _ClosingOnStore(dict):
+        def __setitem__(self, key, value) -> None:
+            super().__setitem__(key, value)
+            stored.append(value)
+            table.fail_all(lambda: TransportClosed("closed meanwhile"))
+
+    table._futures = _ClosingOnStore()
+    with pytest.raises(TransportClosed, match="closed meanwhile"):
+        table.register(1, "m")
+    assert len(table) == 0
+    assert isinstance(stored[0].exception(0), TransportClosed), "fail_all failed the future it found"
+
+
+def test_an_error_tells_the_waiters_of_concurrent_futures_wait_and_runs_the_callbacks():
+    """``concurrent.futures.wait(..., FIRST_EXCEPTION)`` blocked on a request that then fails on
+    another thread: the waiter is told of that error (the future is in ``done``), and a callback added
+    before runs once. Not telling them (or telling them of ``None``) survived mutation testing."""
+    table = PendingRequests()
+    future = table.register(1, "m")
+    calls: list = []
+    future.add_done_callback(calls.append)
+    installed = threading.Event()
+
+    class _Signalling(list):
+        def append(self, waiter) -> None:
+            super().append(waiter)
+            installed.set()
+
+    future.__dict__["_made_waiters"] = _Signalling()
+
+    def fail() -> None:
+        assert installed.wait(10)
+        table.reject(1, ValueError("bad"))
+
+    thread = threading.Thread(target=fail)
+    thread.start()
+    done, not_done = concurrent.futures.wait([future], timeout=10, return_when=concurrent.futures.FIRST_EXCEPTION)
+    thread.join(10)
+    assert done == {future} and not not_done
+    assert calls == [future]
+
+
+def test_cancel_runs_the_callbacks_added_before_it():
+    """A request cancelled after a done callback was added (its Condition made): the callback runs at
+    the cancel, and sees a cancelled future. Found by mutation testing (docs/testing.md)."""
+    table = PendingRequests()
+    future = table.register(1, "m")
+    seen: list = []
+    future.add_done_callback(lambda f: seen.append(f.cancelled()))
+    assert future.cancel()
+    assert seen == [True]
+
+
+def test_a_running_request_cannot_be_cancelled():
+    """As any ``Future``: once ``set_running_or_notify_cancel()`` marked it running, ``cancel()`` says
+    False and leaves it waiting for its answer. Found by mutation testing (docs/testing.md)."""
+    table = PendingRequests()
+    hooks: list = []
+    future = table.register(1, "m", on_cancel=hooks.append)
+    assert future.set_running_or_notify_cancel() is True and future.running()
+    assert future.cancel() is False
+    assert not future.cancelled() and not future.done() and hooks == []
+    assert table.resolve(1, {"ok": 1}) and future.result(0) == {"ok": 1}
+
+
+@pytest.mark.parametrize("ask", ["result", "exception"])
+def test_result_and_exception_of_a_request_not_answered_keep_their_timeout(ask):
+    """``result(0)`` and ``exception(0)`` of a request not answered raise ``TimeoutError`` at once,
+    as any ``Future``; a timeout ignored survived mutation testing. (A timer answers the request after
+    10 s, so that such a slip fails the test instead of hanging it.)"""
+    table = PendingRequests()
+    future = table.register(1, "m")
+    rescue = threading.Timer(10, table.resolve, (1, "rescued"))
+    rescue.start()
+    try:
+        with pytest.raises(concurrent.futures.TimeoutError):
+            getattr(future, ask)(0)
+    finally:
+        rescue.cancel()
+        rescue.join(10)
+
+
+def test_exception_of_an_answered_request_is_none_and_needs_no_condition():
+    """``exception()`` of an answered request is ``None`` (not its result), of a failed one its error,
+    read at once without making the Future's ``Condition``. Found by mutation testing."""
+    table = PendingRequests()
+    answered, failed = table.register(1, "m"), table.register(2, "m")
+    table.resolve(1, {"ok": 1})
+    table.reject(2, ValueError("bad"))
+    assert answered.exception(0) is None
+    assert str(failed.exception(0)) == "bad"
+    assert "_made_condition" not in vars(answered) and "_made_condition" not in vars(failed)
+
+
+@pytest.mark.parametrize("settle", ["set_result", "set_exception"])
+def test_settling_twice_says_which_request_and_its_state(settle):
+    """A second ``set_result`` / ``set_exception`` raises ``InvalidStateError`` naming the state and the
+    future, as ``Future`` does. An error without its text survived mutation testing."""
+    table = PendingRequests()
+    future = table.register(1, "m")
+    table.resolve(1, {})
+    with pytest.raises(concurrent.futures.InvalidStateError, match=r"FINISHED: <RequestFuture"):
+        getattr(future, settle)(ValueError("again"))
