@@ -283,8 +283,7 @@ class PendingRequests:
 
     def reject(self, request_id: Any, error: BaseException) -> bool:
         """Fail a request with ``error``; ``False`` if no such request is waiting."""
-        with self._lock:
-            future = self._futures.pop(request_id, None)
+        future = self._futures.pop(request_id, None)  # no lock, as in resolve: whoever pops it settles it
         if future is None:
             return False
         try:

@@ -242,64 +242,6 @@ def _call_result(tool_name: str) -> str:
     return f"tools/call {tool_name!r} result"
 
 
-def typed_call_result(
-    data: Mapping[str, Any],
-    tool_name: str = "",
-    origin: Optional[tuple[Any, Any, Any]] = None,
-    cls: Optional[type[CallToolResult]] = None,
-) -> CallToolResult:
-    """``CallToolResult.from_dict`` (of ``cls``, default ``CallToolResult``), with the call's ``origin``
-    for ``ui``: ``(view_of, client, arguments)``, what finds the tool's view (``None``: no client made it).
-    A client's ``call_tool`` builds its results here: the origin goes in with the fields."""
-    if cls is None:
-        cls = CallToolResult
-    # Every call passes here: where the result is wrong is said only when it is.
-    content = data.get("content", [])
-    # A plain text block is read at once; any other with all it may have, its place said if it is wrong.
-    if type(content) is list and len(content) == 1 and type(block := content[0]) is dict:  # the usual: one
-        if (  # plain_text and made, written out: one frame for the usual result (a type and a text, no more)
-            len(block) == 2 and block.get("type") == "text" and type(block.get("text")) is str
-        ):
-            text = _new(TextContent)
-            text.__dict__.update({"text": block["text"], "annotations": None, "meta": None, "raw": block})
-            blocks: list[ContentBlock] = [text]
-        else:
-            blocks = [content_block(block, f"{_call_result(tool_name)} content #0")]
-    else:
-        if not isinstance(content, list) or not all(isinstance(c, dict) for c in content):
-            raise ProtocolError(f"{_call_result(tool_name)}: 'content' must be a list of objects, got {content!r}")
-        blocks = [
-            plain_text(block) or content_block(block, f"{_call_result(tool_name)} content #{n}")
-            for n, block in enumerate(content)
-        ]
-    is_error = data.get("isError", False)
-    if is_error is not False and is_error is not True:
-        raise ProtocolError(f"{_call_result(tool_name)}: 'isError' must be a boolean, got {is_error!r}")
-    meta = data.get("_meta")
-    if meta is not None and not isinstance(meta, dict):
-        optional_member(data, "_meta", dict, _call_result(tool_name))  # raises, saying what it is
-    fields: dict[str, Any] = {
-        "content": blocks,
-        # Any JSON value, in both eras: 2025-11-25's schema says an object, but an array from
-        # such a server is still unambiguous, and refusing it would help no one.
-        "structured_content": data.get("structuredContent"),
-        "is_error": is_error,
-        "tool_name": tool_name,
-        "meta": meta,
-        "raw": data,
-    }
-    if cls is not CallToolResult:
-        made = cls(**fields)
-        if origin is not None:
-            made.__dict__["_app_origin"] = origin
-        return made
-    if origin is not None:
-        fields["_app_origin"] = origin
-    typed = _new(cls)  # made(cls, fields), written out
-    typed.__dict__.update(fields)
-    return typed
-
-
 @dataclass(frozen=True)
 class CallToolResult:
     """What ``tools/call`` returned.
@@ -391,6 +333,62 @@ class CallToolResult:
             parts.append("structured " + cut(json.dumps(self.structured_content, ensure_ascii=False), 60))
         outcome = " error" if self.is_error else ""
         return f"<CallToolResult {self.tool_name!r}{outcome}: {', '.join(parts) or 'empty'}>"
+
+
+def typed_call_result(
+    data: Mapping[str, Any],
+    tool_name: str = "",
+    origin: Optional[tuple[Any, Any, Any]] = None,
+    cls: type[CallToolResult] = CallToolResult,
+) -> CallToolResult:
+    """``CallToolResult.from_dict`` (of ``cls``, default ``CallToolResult``), with the call's ``origin``
+    for ``ui``: ``(view_of, client, arguments)``, what finds the tool's view (``None``: no client made it).
+    A client's ``call_tool`` builds its results here: the origin goes in with the fields."""
+    # Every call passes here: where the result is wrong is said only when it is.
+    content = data.get("content", [])
+    # A plain text block is read at once; any other with all it may have, its place said if it is wrong.
+    if type(content) is list and len(content) == 1 and type(block := content[0]) is dict:  # the usual: one
+        if (  # plain_text and made, written out: one frame for the usual result (a type and a text, no more)
+            len(block) == 2 and block.get("type") == "text" and type(block.get("text")) is str
+        ):
+            text = _new(TextContent)
+            text.__dict__.update({"text": block["text"], "annotations": None, "meta": None, "raw": block})
+            blocks: list[ContentBlock] = [text]
+        else:
+            blocks = [content_block(block, f"{_call_result(tool_name)} content #0")]
+    else:
+        if not isinstance(content, list) or not all(isinstance(c, dict) for c in content):
+            raise ProtocolError(f"{_call_result(tool_name)}: 'content' must be a list of objects, got {content!r}")
+        blocks = [
+            plain_text(block) or content_block(block, f"{_call_result(tool_name)} content #{n}")
+            for n, block in enumerate(content)
+        ]
+    is_error = data.get("isError", False)
+    if is_error is not False and is_error is not True:
+        raise ProtocolError(f"{_call_result(tool_name)}: 'isError' must be a boolean, got {is_error!r}")
+    meta = data.get("_meta")
+    if meta is not None and not isinstance(meta, dict):
+        optional_member(data, "_meta", dict, _call_result(tool_name))  # raises, saying what it is
+    fields: dict[str, Any] = {
+        "content": blocks,
+        # Any JSON value, in both eras: 2025-11-25's schema says an object, but an array from
+        # such a server is still unambiguous, and refusing it would help no one.
+        "structured_content": data.get("structuredContent"),
+        "is_error": is_error,
+        "tool_name": tool_name,
+        "meta": meta,
+        "raw": data,
+    }
+    if cls is not CallToolResult:
+        made = cls(**fields)
+        if origin is not None:
+            made.__dict__["_app_origin"] = origin
+        return made
+    if origin is not None:
+        fields["_app_origin"] = origin
+    typed = _new(cls)  # made(cls, fields), written out
+    typed.__dict__.update(fields)
+    return typed
 
 
 @dataclass(frozen=True)
