@@ -36,6 +36,15 @@ __all__ = ["check_url", "is_local", "is_loopback"]
 _INET_ATON_CHARS = frozenset("0123456789abcdefx.")
 #: Host names that never leave the machine or the local network (RFC 6761, RFC 6762).
 _LOCAL_SUFFIXES = (".localhost", ".local")
+#: IANA's special-purpose address blocks that are not globally reachable, for those the standard
+#: library's ``is_global`` still calls global on some Pythons (3.11.7's: all of 192.0.0.0/24 past its
+#: /29, the deprecated 6to4 relay block, the local-use NAT64 prefix, and the newer IPv6 documentation
+#: and SRv6 blocks). The whole of 192.0.0.0/24 counts: its two global /32s are relays no authorization
+#: server lives on.
+_NOT_GLOBAL = tuple(
+    ipaddress.ip_network(block)
+    for block in ("192.0.0.0/24", "192.88.99.0/24", "64:ff9b:1::/48", "3fff::/20", "5f00::/16")
+)
 
 
 def is_loopback(host: str) -> bool:
@@ -54,7 +63,7 @@ def is_local(host: str) -> bool:
     if not host or host == "localhost" or host.endswith(_LOCAL_SUFFIXES):
         return True
     address = _address(host)
-    return address is not None and not address.is_global
+    return address is not None and (not address.is_global or any(address in block for block in _NOT_GLOBAL))
 
 
 def _address(host: str) -> Optional[ipaddress.IPv4Address | ipaddress.IPv6Address]:

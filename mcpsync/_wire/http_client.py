@@ -162,6 +162,9 @@ class Exchange:
         self._token = client._watchdog.watch(self.deadline, self._deadline_passed)
         with client._running_lock:
             client._running.add(self)
+            # close() between ``HTTPClient.exchange`` and here took its snapshot without this one: it ends at once.
+            if client.closing.is_set():
+                self.cut_reason = "the client is closing"
         outer = self._outer = getattr(current, "exchange", None)
         if outer is not None:
             outer._inner = self

@@ -94,3 +94,62 @@ def test_the_scheme_and_host_rule_says_why(url, server, says):
     with pytest.raises(AuthorizationError, match=says) as caught:
         check_url(url, "token endpoint", "srv", server)
     assert caught.value.server == "srv"
+
+
+#: IANA's IPv4 and IPv6 special-purpose address registries (as of 2025): every block not globally
+#: reachable, and the ones the registry marks "N/A" that no public server has (6to4 relay, ORCHID).
+SPECIAL_PURPOSE_BLOCKS = [
+    "0.0.0.0/8",
+    "10.0.0.0/8",
+    "100.64.0.0/10",
+    "127.0.0.0/8",
+    "169.254.0.0/16",
+    "172.16.0.0/12",
+    "192.0.0.0/24",
+    "192.0.0.0/29",
+    "192.0.0.8/32",
+    "192.0.0.170/31",
+    "192.0.2.0/24",
+    "192.88.99.0/24",
+    "192.168.0.0/16",
+    "198.18.0.0/15",
+    "198.51.100.0/24",
+    "203.0.113.0/24",
+    "240.0.0.0/4",
+    "255.255.255.255/32",
+    "::1/128",
+    "::/128",
+    "64:ff9b:1::/48",
+    "100::/64",
+    "2001::/23",
+    "2001:2::/48",
+    "2001:10::/28",
+    "2001:db8::/32",
+    "3fff::/20",
+    "5f00::/16",
+    "fc00::/7",
+    "fe80::/10",
+]
+
+
+@pytest.mark.parametrize("block", SPECIAL_PURPOSE_BLOCKS)
+def test_every_special_purpose_block_is_local_at_its_first_middle_and_last_address(block):
+    """Every IANA special-purpose block no public server lives on is local, across the whole block
+    (a mutant reading ``is_private`` for ``not is_global`` made 100.64.0.0/10, carrier-grade NAT and
+    Tailscale, public; Python 3.11.7's ``is_global`` alone misses 192.0.0.8, the 6to4 relay block and
+    the newer IPv6 blocks): so a public server's answers can name none of them."""
+    import ipaddress
+
+    network = ipaddress.ip_network(block)
+    for address in (network[0], network[network.num_addresses // 2], network[-1]):
+        host = f"[{address}]" if address.version == 6 else str(address)
+        assert is_local(host), host
+        with pytest.raises(AuthorizationError):
+            check_url(f"https://{host}/token", "token endpoint", "srv", PUBLIC)
+
+
+@pytest.mark.parametrize("host", ["100.63.255.255", "100.128.0.0", "8.8.8.8", "[2606:4700::1111]", "192.0.1.1"])
+def test_addresses_beside_the_special_blocks_stay_public(host):
+    """Just outside a block (100.64.0.0/10's edges, 192.0.0.0/24's neighbour) and ordinary public
+    addresses are public: the table does not swallow its neighbours."""
+    assert not is_local(host)

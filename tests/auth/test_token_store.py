@@ -249,3 +249,31 @@ def test_an_entry_that_is_not_utf8_or_not_json_is_absent(tmp_path: Path) -> None
     for garbage in (b"\xff\xfe{", b"not json", json.dumps({"key": "other", "value": {}}).encode()):
         entry.write_bytes(garbage)
         assert store.load("k") is None
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o770, 0o775, 0o720, 0o702, 0o1777, 0o730, 0o703], ids=lambda m: f"{m:04o}")
+def test_a_directory_its_group_or_anyone_can_write_in_is_refused(tmp_path: Path, mode: int) -> None:
+    """Attack: the store's directory writable by its group or by everyone (with or without the sticky
+    bit, which stops a removal but not a new entry), and an entry planted in it (a mutant that refused
+    only 0777 passed every other test). Promise: the store is refused, saying the mode, and the planted
+    entry is never read."""
+    directory = tmp_path / "auth"
+    directory.mkdir()
+    plant(directory, "k", {"planted": True})
+    directory.chmod(mode)
+    store = FileTokenStore(directory)
+    with pytest.raises(TokenStoreError, match=f"others can write in it \\(mode {mode:04o}\\)"):
+        store.load("k")
+    assert stat.S_IMODE(directory.stat().st_mode) == mode, "a refused directory is left as it was"
+
+
+@pytest.mark.parametrize("mode", [0o755, 0o750, 0o711, 0o704], ids=lambda m: f"{m:04o}")
+def test_a_directory_others_can_only_read_is_made_yours_alone_and_used(tmp_path: Path, mode: int) -> None:
+    """A directory others can read or enter but not write in: nothing could have been planted, so it
+    is used, and made 0700 (entries are 0600 either way)."""
+    directory = tmp_path / "auth"
+    directory.mkdir()
+    plant(directory, "k", {"mine": True})
+    directory.chmod(mode)
+    assert FileTokenStore(directory).load("k") == {"mine": True}
+    assert stat.S_IMODE(directory.stat().st_mode) == 0o700

@@ -3,6 +3,7 @@
 import asyncio
 import concurrent.futures
 import threading
+import time
 from concurrent.futures import CancelledError
 
 import pytest
@@ -494,6 +495,40 @@ def test_an_error_tells_the_waiters_of_concurrent_futures_wait_and_runs_the_call
     thread.join(10)
     assert done == {future} and not not_done
     assert calls == [future]
+
+
+def test_first_exception_returns_at_the_error_while_another_request_still_waits():
+    """``concurrent.futures.wait(..., FIRST_EXCEPTION)`` over two requests, one failed on another thread
+    and one never answered: the wait ends at the error, with the other request not done (a mutant that
+    told the waiters of a result instead waited for the other, forever with ``send_request`` futures;
+    the test above has one future, where both read alike)."""
+    table = PendingRequests()
+    failing, waiting = table.register(1, "m"), table.register(2, "m")
+    timer = threading.Timer(0.2, table.reject, (1, ValueError("bad")))
+    timer.start()
+    started = time.monotonic()
+    try:
+        done, not_done = concurrent.futures.wait(
+            [failing, waiting], timeout=20, return_when=concurrent.futures.FIRST_EXCEPTION
+        )
+    finally:
+        timer.join(10)
+    assert done == {failing} and not_done == {waiting}
+    assert time.monotonic() - started < 10, "the wait ran to its timeout: the error did not end it"
+    assert table.discard(2)
+
+
+def test_abandoned_memory_keeps_the_last_16384_ids_as_documented():
+    """The number docs/faults.md promises, not the constant's name (a lowered constant passed every test
+    that reads it): 16,384 abandoned ids are remembered, so an answer that late is late, not stray."""
+    table = PendingRequests()
+    for n in range(16384):
+        table.register(n, "m")
+        table.discard(n)
+    assert table.was_abandoned(0) and table.was_abandoned(16383)
+    table.register(16384, "m")
+    table.discard(16384)
+    assert not table.was_abandoned(0) and table.was_abandoned(1)
 
 
 def test_cancel_runs_the_callbacks_added_before_it():

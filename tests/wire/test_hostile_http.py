@@ -43,6 +43,7 @@ from mcpsync import (
     TransportError,
     call_mcp,
 )
+from mcpsync._wire.http_client import HTTPClient
 from tests.helpers import ctrl_c_after
 from tests.wire.test_stdio_faults import PROMPTLY, within
 
@@ -649,6 +650,23 @@ def test_a_close_while_the_sse_stream_is_awaited_ends_the_handshake_at_once() ->
         error = outcome.get(timeout=1)
         assert isinstance(error, mcpsync.TransportClosed), repr(error)
         assert "closed by the client" in str(error)
+
+
+def test_an_exchange_taken_before_close_and_begun_after_it_ends_at_once() -> None:
+    """Attack: the window of the race above, held open on purpose: ``HTTPClient.exchange()`` has said yes,
+    then ``close()`` runs (its cut reaches only the exchanges already running), then the exchange begins
+    against a server that holds every request (the unfixed exchange was sent after close() and waited out
+    its read timeout, as the handshake above waited out connect_timeout). Promise: the exchange ends at
+    once with TransportClosed, and nothing is sent."""
+    ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
+    with hostile(attacks={"POST ping": silent}) as server:
+        http = HTTPClient("hostile", f"{server.url}/mcp", connect_timeout=20, read_timeout=20)
+        exchange = http.exchange(time.monotonic() + 20)
+        http.close()
+        with within(PROMPTLY), pytest.raises(mcpsync.TransportClosed, match="closed by the client"):
+            with exchange:
+                exchange.send("POST", f"{server.url}/mcp", {"content-type": "application/json"}, ping)
+        assert "POST ping" not in server.seen
 
 
 # -- Time and Size: call_mcp -----------------------------------------------------------------------------

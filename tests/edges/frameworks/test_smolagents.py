@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -125,6 +126,27 @@ def test_names_and_schemas_smolagents_would_refuse_are_made_acceptable() -> None
             "nullable": True,
         }
         assert tools[0](mode="a") == "done"
+
+
+def test_three_names_that_differ_only_in_punctuation_get_three_identifiers(tmp_path: Path) -> None:
+    """``my-tool-x``, ``my_tool-x``, ``my-tool_x`` and ``my_tool_x_2`` (each a name the box keeps) all read as
+    ``my_tool_x`` or its first free variant: each gets an identifier of its own (a mutant that looked for a
+    free name once, not until it found one, gave two of them one name), and each calls its own tool."""
+    names = ["my-tool-x", "my_tool-x", "my-tool_x", "my_tool_x_2"]
+    listing = {"tools": [{"name": name, "inputSchema": {"type": "object"}} for name in names]}
+    log = tmp_path / "received.jsonl"
+    answer = {"content": [{"type": "text", "text": "done"}]}
+    command = scripted_server({"tools/list": [listing], "tools/call": [answer]}, log_file=log)
+    with mcpsync.connect(command, timeout=T) as client:
+        tools = mcpsync.ToolBox(client, timeout=T).smolagents()
+        given = [t.name for t in tools]
+        assert len(set(given)) == len(names), given
+        assert all(name.isidentifier() for name in given)
+        assert [t.mcp_name for t in tools] == names
+        assert [t() for t in reversed(tools)] == ["done"] * len(names)
+    received = [json.loads(line) for line in log.read_text().splitlines()]
+    called = [m["params"]["name"] for m in received if m.get("method") == "tools/call"]
+    assert called == names[::-1]
 
 
 def test_an_agent_calls_a_tool_and_gets_its_structured_content_and_text(target: Target) -> None:
