@@ -231,6 +231,39 @@ def test_the_http_sse_fallback_after_a_login_keeps_the_callers_time(monkeypatch)
     assert len(given) == 1 and 9.0 < given[0] <= 10.0
 
 
+def test_the_http_sse_fallback_shares_the_callers_deadline_with_the_first_attempt(monkeypatch) -> None:
+    """Scenario: a URL without type, ``timeout=10``; the Streamable HTTP attempt takes 4 s of the clock
+    (nobody logs in), then its POST is refused with 405. Promise: the HTTP+SSE attempt gets the 6 s left,
+    not the whole 10 s again (a mutant giving it the whole timeout made ``connect(url, timeout=2)`` take
+    3.9 s; the test above, where the time went to a person, cannot tell the two apart)."""
+    import types
+
+    import mcpsync._core.timeouts as timeouts_module
+    from mcpsync._session.connect import handshake
+
+    real = timeouts_module.time.monotonic
+    late = [0.0]
+    monkeypatch.setattr(timeouts_module, "time", types.SimpleNamespace(monotonic=lambda: real() + late[0]))
+    given: list[float] = []
+
+    class Streamable:
+        name = "s"
+        transport = types.SimpleNamespace(default_timeout=10.0)
+        _channel = types.SimpleNamespace(person_time=0.0)
+
+        def initialize(self, *, timeout: float) -> None:
+            late[0] += 4.0  # the first attempt's time
+            raise HTTPStatusError("HTTP 405", status_code=405)
+
+    class Sse:
+        def initialize(self, *, timeout: float) -> None:
+            given.append(timeout)
+
+    config = HTTPServerConfig(url="http://mcp.test/mcp", type_given=False)
+    handshake(Streamable(), config, 10.0, lambda _: Sse())  # type: ignore[arg-type]
+    assert len(given) == 1 and 5.0 < given[0] <= 6.0, given
+
+
 @pytest.mark.parametrize(
     ("label", "program"),
     [

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -54,11 +55,10 @@ def page(browser: Any) -> Iterator[Any]:
         tab.close()
 
 
-def test_the_dashboard_view_in_the_widgets_iframe_talks_to_the_bridge_and_is_held_in(page: Any) -> None:
-    """The view initializes, shows the tool's input and result, calls the app-only tool and shows its
-    answer, is refused the model-only one, cannot fetch another origin nor navigate the top page, and
-    its ui/message reaches the host; a page the view navigates its own frame to is cut off: its
-    message never reaches the bridge."""
+@contextmanager
+def dashboard(page: Any) -> Iterator[tuple[list[Any], str]]:
+    """The bundled dashboard view mounted by widget.js on ``page``, its messages relayed to an ``AppBridge``
+    as the kernel's comm would: yields the ``ui/message`` contents the host was shown and the page's address."""
     shown: list[Any] = []
     links: list[dict[str, Any]] = []
     with mcpsync.connect(server_config(), timeout=T) as client:
@@ -98,6 +98,15 @@ def test_the_dashboard_view_in_the_widgets_iframe_talks_to_the_bridge_and_is_hel
         )
         address = page.url
         page.evaluate(MODEL, state)
+        yield shown, address
+
+
+def test_the_dashboard_view_in_the_widgets_iframe_talks_to_the_bridge_and_is_held_in(page: Any) -> None:
+    """The view initializes, shows the tool's input and result, calls the app-only tool and shows its
+    answer, is refused the model-only one, cannot fetch another origin nor navigate the top page, and
+    its ui/message reaches the host; a page the view navigates its own frame to is cut off: its
+    message never reaches the bridge."""
+    with dashboard(page) as (shown, address):
         frame = page.frame_locator(".mcpsync-app-frame")
         log = frame.locator("#log")
         log.filter(has_text="initialize: ok").wait_for(timeout=T * 1000)
@@ -126,4 +135,42 @@ def test_the_dashboard_view_in_the_widgets_iframe_talks_to_the_bridge_and_is_hel
         ping = json.dumps({"type": "from-view", "message": json.dumps({"jsonrpc": "2.0", "id": "p", "method": "ping"})})
         assert page.evaluate("(ping) => window.kernel(ping)", ping)[0]["message"]["result"] == {}
         assert len(shown) == 1
+        page.evaluate("window.cleanup()")
+
+
+#: Messages shaped as the view's, from the two windows that are not the view: the notebook page itself and
+#: a second iframe on it (another cell's view, say).
+NOT_THE_VIEW = """() => {
+  const message = (id, text) => ({jsonrpc: "2.0", id, method: "ui/message",
+    params: {role: "user", content: [{type: "text", text}]}});
+  window.seen = [];
+  window.addEventListener("message", (e) => window.seen.push(e.data));
+  window.postMessage(message(7, "from the notebook page"), "*");
+  const other = document.createElement("iframe");
+  other.srcdoc = "<script>parent.postMessage(" + JSON.stringify(message(8, "from another iframe")) + ", '*')</script>";
+  document.body.appendChild(other);
+}"""
+
+
+def test_messages_from_the_notebook_page_and_another_iframe_never_reach_the_bridge(page: Any) -> None:
+    """Attack: once the view is connected, the notebook page and a second iframe on it each post a
+    ``ui/message`` shaped as the view's (a mutant of widget.js that did not check ``event.source``
+    relayed both to the kernel as the view's, and every other test passed). Promise: only the view's
+    own window is heard: the host is shown nothing, and the view stays connected."""
+    with dashboard(page) as (shown, _address):
+        frame = page.frame_locator(".mcpsync-app-frame")
+        frame.locator("#log").filter(has_text="initialize: ok").wait_for(timeout=T * 1000)
+        page.evaluate(NOT_THE_VIEW)
+        # Both were posted (our own listener, after widget.js's, saw them); a ping of ours through the same
+        # binding then comes after anything widget.js passed on.
+        page.wait_for_function(
+            "() => [7, 8].every((id) => window.seen.some((m) => m && m.id === id))", timeout=T * 1000
+        )
+        ping = json.dumps({"type": "from-view", "message": json.dumps({"jsonrpc": "2.0", "id": "p", "method": "ping"})})
+        assert page.evaluate("(ping) => window.kernel(ping)", ping)[0]["message"]["result"] == {}
+        assert shown == []
+        assert "no longer connected" not in page.locator(".mcpsync-app-notice").inner_text(), "the view was cut off"
+        frame.locator("#message").click()
+        frame.locator("#log").filter(has_text="message: ok").wait_for(timeout=T * 1000)
+        assert shown == [{"role": "user", "content": [{"type": "text", "text": "Hello from the dashboard"}]}]
         page.evaluate("window.cleanup()")
