@@ -105,6 +105,8 @@ READ_SIZE = 65536
 MAX_REDIRECTS = 5
 #: Times one request is sent again with a new token after a 401 or 403, at most.
 MAX_CHALLENGES = 3
+#: Why an exchange that began after its client stopped taking new ones was cut (it ends as ``TransportClosed``).
+REFUSED = "the client takes no new exchange: it is closing"
 _CHALLENGES = frozenset((401, 403))
 #: Seconds ``close`` waits for the helper threads of ``run_bounded``: their work cannot be cut, and
 #: ends on its own (its socket timeouts), so close does not wait for it.
@@ -136,11 +138,14 @@ class Exchange:
         "answers_challenges",
         "cut_reason",
         "deadline",
+        "last_words",
         "stage",
     )
 
-    def __init__(self, client: HTTPClient, deadline: float) -> None:
+    def __init__(self, client: HTTPClient, deadline: float, *, last_words: bool = False) -> None:
         self._client = client
+        #: Whether this is a closing transport's last words (``HTTPClient.exchange(closing=True)``).
+        self.last_words = last_words
         #: The ``time.monotonic()`` by which the whole exchange ends (``math.inf``: no limit).
         self.deadline = deadline
         #: Why the exchange was cut (``None`` while it was not).
@@ -162,9 +167,10 @@ class Exchange:
         self._token = client._watchdog.watch(self.deadline, self._deadline_passed)
         with client._running_lock:
             client._running.add(self)
-            # close() between ``HTTPClient.exchange`` and here took its snapshot without this one: it ends at once.
-            if client.closing.is_set():
-                self.cut_reason = "the client is closing"
+            # A refusal (refuse_new, close) that came between ``HTTPClient.exchange`` and here: its cut_all took
+            # its snapshot without this one, so it ends here, at once, as the check in ``exchange`` would have.
+            if client.closing.is_set() or (client._refusing.is_set() and not self.last_words):
+                self.cut_reason = REFUSED
         outer = self._outer = getattr(current, "exchange", None)
         if outer is not None:
             outer._inner = self
@@ -388,7 +394,7 @@ class Exchange:
 
     def _cut_error(self) -> Exception:
         client = self._client
-        if client.closing.is_set():
+        if client.closing.is_set() or self.cut_reason == REFUSED:
             return TransportClosed(f"{client.name}: closed by the client")
         if self.cut_reason == "deadline":
             return self._past_deadline()
@@ -465,7 +471,7 @@ class HTTPClient:
         """
         if self._refusing.is_set() and not (closing and not self.closing.is_set()):
             raise TransportClosed(f"{self.name}: closed by the client")
-        return Exchange(self, deadline)
+        return Exchange(self, deadline, last_words=closing)
 
     def rewatch(self, exchange: Exchange, deadline: float) -> None:
         """Give an exchange another deadline (``Exchange.shorten`` moves it earlier only)."""

@@ -43,7 +43,7 @@ from mcpsync import (
     TransportError,
     call_mcp,
 )
-from mcpsync._wire.http_client import HTTPClient
+from mcpsync._wire.http_client import HTTPClient, released_after
 from tests.helpers import ctrl_c_after
 from tests.wire.test_stdio_faults import PROMPTLY, within
 
@@ -667,6 +667,30 @@ def test_an_exchange_taken_before_close_and_begun_after_it_ends_at_once() -> Non
             with exchange:
                 exchange.send("POST", f"{server.url}/mcp", {"content-type": "application/json"}, ping)
         assert "POST ping" not in server.seen
+
+
+def test_an_exchange_taken_before_a_transport_stops_opening_and_begun_after_it_ends_at_once() -> None:
+    """Attack: the same window when a transport stops taking exchanges without closing its client yet
+    (``refuse_new`` then ``cut_all``, as HTTP+SSE's close does while its stream is being opened): the
+    reader's exchange was said yes to, then refused and cut, then begun (the unfixed one ran to its read
+    timeout, and the close() that joined its reader with it: the handshake test above failed so under
+    load). Promise: it ends at once with TransportClosed; a closing transport's last words still go."""
+    ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
+    with hostile(attacks={"POST ping": silent}) as server:
+        http = HTTPClient("hostile", f"{server.url}/mcp", connect_timeout=20, read_timeout=20)
+        try:
+            exchange = http.exchange(time.monotonic() + 20)
+            http.refuse_new()
+            http.cut_all("the client is closing")
+            with within(PROMPTLY), pytest.raises(mcpsync.TransportClosed, match="closed by the client"):
+                with exchange:
+                    exchange.send("POST", f"{server.url}/mcp", {"content-type": "application/json"}, ping)
+            assert "POST ping" not in server.seen
+            with http.exchange(time.monotonic() + 20, closing=True) as last:
+                with released_after(last.send("DELETE", f"{server.url}/mcp")) as response:
+                    assert response.status_code < 500
+        finally:
+            http.close()
 
 
 # -- Time and Size: call_mcp -----------------------------------------------------------------------------
