@@ -197,14 +197,13 @@ def test_a_keyword_that_does_not_fit_the_target_is_named():
         mcpsync.connect(["python", "server.py"], headers={"A": "1"})
 
 
-def test_the_http_sse_fallback_after_a_login_keeps_the_callers_time(monkeypatch) -> None:
-    """Scenario: a URL without type; the Streamable HTTP attempt has a person log in (50 s of the
-    clock), then its POST is refused with 405, so the HTTP+SSE transport is tried. Promise: that
-    attempt gets the caller's timeout, not what the person's time left of it (it got 0 s)."""
+def fallback_timeout(monkeypatch: pytest.MonkeyPatch, first_attempt: float, person: float) -> float:
+    """The timeout ``handshake`` gives the HTTP+SSE attempt when ``timeout=10`` and the Streamable HTTP
+    attempt took ``first_attempt`` seconds of the clock, ``person`` of them a person's (logging in),
+    before its POST was refused with 405."""
     import types
 
     import mcpsync._core.timeouts as timeouts_module
-    from mcpsync import HTTPServerConfig, HTTPStatusError
     from mcpsync._session.connect import handshake
 
     real = timeouts_module.time.monotonic
@@ -218,8 +217,8 @@ def test_the_http_sse_fallback_after_a_login_keeps_the_callers_time(monkeypatch)
         _channel = types.SimpleNamespace(person_time=0.0)
 
         def initialize(self, *, timeout: float) -> None:
-            late[0] += 50.0  # the person logs in during the handshake
-            self._channel.person_time += 50.0
+            late[0] += first_attempt
+            self._channel.person_time += person
             raise HTTPStatusError("HTTP 405", status_code=405)
 
     class Sse:
@@ -228,7 +227,15 @@ def test_the_http_sse_fallback_after_a_login_keeps_the_callers_time(monkeypatch)
 
     config = HTTPServerConfig(url="http://mcp.test/mcp", type_given=False)
     handshake(Streamable(), config, 10.0, lambda _: Sse())  # type: ignore[arg-type]
-    assert len(given) == 1 and 9.0 < given[0] <= 10.0
+    assert len(given) == 1, given
+    return given[0]
+
+
+def test_the_http_sse_fallback_after_a_login_keeps_the_callers_time(monkeypatch) -> None:
+    """Scenario: a URL without type; the Streamable HTTP attempt has a person log in (50 s of the
+    clock), then its POST is refused with 405, so the HTTP+SSE transport is tried. Promise: that
+    attempt gets the caller's timeout, not what the person's time left of it (it got 0 s)."""
+    assert 9.0 < fallback_timeout(monkeypatch, first_attempt=50.0, person=50.0) <= 10.0
 
 
 def test_the_http_sse_fallback_shares_the_callers_deadline_with_the_first_attempt(monkeypatch) -> None:
@@ -236,32 +243,7 @@ def test_the_http_sse_fallback_shares_the_callers_deadline_with_the_first_attemp
     (nobody logs in), then its POST is refused with 405. Promise: the HTTP+SSE attempt gets the 6 s left,
     not the whole 10 s again (a mutant giving it the whole timeout made ``connect(url, timeout=2)`` take
     3.9 s; the test above, where the time went to a person, cannot tell the two apart)."""
-    import types
-
-    import mcpsync._core.timeouts as timeouts_module
-    from mcpsync._session.connect import handshake
-
-    real = timeouts_module.time.monotonic
-    late = [0.0]
-    monkeypatch.setattr(timeouts_module, "time", types.SimpleNamespace(monotonic=lambda: real() + late[0]))
-    given: list[float] = []
-
-    class Streamable:
-        name = "s"
-        transport = types.SimpleNamespace(default_timeout=10.0)
-        _channel = types.SimpleNamespace(person_time=0.0)
-
-        def initialize(self, *, timeout: float) -> None:
-            late[0] += 4.0  # the first attempt's time
-            raise HTTPStatusError("HTTP 405", status_code=405)
-
-    class Sse:
-        def initialize(self, *, timeout: float) -> None:
-            given.append(timeout)
-
-    config = HTTPServerConfig(url="http://mcp.test/mcp", type_given=False)
-    handshake(Streamable(), config, 10.0, lambda _: Sse())  # type: ignore[arg-type]
-    assert len(given) == 1 and 5.0 < given[0] <= 6.0, given
+    assert 5.0 < fallback_timeout(monkeypatch, first_attempt=4.0, person=0.0) <= 6.0
 
 
 @pytest.mark.parametrize(
