@@ -25,19 +25,16 @@ pytest.register_assert_rewrite("tests.interop.official")
 # fresh one for the run, for this process and the servers and command lines it starts.
 os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="mcpsync-tests-data-")
 
-# Hypothesis: a few hundred examples a property by default, thousands in the long run
-# (MCPSYNC_LONG_TESTS=1) or where MCPSYNC_HYPOTHESIS_PROFILE=thorough asks for them (CI may set it).
-settings.register_profile("default", max_examples=300)
-settings.register_profile("thorough", max_examples=4000)
-settings.load_profile(
-    os.environ.get("MCPSYNC_HYPOTHESIS_PROFILE")
-    or ("thorough" if os.environ.get("MCPSYNC_LONG_TESTS") == "1" else "default")
-)
-
 #: How long a test's threads and processes get to finish after it ends.
 LEAK_GRACE = 5.0
 #: Set to 1 to run the tests marked ``long``.
 LONG_TESTS = os.environ.get("MCPSYNC_LONG_TESTS") == "1"
+
+# Hypothesis: a few hundred examples a property by default, thousands in the long run
+# (MCPSYNC_LONG_TESTS=1) or where MCPSYNC_HYPOTHESIS_PROFILE=thorough asks for them (CI may set it).
+settings.register_profile("default", max_examples=300)
+settings.register_profile("thorough", max_examples=4000)
+settings.load_profile(os.environ.get("MCPSYNC_HYPOTHESIS_PROFILE") or ("thorough" if LONG_TESTS else "default"))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
