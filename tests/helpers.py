@@ -41,6 +41,8 @@ class LocalService(http.server.ThreadingHTTPServer):
     JSON object by default), and records each as ``"METHOD /path?query"`` in ``seen``."""
 
     daemon_threads = True
+    #: Many clients connecting at once are not held up by socketserver's backlog of 5 (a SYN retry is 1 s).
+    request_queue_size = 128
 
     def __init__(self, body: bytes = b"{}", content_type: str = "application/json") -> None:
         self.seen: list[str] = []

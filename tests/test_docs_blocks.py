@@ -189,6 +189,7 @@ def run(block: Block, workdir: Path, base: str) -> subprocess.CompletedProcess[s
 RUNNABLE = [b for b in BLOCKS if not b.not_run]
 
 
+@pytest.mark.slow("each block runs as a fresh process: 0.2-2.6 s, and manager.md's six command lines 10 s")
 @pytest.mark.parametrize("block", RUNNABLE, ids=[b.id for b in RUNNABLE])
 def test_the_block_runs_as_written(block: Block, tmp_path: Path) -> None:
     """A doc's block, run in a fresh subprocess in a temp dir, exits 0 and prints what it promises

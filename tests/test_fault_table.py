@@ -10,6 +10,7 @@ expects a ``RequestTimeout``.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -42,8 +43,10 @@ def table_rows() -> list[str]:
     return rows
 
 
+@functools.cache
 def functions_of(path: str) -> dict[str, str]:
-    """The test functions of a test file (``Class::method`` for methods), with their source."""
+    """The test functions of a test file (``Class::method`` for methods), with their source; each
+    file parsed once for all the rows that name it (many rows name the same few large files)."""
     source = (ROOT / path).read_text(encoding="utf-8")
     found: dict[str, str] = {}
     for node in ast.parse(source).body:

@@ -231,16 +231,7 @@ class StdioTransport(Transport):
         env = dict(os.environ) if config.inherit_env else default_environment()
         env.update(config.env or {})
         try:
-            self._process = subprocess.Popen(
-                [config.command, *config.args],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=env,
-                cwd=config.cwd,
-                # Its own process group, so shutdown reaches the server's own children too.
-                start_new_session=True,
-            )
+            self._process = self._spawn([config.command, *config.args], env, config.cwd)
         except OSError as exc:
             raise ConnectError(
                 f"cannot start server {self.name!r} ({config.command!r}): {exc.strerror or exc}"
@@ -255,6 +246,19 @@ class StdioTransport(Transport):
         )
         self._stderr_reader.start()
         self._reader.start()
+
+    def _spawn(self, argv: list[str], env: dict[str, str], cwd: Optional[str]) -> subprocess.Popen[bytes]:
+        """Start the server: a child in a process group of its own, so shutdown reaches its children too.
+        (``mcpsync.testing.threaded`` serves the bundled test server from a thread in its place.)"""
+        return subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+        )
 
     # -- the wire -----------------------------------------------------------
 

@@ -32,11 +32,11 @@ from .minimal import make_server
 from .protocol import MODERN_VERSIONS
 from .skills import LIES
 
-__all__ = ["main"]
+__all__ = ["main", "parse", "server_options"]
 
 
-def main(argv: Optional[list[str]] = None) -> None:
-    """Run the test server on stdin/stdout (or, with ``--http``, on 127.0.0.1) until its input ends."""
+def parse(argv: Optional[list[str]] = None) -> argparse.Namespace:
+    """The command line's options (``argv``: the arguments after ``-m mcpsync.testing``)."""
     parser = argparse.ArgumentParser(
         prog="python -m mcpsync.testing",
         description="\n".join(str(module.__doc__) for module in (sys.modules[__name__], tools, server)),
@@ -81,10 +81,11 @@ def main(argv: Optional[list[str]] = None) -> None:
     )
     parser.add_argument("--tool-prefix", default="demo", metavar="P", help="with --tools: their names start P_")
     parser.add_argument("--mark-start", metavar="FILE", help="append this process's pid to FILE when it starts")
-    args = parser.parse_args(argv)
-    if args.mark_start:
-        with open(args.mark_start, "a", encoding="utf-8") as marker:
-            marker.write(f"{os.getpid()}\n")
+    return parser.parse_args(argv)
+
+
+def server_options(args: argparse.Namespace) -> dict[str, Any]:
+    """What ``make_server`` takes of the parsed options (the rest is the process's: signals, timers, HTTP)."""
     options: dict[str, Any] = {
         "page_size": args.page_size,
         "protocol_version": args.protocol_version,
@@ -102,6 +103,16 @@ def main(argv: Optional[list[str]] = None) -> None:
         options["tool_prefix"] = args.tool_prefix
     if args.minimal:
         options["minimal"] = True
+    return options
+
+
+def main(argv: Optional[list[str]] = None) -> None:
+    """Run the test server on stdin/stdout (or, with ``--http``, on 127.0.0.1) until its input ends."""
+    args = parse(argv)
+    options = server_options(args)
+    if args.mark_start:
+        with open(args.mark_start, "a", encoding="utf-8") as marker:
+            marker.write(f"{os.getpid()}\n")
     if args.ignore_sigterm:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if args.die_after is not None:

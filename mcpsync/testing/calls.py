@@ -44,6 +44,8 @@ class ToolHost(Protocol):
     log_level: str
     #: Set when the input ends: stalled tools give up then, so the server can exit.
     stopping: threading.Event
+    #: Set when the server ends at once (``exit``: a crash, or a signal to a server in a thread).
+    exited: threading.Event
     lock: threading.Lock
     #: The request ids the client cancelled so far.
     cancelled: list[Any]
@@ -58,6 +60,15 @@ class ToolHost(Protocol):
     def send(self, message: dict[str, Any]) -> None: ...
 
     def send_raw(self, *pieces: bytes) -> None: ...
+
+    @property
+    def stderr(self) -> Any:
+        """Where the server's own words go, as bytes."""
+        ...
+
+    def exit(self, code: int) -> None:
+        """End the server at once, as a crash does."""
+        ...
 
     def next_request_id(self) -> str:
         """A fresh id for a request to the client."""

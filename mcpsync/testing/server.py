@@ -32,10 +32,11 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import sys
 import threading
 import time
-from typing import Any, ClassVar, Optional
+from typing import Any, Callable, ClassVar, Optional
 
 from .._core import jsonrpc as messages
 from .._core.jsonrpc import LOG_LEVELS, ErrorCode
@@ -73,6 +74,8 @@ class TestServer:
         protocol_version: Optional[str] = None,
         stdin: Any = None,
         stdout: Any = None,
+        stderr: Any = None,
+        on_exit: Optional[Callable[[int], None]] = None,
         tools_change_after_list: bool = False,
         legacy_only: bool = False,
         modern_versions: tuple[str, ...] = MODERN_VERSIONS,
@@ -110,6 +113,10 @@ class TestServer:
         self._tools_change_after_list = tools_change_after_list
         self._stdin = stdin if stdin is not None else sys.stdin.buffer
         self._stdout = stdout if stdout is not None else sys.stdout.buffer
+        self._stderr = stderr
+        self._on_exit = on_exit
+        #: Set by ``exit``: what is sent after it goes nowhere, as from a process that is gone.
+        self.exited = threading.Event()
         self._write_lock = threading.Lock()
         self.lock = threading.Lock()
         self._running: dict[Any, threading.Event] = {}
@@ -131,9 +138,35 @@ class TestServer:
     def send_raw(self, *pieces: bytes) -> None:
         """Write bytes as they are (the pieces one after the other, nothing in between)."""
         with self._write_lock:
+            if self.exited.is_set():
+                return
             for piece in pieces:
                 self._stdout.write(piece)
             self._stdout.flush()
+
+    @property
+    def stderr(self) -> Any:
+        """Where the server's own words go, as bytes (its process's stderr unless given another stream)."""
+        return self._stderr if self._stderr is not None else sys.stderr.buffer
+
+    def exit(self, code: int) -> None:
+        """End the server at once, as a crash does: ``os._exit`` in a process of its own; with ``on_exit``
+        (a server in a thread, ``mcpsync.testing.threaded``), nothing more is sent and ``on_exit`` ends it."""
+        if self._on_exit is None:
+            self.stderr.flush()
+            os._exit(code)
+        with self._write_lock:
+            if self.exited.is_set():
+                return
+            self.exited.set()
+        self.stopping.set()
+        # Running tools and requests to the client stop waiting: a process would take their threads
+        # with it, a server in a thread must not leave them behind.
+        with self.lock:
+            waiting = [event for event, _ in self._client_answers.values()] + list(self._running.values())
+        for event in waiting:
+            event.set()
+        self._on_exit(code)
 
     def serve(self) -> None:
         """Read requests until stdin closes, then wait (bounded) for running tools."""
@@ -441,7 +474,9 @@ class TestServer:
                         "notifications/cancelled", {"requestId": request["id"], "reason": "changed my mind"}
                     )
                 )
-            return answers[0] if answered.wait(wait) else None
+            if not self.exited.is_set():
+                answered.wait(wait)
+            return answers[0] if answers else None
         finally:
             with self.lock:
                 self._client_answers.pop(request["id"], None)

@@ -47,8 +47,6 @@ import hashlib
 import hmac
 import json
 import os
-import sys
-import time
 from typing import Any, Callable, Optional
 
 from .._core import jsonrpc as messages
@@ -116,7 +114,7 @@ class Tools:
 
     def tool_sleep(self, call: ToolCall, seconds: float, ignore_cancel: bool = False) -> dict[str, Any]:
         if ignore_cancel:
-            time.sleep(seconds)
+            self.host.exited.wait(seconds)  # deaf to all but its end
             call.cancel.clear()
         else:
             call.cancel.wait(seconds)
@@ -160,8 +158,7 @@ class Tools:
         line = (text + "\n").encode("utf-8", "replace")
         per_block = max(1, STDERR_BLOCK // len(line))
         block = line * min(per_block, lines)
-        stderr = sys.stderr.buffer
-        sys.stderr.flush()
+        stderr = self.host.stderr
         for _ in range(lines // per_block):
             stderr.write(block)
         stderr.write(line * (lines % per_block))
@@ -169,9 +166,9 @@ class Tools:
         return text_result(f"wrote {lines} lines")
 
     def tool_crash(self, call: ToolCall, code: int = 3, message: str = "crashing on purpose") -> dict[str, Any]:
-        sys.stderr.write(message + "\n")
-        sys.stderr.flush()
-        os._exit(code)
+        self.host.stderr.write((message + "\n").encode("utf-8", "replace"))
+        self.host.exit(code)
+        return text_result("exited")  # nobody reads it: the server's output is closed
 
     def tool_cancelled_requests(self, call: ToolCall) -> dict[str, Any]:
         with self.host.lock:

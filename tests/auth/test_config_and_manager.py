@@ -119,6 +119,7 @@ def test_a_server_waiting_for_a_login_does_not_hold_the_others(tmp_path: Path, m
             assert manager.call_tool("remote__echo", {"text": "after"}, timeout=T).text == "after"
 
 
+@pytest.mark.slow("the person takes 2.5 s to log in during the managed connect")
 def test_a_login_during_a_managed_connect_leaves_the_tool_list_its_time(tmp_path: Path, monkeypatch):
     """Scenario: ``"connectTimeout": 2000`` (ms); the person takes 2.5 s to log in during the handshake.
     Promise: the server connects: the tool list, which shares the connect bound with the handshake,

@@ -21,6 +21,10 @@ from mcpsync.testing.oauth import OAuthTestServer
 TIMEOUT = 3.0
 #: How far past the caller's timeout a call may end (thread switches on a loaded machine).
 SLACK = 1.0
+#: Why the tests whose endpoint trickles are slow.
+TRICKLES_TO_THE_TIMEOUT = "an endpoint trickles its answer: the call ends at the caller's 3 s timeout"
+#: Why the tests of a person who takes long are slow.
+THE_PERSON_TAKES_LONG = "the person takes 2.5 s to log in"
 
 
 def slow_person(server: OAuthTestServer, seconds: float) -> mcpsync.OAuth:
@@ -34,6 +38,7 @@ def slow_person(server: OAuthTestServer, seconds: float) -> mcpsync.OAuth:
     return mcpsync.OAuth(on_authorize=person, store=MemoryTokenStore())
 
 
+@pytest.mark.slow(TRICKLES_TO_THE_TIMEOUT)
 @pytest.mark.parametrize("trickling", ["/register", "/.well-known/oauth-authorization-server"])
 def test_a_login_whose_authorization_server_trickles_ends_at_the_callers_timeout(trickling):
     """Attack: a person can log in (``on_authorize``), and the registration endpoint (or the
@@ -54,6 +59,7 @@ def test_a_login_whose_authorization_server_trickles_ends_at_the_callers_timeout
         assert asked == []
 
 
+@pytest.mark.slow("the person takes 1.5 s, then the trickling token endpoint ends the call at its 3 s timeout")
 def test_the_token_request_after_the_person_ends_at_the_callers_timeout_moved_on_by_the_persons_time():
     """Attack: the person takes 1.5 s to log in, then the token endpoint trickles. Promise: the call
     ends by its timeout plus the person's time, not 30 s later."""
@@ -67,6 +73,7 @@ def test_the_token_request_after_the_person_ends_at_the_callers_timeout_moved_on
         assert len(server.requests_to("/token")) == 1
 
 
+@pytest.mark.slow(THE_PERSON_TAKES_LONG)
 def test_the_persons_time_does_not_count_against_the_callers_timeout():
     """Scenario: ``connect(timeout=2)``; the person takes 2.5 s to log in. Promise: the call goes
     through: the caller's clock stops while the person logs in (``login_timeout`` bounds that)."""
@@ -76,6 +83,7 @@ def test_the_persons_time_does_not_count_against_the_callers_timeout():
             assert client.call_tool("echo", {"text": "late"}, timeout=2).text == "late"
 
 
+@pytest.mark.slow(TRICKLES_TO_THE_TIMEOUT)
 def test_without_a_person_a_trickling_token_endpoint_ends_the_call_at_its_timeout_exactly():
     """Attack: client credentials (no person), and the token endpoint trickles. Promise: ``connect``
     ends at its timeout (it ended a second late: the cancellation notice met the 401, ran a grant of
@@ -89,6 +97,7 @@ def test_without_a_person_a_trickling_token_endpoint_ends_the_call_at_its_timeou
         assert len(server.requests_to("/token")) == 1  # the grant of the request only
 
 
+@pytest.mark.slow(THE_PERSON_TAKES_LONG)
 def test_a_legacy_handshake_after_a_long_login_still_has_the_callers_time():
     """Scenario: ``connect(timeout=2)`` to a server of the legacy handshake; the person takes 2.5 s to
     log in during ``initialize``. Promise: ``notifications/initialized`` still has what was left of
@@ -99,6 +108,7 @@ def test_a_legacy_handshake_after_a_long_login_still_has_the_callers_time():
             assert client.call_tool("echo", {"text": "late"}, timeout=2).text == "late"
 
 
+@pytest.mark.slow("the second login waits out the first person's 2.5 s")
 def test_a_login_that_waits_for_another_logins_turn_does_not_lose_the_callers_time():
     """Scenario: two clients of one ``OAuth`` connect with ``timeout=2``; the first one's person
     takes 2.5 s, and the second waits that long for its turn to log in. Promise: the second connects

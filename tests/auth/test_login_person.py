@@ -71,6 +71,7 @@ def test_a_local_connection_that_trickles_or_idles_does_not_hold_the_real_redire
         receiver.close()
 
 
+@pytest.mark.slow("waits out the receiver's REQUEST_TIMEOUT, set to 1 s, on a trickled request head")
 def test_a_request_head_that_never_ends_is_dropped_at_the_whole_request_deadline(monkeypatch):
     """Attack: a connection that keeps sending header bytes (never a blank line). Promise: it is
     closed once ``REQUEST_TIMEOUT`` has passed since it connected, however often bytes came."""

@@ -476,6 +476,7 @@ def test_without_dynamic_registration_and_without_a_client_id_the_error_says_wha
 # -- bounds ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow("waits out the call's 1 s timeout while the token refresh hangs")
 def test_a_call_whose_token_refresh_hangs_ends_at_its_timeout():
     """The token endpoint holds the refresh for 30 s: the call is a ``RequestTimeout`` of 1 s, not an auth error."""
     with OAuthTestServer() as server:

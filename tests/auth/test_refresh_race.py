@@ -25,6 +25,10 @@ from mcpsync.testing.oauth import OAuthTestServer
 
 T = 20
 THREADS = 16
+#: Why the tests of a race to refresh are slow.
+HELD_AT_THE_REFRESH_GATE = (
+    "the one refresh is held at the token endpoint's gate for its 3 s (the second refresh it waits for never comes)"
+)
 
 CHILD = """
 import json, sys, threading
@@ -68,6 +72,7 @@ def refreshes(server: OAuthTestServer) -> int:
     return sum(1 for r in server.requests_to("/token") if r["form"].get("grant_type") == "refresh_token")
 
 
+@pytest.mark.slow("two Python processes refresh one token through the file lock; " + HELD_AT_THE_REFRESH_GATE)
 def test_two_processes_refreshing_one_rotating_token_both_succeed_and_keep_a_token(tmp_path):
     """Two processes, 16 threads each, start with the same expired token in the default kind of
     store: every call succeeds, one refresh is made, and the store still holds a working token."""
@@ -106,6 +111,7 @@ def test_two_processes_refreshing_one_rotating_token_both_succeed_and_keep_a_tok
         assert left is not None and left["access_token"] in server.access_tokens
 
 
+@pytest.mark.slow(HELD_AT_THE_REFRESH_GATE)
 @pytest.mark.parametrize("kind", ["file", "memory"])
 def test_two_oauth_objects_in_one_process_refreshing_one_token_both_succeed(tmp_path, kind):
     """Two ``OAuth`` objects of one process (each its own ``FileTokenStore`` on one directory, or one

@@ -30,6 +30,7 @@ with FileTokenStore(sys.argv[1]).lock(sys.argv[2], 30):
 """
 
 
+@pytest.mark.slow("a Python process holds the token's lock while the call waits out its 1 s timeout")
 def test_a_refresh_that_waits_past_the_deadline_for_another_processs_lock_ends_at_the_timeout(tmp_path):
     """Another process holds the token entry's lock and the server refuses the token: the call that must
     refresh ends at its timeout with ``RequestTimeout`` (the refresh waits for the lock no longer, and

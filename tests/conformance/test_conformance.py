@@ -18,6 +18,8 @@ import pytest
 
 from tests.conformance import run as runner
 
+pytestmark = [pytest.mark.peer, pytest.mark.xdist_group("conformance")]
+
 MISSING = runner.installed()
 RUNS = [] if MISSING else runner.all_runs()
 #: Runs at a time: each is a Node process serving a scenario and a Python client.
@@ -55,6 +57,9 @@ def test_the_suite_lists_runs_of_every_kind() -> None:
 
 
 @needs_suite
+# Every case is marked: the first to run pays for all of them (the outcomes fixture runs the suite
+# once, three runs at a time), and which case that is depends on what was selected.
+@pytest.mark.slow("the first case runs every scenario of the conformance suite (npx, a Node process each): 50 s")
 @pytest.mark.parametrize("run", RUNS or [runner.Run("not-installed", None)], ids=lambda run: run.id)
 def test_conformance(run: runner.Run, outcomes: dict[runner.Run, runner.Outcome]) -> None:
     """One scenario of the suite at one protocol revision: every check passes, and the client exits 0."""

@@ -95,6 +95,7 @@ near_valid = st.one_of(
 )
 
 
+@pytest.mark.slow("300 Hypothesis examples, each checked by the full jsonschema validator")
 @settings(deadline=None)
 @given(st.one_of(envelopes, values, near_valid, near_valid))
 def test_fast_path_accepts_exactly_what_the_schema_accepts(message):

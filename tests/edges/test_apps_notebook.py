@@ -16,6 +16,9 @@ from typing import Any
 
 import pytest
 
+# One group: the module's notebook (the cells fixture) runs once, on one worker, not once per worker.
+pytestmark = [pytest.mark.kernel, pytest.mark.xdist_group("apps_notebook")]
+
 pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 pytest.importorskip("anywidget")
@@ -102,6 +105,9 @@ def data_of(cell: Any) -> dict[str, Any]:
     return dict(results[0]["data"])
 
 
+@pytest.mark.slow(
+    "the first of the module: its setup runs the module's notebook in a Jupyter kernel (the cells fixture)"
+)
 def test_in_a_notebook_the_extension_is_declared_by_default(cells):
     """In a kernel with anywidget, apps=None declares io.modelcontextprotocol/ui with the MCP App MIME type."""
     assert printed(cells[0]) == {"mimeTypes": ["text/html;profile=mcp-app"]}

@@ -25,8 +25,12 @@ from mcpsync.testing import server_command
 from mcpsync.testing.catalogue import PIXEL_PNG, TOOLS
 from tests.http_server import running_http_server
 
-#: Seconds one command may take (they take well under one).
+#: Seconds one command may take (they take 0.5-2.5 s here).
 COMMAND_TIMEOUT = 60
+#: Why a test that runs the command line is slow: each ``python -m mcpsync`` that reads a configuration
+#: imports jsonschema, 1.5 s here (with Jupyter installed, jsonschema's format checks compile
+#: rfc3987-syntax's grammars on import), and starts its servers as processes.
+RUNS_THE_CLI = "runs python -m mcpsync as a process: 1.5-2.5 s a run here, most of it importing jsonschema"
 
 #: What the test server needs to run the mcpsync these tests import, not another install's: a server
 #: gets only a safe part of our environment (no PYTHONPATH), and runs in the test's empty directory.
@@ -90,6 +94,7 @@ def lines(text: str) -> list[list[str]]:
 # -- servers -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_servers_shows_every_state_and_why_a_server_failed(home: Path) -> None:
     """The issue's "done when": `mcpsync servers` on a .mcp.json found in the working directory."""
     write_config(home)
@@ -107,6 +112,7 @@ def test_servers_shows_every_state_and_why_a_server_failed(home: Path) -> None:
     assert (home / "cache" / "mcpsync" / "tools.json").is_file()
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_servers_json(home: Path) -> None:
     config = write_config(home, "elsewhere.json")
     done = run(home, "servers", "--json", "--config", str(config))
@@ -130,6 +136,7 @@ def test_without_any_configuration_it_says_where_it_looked(home: Path) -> None:
 # -- tools ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_tools_of_every_server_are_qualified_and_unavailable_servers_are_reported(home: Path) -> None:
     write_config(home)
     done = run(home, "tools")
@@ -142,6 +149,7 @@ def test_tools_of_every_server_are_qualified_and_unavailable_servers_are_reporte
     assert "off" not in done.stderr
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_tools_of_one_server_have_their_own_names(home: Path) -> None:
     write_config(home)
     done = run(home, "tools", "good")
@@ -176,11 +184,13 @@ def test_tools_json_of_an_inline_server(home: Path) -> None:
 # -- call ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_call_with_key_value_arguments(home: Path) -> None:
     done = run(home, *INLINE, "call", "add", "a=2", "b=40")
     assert (done.returncode, done.stdout, done.stderr) == (0, '{"sum": 42}\n', "")
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_call_prints_structured_content_that_is_an_array_or_a_number_once(home: Path) -> None:
     """2026-07-28 ``structuredContent`` of any JSON value: the test server's ``users`` (an array, its JSON
     text block the same) and ``word_count`` (a number). The unfixed CLI failed on a ProtocolError."""
@@ -216,6 +226,7 @@ def test_call_gives_a_string_parameter_the_text_as_written(home: Path) -> None:
     assert (result["content"], result["isError"]) == ([{"type": "text", "text": "42"}], False)
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_call_with_a_json_object_through_a_config_file(home: Path) -> None:
     config = write_config(home, "servers.json")
     done = run(home, "--config", str(config), "call", "good", "add", '{"a": 1.5, "b": 2}', "--json")
@@ -223,6 +234,7 @@ def test_call_with_a_json_object_through_a_config_file(home: Path) -> None:
     assert json.loads(done.stdout)["structuredContent"] == {"sum": 3.5}
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_a_tool_that_returns_is_error_exits_1(home: Path) -> None:
     done = run(home, *INLINE, "call", "fail", "message=it broke")
     assert (done.returncode, done.stdout) == (1, "")
@@ -245,6 +257,7 @@ def test_unknown_tool_exits_2_with_suggestions(home: Path) -> None:
     assert done.stderr == "mcpsync: error: server 'inline' has no tool named 'ech'; did you mean 'echo'?\n"
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_unknown_server_exits_2_before_starting_anything(home: Path) -> None:
     write_config(home)
     done = run(home, "call", "goood", "echo", "text=hi")
@@ -252,6 +265,7 @@ def test_unknown_server_exits_2_before_starting_anything(home: Path) -> None:
     assert "mcpsync: error: no server named 'goood' in " in done.stderr and "did you mean 'good'?" in done.stderr
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_a_failed_server_exits_1_with_its_stderr(home: Path) -> None:
     """The server's stderr line as it came (its name in front), then the error with the last lines."""
     write_config(home)
@@ -263,6 +277,7 @@ def test_a_failed_server_exits_1_with_its_stderr(home: Path) -> None:
     assert "  boom: bad token" in done.stderr
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_stderr_quiet_keeps_the_servers_stderr_for_the_error_alone(home: Path) -> None:
     """``--stderr quiet``: the server's lines are not passed through, and the error still quotes them."""
     write_config(home)
@@ -272,6 +287,7 @@ def test_stderr_quiet_keeps_the_servers_stderr_for_the_error_alone(home: Path) -
     assert "  boom: bad token" in done.stderr
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_connect_timeout_bounds_starting_and_timeout_every_request(home: Path) -> None:
     """``--timeout 1 --connect-timeout 20``: the server may take its time to start, and a call of
     3 s is cut at 1 s: --timeout is every request's bound, --connect-timeout connecting's alone."""
@@ -337,6 +353,7 @@ def test_a_url_without_its_path_is_one_short_line_that_names_it(home: Path) -> N
     )
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_a_server_that_never_answers_says_what_it_wrote(home: Path) -> None:
     """Issue 16: a "server" that prints ``hello`` forever; and ``cat``, which echoes our messages."""
     loop = run(home, "--stdio", "bash -c 'while true; do echo hello; sleep 0.2; done'", "--timeout", "2", "tools")
@@ -351,6 +368,7 @@ def test_a_server_that_never_answers_says_what_it_wrote(home: Path) -> None:
 # -- resources, read, prompts, ping ------------------------------------------------------------
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_resources_of_every_server(home: Path) -> None:
     write_config(home)
     done = run(home, "resources")
@@ -367,6 +385,7 @@ def test_resources_json_of_one_server(home: Path) -> None:
     assert [r["resource"]["uri"] for r in json.loads(done.stdout)] == ["text://greeting", "binary://pixel"]
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_read_text_resource(home: Path) -> None:
     """The text ends with a newline, on a pipe too, as every command's text does (the resource has none)."""
     write_config(home)
@@ -393,6 +412,7 @@ def test_prompts(home: Path) -> None:
     assert ["greet", "name,", "style?", "Ask", "for", "a", "greeting."] in lines(done.stdout)
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_ping_every_server(home: Path) -> None:
     write_config(home)
     done = run(home, "ping")
@@ -489,6 +509,7 @@ def write_project(home: Path, marker: Path) -> Path:
     return path
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_an_untrusted_project_file_starts_nothing_without_a_terminal(home: Path) -> None:
     marker = home / "it-ran"
     write_project(home, marker)
@@ -502,6 +523,7 @@ def test_an_untrusted_project_file_starts_nothing_without_a_terminal(home: Path)
     assert not marker.exists(), "the project's command ran"
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_trust_is_remembered_until_the_file_changes(home: Path) -> None:
     marker = home / "it-ran"
     path = write_project(home, marker)
@@ -519,6 +541,7 @@ def test_trust_is_remembered_until_the_file_changes(home: Path) -> None:
     assert oct((home / "data" / "mcpsync" / "trusted-projects.json").stat().st_mode & 0o777) == "0o600"
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_a_file_named_with_config_needs_no_trust(home: Path) -> None:
     """--config (and $MCPSYNC_CONFIG) name a file the user chose."""
     marker = home / "it-ran"
@@ -527,6 +550,7 @@ def test_a_file_named_with_config_needs_no_trust(home: Path) -> None:
     assert marker.exists()
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_on_a_terminal_the_user_is_asked_once(home: Path) -> None:
     """A pseudo-terminal on stdin and stderr: the question shows what would start; 'y' starts it."""
     import pty
@@ -570,6 +594,7 @@ def test_on_a_terminal_the_user_is_asked_once(home: Path) -> None:
         ("mcp.json", "sub/deeper/.mcp.json"),  # into a subfolder, under a project file's name
     ],
 )
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_a_project_file_that_is_a_symbolic_link_needs_consent(home: Path, link: str, target: str) -> None:
     """A cloned repository's project file is a symbolic link (git stores them): without --trust and
     with nobody to ask, nothing starts, and the refusal names the link and its target."""

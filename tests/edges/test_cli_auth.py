@@ -18,7 +18,7 @@ import pytest
 import requests
 
 from mcpsync.testing.oauth import OAuthTestServer
-from tests.edges.test_cli import COMMAND_TIMEOUT, run
+from tests.edges.test_cli import COMMAND_TIMEOUT, RUNS_THE_CLI, run
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -80,6 +80,7 @@ def login(home: Path, server: OAuthTestServer, *, callback: bool = False) -> sub
     return subprocess.CompletedProcess(process.args, process.returncode, out, "".join(seen))
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_login_then_commands_use_the_kept_token_then_logout(tmp_path: Path) -> None:
     with OAuthTestServer() as server:
         done = login(tmp_path, server)

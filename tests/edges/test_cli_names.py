@@ -15,7 +15,7 @@ import pytest
 
 from mcpsync._edges import cli, cli_args
 from mcpsync.testing import server_command
-from tests.edges.test_cli import INLINE, SERVER_ENV, assert_usage_error, home, lines, run, write_config
+from tests.edges.test_cli import INLINE, RUNS_THE_CLI, SERVER_ENV, assert_usage_error, home, lines, run, write_config
 
 __all__ = ["home"]  # the fixture, imported for these tests
 
@@ -48,6 +48,7 @@ def answer(done: Any) -> Any:
 # -- names round-trip ------------------------------------------------------------------------
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_a_qualified_name_that_tools_prints_can_be_called_and_starts_only_its_server(home: Path) -> None:
     """`tools` without SERVER prints good__add; `call good__add` used to be 'no server named good__add'."""
     write_config(home)
@@ -56,12 +57,14 @@ def test_a_qualified_name_that_tools_prints_can_be_called_and_starts_only_its_se
     assert (done.returncode, done.stdout, done.stderr) == (0, '{"sum": 42}\n', "")  # broken, dying: not started
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_a_bare_tool_name_only_one_server_has_needs_no_server(home: Path) -> None:
     write_config(home)  # good, and two that fail: only good has echo
     done = run(home, "call", "echo", "text=hi")
     assert (done.returncode, done.stdout) == (0, "hi\n"), done.stderr
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_a_name_several_servers_have_is_an_error_listing_them(home: Path) -> None:
     write_servers(home, "one", "two")
     done = run(home, "call", "echo", "text=hi")
@@ -73,6 +76,7 @@ def test_a_name_several_servers_have_is_an_error_listing_them(home: Path) -> Non
     assert run(home, "call", "two", "echo", "text=hi").stdout == "hi\n"
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_a_name_no_server_has_suggests_the_closest(home: Path) -> None:
     write_servers(home, "one", "two")
     done = run(home, "call", "ecko", "text=hi")
@@ -80,6 +84,7 @@ def test_a_name_no_server_has_suggests_the_closest(home: Path) -> None:
     assert done.stderr == "mcpsync: error: no server has a tool named 'ecko'; did you mean 'echo'?\n"
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_with_one_server_configured_server_may_be_left_out(home: Path) -> None:
     write_servers(home, "only")
     assert run(home, "call", "add", "a=1", "b=2").stdout == '{"sum": 3}\n'
@@ -89,6 +94,7 @@ def test_with_one_server_configured_server_may_be_left_out(home: Path) -> None:
     assert run(home, "prompt", "greet", "name=Al").stdout == "user: Write a casual greeting for Al.\n"
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_read_without_server_among_several_is_a_usage_error(home: Path) -> None:
     write_servers(home, "one", "two")
     done = run(home, "read", "text://greeting")
@@ -108,6 +114,7 @@ def test_prompt_prints_its_messages_and_json_the_result(home: Path) -> None:
     ]
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_a_prompt_by_its_qualified_name(home: Path) -> None:
     write_servers(home, "one", "two")
     assert ["one__greet", "name,", "style?", "Ask", "for", "a", "greeting."] in lines(run(home, "prompts").stdout)
@@ -124,6 +131,7 @@ def test_complete_a_prompt_argument_and_a_template_argument(home: Path) -> None:
     assert raw["completion"]["values"] == ["casual", "formal"]
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_complete_a_prompt_argument_by_qualified_name(home: Path) -> None:
     write_servers(home, "one", "two")
     done = run(home, "complete", "prompt", "one__greet", "name=Gr")
@@ -201,6 +209,7 @@ def test_an_unknown_tool_lists_the_servers_tools_and_names_the_options_that_may_
     assert "note:" not in done.stderr and "its tools: add, " in done.stderr
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_elicit_asks_for_each_field_on_the_terminal(home: Path) -> None:
     """A name typed, the age left at its default by an empty line."""
     argv = [*INLINE, "--elicit", "call", "ask_client", "method=elicitation/create", f"params={json.dumps(ELICIT)}"]
@@ -210,6 +219,7 @@ def test_elicit_asks_for_each_field_on_the_terminal(home: Path) -> None:
     assert "age (optional) [default: 30]: " in done.stderr
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_elicit_asks_again_for_a_value_of_the_wrong_type_and_declines_at_the_end_of_input(home: Path) -> None:
     argv = [*INLINE, "--elicit", "call", "ask_client", "method=elicitation/create", f"params={json.dumps(ELICIT)}"]
     done = run(home, *argv, stdin_text="Grace\nold\n41\n")
@@ -225,6 +235,7 @@ def test_without_elicit_the_client_does_not_offer_elicitation(home: Path) -> Non
     assert answer(done)["error"]["code"] == -32601
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_roots_are_offered_as_file_uris(home: Path) -> None:
     (home / "a").mkdir()
     (home / "b").mkdir()
@@ -235,6 +246,7 @@ def test_roots_are_offered_as_file_uris(home: Path) -> None:
     ]
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_a_server_that_needs_a_capability_the_client_did_not_declare_names_the_options(home: Path) -> None:
     """-32021 (2026-07-28): its message speaks of Client arguments; the command line adds its own options."""
     done = run(home, *INLINE, "call", "ask_in_rounds", 'kinds=["elicitation", "roots"]')
@@ -260,6 +272,7 @@ def test_a_server_that_needs_a_capability_the_client_did_not_declare_names_the_o
     assert answers["roots-1"] == {"roots": [{"uri": home.resolve().as_uri(), "name": home.name}]}
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_elicit_answers_the_official_sdk_server(home: Path) -> None:
     """The official MCP SDK's server asks for a name by input_required; the terminal answers it."""
     pytest.importorskip("mcp.server.mcpserver")

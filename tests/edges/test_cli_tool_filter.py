@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.edges.test_cli import SERVER_ENV, lines, run
+from tests.edges.test_cli import RUNS_THE_CLI, SERVER_ENV, lines, run
 
 
 @pytest.fixture
@@ -26,6 +26,7 @@ def write_filtered_config(home: Path) -> Path:
     return path
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_tools_leaves_out_what_the_file_filters(home: Path) -> None:
     """``mcpsync tools`` lists 18 of the 20 tools: the two the file's excludeTools names are not there."""
     write_filtered_config(home)
@@ -36,6 +37,7 @@ def test_tools_leaves_out_what_the_file_filters(home: Path) -> None:
     assert not [name for name in names if "delete" in name]
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_calling_a_filtered_tool_says_it_is_filtered_and_by_what(home: Path) -> None:
     """``mcpsync call`` of a tool the file excludes is a usage error naming the rule and the file, not a call."""
     path = write_filtered_config(home)

@@ -7,9 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.edges.test_cli import run, write_project
+import pytest
+
+from tests.edges.test_cli import RUNS_THE_CLI, run, write_project
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_a_corrupt_trust_file_starts_nothing_until_trusted_again(tmp_path: Path) -> None:
     """Garbage in trusted-projects.json: exit 2 and no server started; then --trust repairs it."""
     marker = tmp_path / "it-ran"

@@ -4,6 +4,8 @@ import io
 import subprocess
 import sys
 
+import pytest
+
 from mcpsync._edges.demo import run_demo
 
 
@@ -26,6 +28,7 @@ def test_run_demo_prints_tools_and_results():
     assert "['Alan', 'Alonzo']" in text
 
 
+@pytest.mark.slow("runs python -m mcpsync demo as a process, which starts the bundled server as another")
 def test_python_dash_m_mcpsync_demo_exits_zero():
     done = subprocess.run([sys.executable, "-m", "mcpsync", "demo"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

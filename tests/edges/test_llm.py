@@ -28,6 +28,8 @@ anthropic_types = pytest.importorskip("anthropic.types")
 genai_types = pytest.importorskip("google.genai.types")
 from openai.types.responses.response_input_item_param import FunctionCallOutput  # noqa: E402
 
+pytestmark = pytest.mark.usefixtures("server_in_thread")
+
 T = 20
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 #: The function-name rules of the APIs: OpenAI and Anthropic, and Gemini's.
@@ -337,6 +339,7 @@ def test_a_manager_s_tools_are_routed_to_their_own_servers(tmp_path) -> None:
         assert refused["is_error"] is True and "not for the model" in refused["content"][0]["text"]
 
 
+@pytest.mark.slow("runs the example as a Python process (imports its model's SDK)")
 @pytest.mark.parametrize("example", ["llm_openai.py", "llm_openai_responses.py", "llm_anthropic.py", "llm_gemini.py"])
 def test_each_example_runs_without_an_api_key_against_its_fake_model(example: str) -> None:
     done = subprocess.run(

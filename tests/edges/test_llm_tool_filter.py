@@ -10,6 +10,8 @@ import pytest
 import mcpsync
 from mcpsync.testing import server_config
 
+pytestmark = pytest.mark.usefixtures("server_in_thread")
+
 T = 20.0
 
 

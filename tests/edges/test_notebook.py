@@ -16,12 +16,16 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.kernel
+
 pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 nbformat = pytest.importorskip("nbformat")
 
 NOTEBOOK = Path(__file__).resolve().parent.parent.parent / "examples" / "quickstart.ipynb"
 RUNNER = Path(__file__).parent.parent / "notebook_runner.py"
+#: Why a test that runs a notebook is slow: a Jupyter kernel starts for it, then its cells run.
+RUNS_A_KERNEL = "runs a notebook in a fresh Jupyter kernel: a kernel start is a few seconds"
 #: Seconds a whole notebook run may take (a kernel start is a few seconds; each cell is bounded too).
 RUN_TIMEOUT = 300
 
@@ -61,6 +65,7 @@ def test_the_notebook_in_git_has_no_outputs() -> None:
             assert cell.outputs == [] and cell.execution_count is None, cell.source
 
 
+@pytest.mark.slow(RUNS_A_KERNEL)
 def test_the_example_notebook_runs_top_to_bottom(tmp_path: Path) -> None:
     executed = run(tmp_path, "execute", str(NOTEBOOK))
     assert all(o["output_type"] != "error" for c in executed.cells for o in c.get("outputs", []))
@@ -95,6 +100,7 @@ def test_the_example_notebook_runs_top_to_bottom(tmp_path: Path) -> None:
     assert "closed" in text_of(cell_with(executed, "manager.close()"))
 
 
+@pytest.mark.slow(RUNS_A_KERNEL)
 def test_interrupting_the_kernel_cancels_the_call_and_the_client_stays_usable(tmp_path: Path) -> None:
     cells = run(tmp_path, "interrupt").cells
     assert text_of(cells[1]).startswith(
@@ -109,6 +115,7 @@ def test_interrupting_the_kernel_cancels_the_call_and_the_client_stays_usable(tm
     assert text_of(cells[5]) == ""
 
 
+@pytest.mark.slow(RUNS_A_KERNEL)
 def test_log_lines_go_under_the_running_cell_and_between_cells_to_the_show_logs_cell(tmp_path: Path) -> None:
     notebook = run(tmp_path, "logs")
     cells = notebook.cells

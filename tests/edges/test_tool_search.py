@@ -36,6 +36,8 @@ from openai.types.responses.response_tool_search_output_item_param_param import 
     ResponseToolSearchOutputItemParamParam,
 )
 
+pytestmark = pytest.mark.usefixtures("server_in_thread")
+
 T = 20.0
 SERVERS = ("tracker", "crm", "billing")
 SERVER_ENV = {"PYTHONPATH": str(Path(mcpsync.__file__).resolve().parents[1])}

@@ -39,6 +39,10 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+#: Why the tests that wait for a research task to finish are slow.
+RUNS_THE_RESEARCH = "server-everything's simulated research task runs through its stages for about 5 s"
+
+
 @pytest.fixture(scope="module", params=("stdio", "streamableHttp"))
 def target(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     if request.param == "stdio":
@@ -78,6 +82,7 @@ def methods_sent(caplog: pytest.LogCaptureFixture) -> list[str]:
     return methods
 
 
+@pytest.mark.slow(RUNS_THE_RESEARCH)
 def test_a_tool_that_requires_a_task_works_through_plain_call_tool(target: Any, caplog) -> None:
     steps: list[str] = []
     with caplog.at_level(logging.DEBUG, logger="mcpsync.traffic"):
@@ -96,6 +101,7 @@ def test_a_tool_that_requires_a_task_works_through_plain_call_tool(target: Any, 
     assert methods.count("tasks/get") <= 8
 
 
+@pytest.mark.slow(RUNS_THE_RESEARCH)
 def test_the_elicitation_a_task_needs_reaches_the_clients_handler(target: Any) -> None:
     asked: list[str] = []
 
@@ -134,6 +140,7 @@ def test_a_timeout_cancels_the_task_on_the_server(target: Any, caplog) -> None:
     assert "tasks/cancel" in methods_sent(caplog)
 
 
+@pytest.mark.slow(RUNS_THE_RESEARCH)
 def test_a_task_is_re_attached_by_its_id_with_tasks_get_and_tasks_result(target: Any) -> None:
     """2025-11-25: ``Client.task(id)`` makes a second handle on a running task from its id alone
     (``tasks/get``), whose ``result`` comes by ``tasks/result``; an id the server never gave is

@@ -17,6 +17,8 @@ import pytest
 import mcpsync
 from mcpsync._manager.tool_cache import ToolCache
 
+pytestmark = pytest.mark.usefixtures("server_in_thread")
+
 T = 20.0
 SERVER_ENV = {"PYTHONPATH": str(Path(mcpsync.__file__).resolve().parents[1])}
 

@@ -28,7 +28,11 @@ from tests.helpers import wait_for
 from tests.http_server import running_http_server, stop
 from tests.interop.official import SERVER_SCRIPT, start_server
 
+pytestmark = pytest.mark.usefixtures("server_in_thread")
+
 T = 20.0
+#: Why the tests of an entry's ``connectTimeout`` are slow.
+WAITS_OUT_THE_CONNECT_TIMEOUT = "waits out the entry's connectTimeout (1 s, or 2 s) against a server that answers late"
 
 
 def ours(*options: str, **entry: Any) -> dict[str, Any]:
@@ -80,6 +84,7 @@ def test_three_servers_connect_in_parallel_and_every_tool_is_callable(official_h
         assert m.status()["ours"].server_info.name == "mcpsync-test-server"
 
 
+@pytest.mark.slow("waits out the 1 s startup_timeout for a server that never answers")
 def test_a_server_that_never_answers_does_not_hold_up_the_others(tmp_path: Path) -> None:
     mute = {"command": sys.executable, "args": ["-c", "import time; time.sleep(60)"]}
     started = time.monotonic()
@@ -146,6 +151,7 @@ def test_failed_and_disabled_servers_are_reported(tmp_path: Path) -> None:
         assert "4 servers" in repr(m) and "1 connected" in repr(m)
 
 
+@pytest.mark.slow("both runs wait out the server's 2 s start delay (the first to fill the tool cache)")
 def test_deferred_tools_come_from_the_cache_and_switch_to_live(tmp_path: Path) -> None:
     servers = {"slow": ours("--start-delay", "2")}
     with manager(servers, tmp_path) as first:  # a first run fills the cache
@@ -168,6 +174,7 @@ def test_deferred_tools_come_from_the_cache_and_switch_to_live(tmp_path: Path) -
         assert wait_for(lambda: bool(changes) and not any(t.deferred for t in changes[-1]))
 
 
+@pytest.mark.slow("a first run waits out the server's 3 s start delay to fill the tool cache")
 def test_a_deferred_call_fails_clearly_when_the_server_does_not_come_in_time(tmp_path: Path) -> None:
     servers = {"slow": ours("--start-delay", "3")}
     with manager(servers, tmp_path):
@@ -179,6 +186,7 @@ def test_a_deferred_call_fails_clearly_when_the_server_does_not_come_in_time(tmp
         assert time.monotonic() - started < 2.5
 
 
+@pytest.mark.process  # kills the server from outside by its pid
 def test_a_server_killed_mid_session_comes_back(tmp_path: Path) -> None:
     with manager({"s": ours()}, tmp_path) as m:
         first = m.clients["s"]
@@ -194,6 +202,8 @@ def test_a_server_killed_mid_session_comes_back(tmp_path: Path) -> None:
         assert m.call_tool("s__add", {"a": 2, "b": 3}).structured_content == {"sum": 5}
 
 
+@pytest.mark.slow("the retried call's 20 progress steps of 0.1 s run again on the restarted server")
+@pytest.mark.process  # kills the server from outside by its pid
 def test_a_call_in_flight_is_sent_again_only_when_asked(tmp_path: Path) -> None:
     """Two calls are running on the server (each has sent its first progress) when it is killed: the one
     without ``retry`` gets ``TransportClosed``, the one with it is sent again to the new process."""
@@ -224,6 +234,7 @@ def test_a_call_in_flight_is_sent_again_only_when_asked(tmp_path: Path) -> None:
         assert outcome["retried"] == "done"  # sent again to the new server process, and answered
 
 
+@pytest.mark.slow("the server dies 0.4 s after each of its three starts")
 def test_a_crash_loop_stops_the_quick_retries(tmp_path: Path) -> None:
     servers = {"flaky": ours("--die-after", "0.4"), "ok": ours()}
     with manager(servers, tmp_path, crash_loop_window=30, crash_loop_limit=3, slow_retry_interval=60) as m:
@@ -339,6 +350,7 @@ def test_an_older_relisting_that_ends_last_does_not_win(tmp_path: Path, monkeypa
         assert len(m.list_tools()) > 1
 
 
+@pytest.mark.slow("on_tools_changed sleeps 0.3 s a call, and the test waits 0.4 s twice for the rounds to settle")
 def test_tool_announcements_never_overlap_and_the_last_is_the_latest(tmp_path: Path) -> None:
     """Two servers announce at once: on_tools_changed runs one call at a time, and a change made
     during a call is announced after it, with the tools as they are then."""
@@ -447,6 +459,7 @@ def test_many_threads_share_one_manager(tmp_path: Path) -> None:
         assert not failures and not any(t.is_alive() for t in threads)
 
 
+@pytest.mark.slow("sleeps 1.5 s inside the retry backoff to measure the CPU it burns")
 def test_a_supervisor_waiting_to_retry_does_not_spin(tmp_path: Path) -> None:
     """The loss that ended a connection woke the supervisor; its backoff must still sleep, not busy-wait."""
     dies_at_once = {"command": sys.executable, "args": ["-c", "import sys; sys.exit(3)"]}
@@ -500,6 +513,7 @@ def test_the_manager_passes_a_servers_stderr_through_unless_told_otherwise(
     assert "not shown" not in capsys.readouterr().err
 
 
+@pytest.mark.slow(WAITS_OUT_THE_CONNECT_TIMEOUT)
 def test_an_entrys_connect_timeout_bounds_connecting(tmp_path: Path) -> None:
     """``"connectTimeout": 1000`` (ms) ends the attempt to connect to a server that starts in 10 s at
     1 s, though its ``timeout`` (every request's) is 60 s."""
@@ -511,6 +525,7 @@ def test_an_entrys_connect_timeout_bounds_connecting(tmp_path: Path) -> None:
     assert status.error is not None and "Request timeout after 1s" in status.error
 
 
+@pytest.mark.slow(WAITS_OUT_THE_CONNECT_TIMEOUT)
 def test_the_connect_bound_covers_the_handshake_and_the_tool_list_together(tmp_path: Path) -> None:
     """Scenario: ``"connectTimeout": 2000`` (ms); the server takes 1.2 s to answer ``initialize`` and
     1.2 s more for ``tools/list``. Promise: the attempt fails at its 2 s bound (the tool list had a

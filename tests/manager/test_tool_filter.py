@@ -20,6 +20,8 @@ import mcpsync
 from mcpsync._manager.tool_filter import Rule, ToolFilter
 from mcpsync.testing.synthetic import synthetic_tools
 
+pytestmark = pytest.mark.usefixtures("server_in_thread")
+
 T = 20.0
 #: The test server must import this mcpsync (a server gets no PYTHONPATH of ours unless told).
 SERVER_ENV = {"PYTHONPATH": str(Path(mcpsync.__file__).resolve().parents[1])}

@@ -15,6 +15,8 @@ from mcpsync.testing import server_config
 from tests.helpers import scripted_server
 from tests.interop.official import SERVER_SCRIPT
 
+pytestmark = pytest.mark.usefixtures("server_in_thread")
+
 URL = "http://mcp.test/mcp"
 T = 10
 VERSION_KEY = "io.modelcontextprotocol/protocolVersion"

@@ -14,6 +14,8 @@ from mcpsync._session.app_resources import AppResources
 from mcpsync._session.app_view import with_policy
 from mcpsync.testing import server_config
 
+pytestmark = pytest.mark.usefixtures("server_in_thread")
+
 T = 10
 UI = "io.modelcontextprotocol/ui"
 

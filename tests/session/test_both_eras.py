@@ -21,6 +21,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "both_eras.py"
 T = 30
 
 
+@pytest.mark.slow("runs examples/both_eras.py in a new Python, which starts the test server twice")
 def test_the_example_gets_the_same_answers_from_a_server_of_each_era() -> None:
     done = subprocess.run([sys.executable, str(EXAMPLE)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

@@ -17,6 +17,8 @@ from mcpsync import CancelScope, RequestCancelled
 from tests.helpers import cancelled_on_server
 from tests.http_server import running_http_server
 
+pytestmark = pytest.mark.usefixtures("server_in_thread")
+
 #: Seconds any wait here may take at most.
 T = 20.0
 SERVER = [sys.executable, "-m", "mcpsync.testing"]

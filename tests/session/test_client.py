@@ -11,6 +11,8 @@ import mcpsync
 from mcpsync.testing import server_command, server_config
 from tests.helpers import scripted_server
 
+pytestmark = pytest.mark.usefixtures("server_in_thread")
+
 T = 20  # seconds: the bound on every call in this file
 
 
@@ -290,6 +292,7 @@ def _capture(errors, fn):
         errors.append(exc)
 
 
+@pytest.mark.slow("close waits out the 2 s exit_timeout: the server's tool still awaits the handler's answer")
 def test_close_from_a_handler_while_another_thread_closes():
     closed_in_handler = threading.Event()
 
@@ -334,6 +337,7 @@ def test_a_server_that_pages_for_ever_is_stopped_at_the_page_cap():
         client.ping(timeout=5)
 
 
+@pytest.mark.slow("waits out the listing's 1 s timeout, a page every 0.05 s")
 def test_a_listing_ends_at_its_timeout_however_many_pages_it_takes():
     """The timeout bounds the whole listing (it used to bound each page): 0.05 s a page, 1 s in all."""
     with mcpsync.connect([sys.executable, "-c", ENDLESS_PAGES, "0.05"], timeout=60) as client:

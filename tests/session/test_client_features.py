@@ -13,6 +13,8 @@ from tests.helpers import cancelled_on_server
 from tests.http_server import running_http_server
 from tests.interop.official import SERVER_SCRIPT
 
+pytestmark = pytest.mark.usefixtures("server_in_thread")
+
 T = 20
 
 
@@ -143,6 +145,7 @@ def test_progress_reaches_the_callback_on_the_dispatch_thread_before_the_call_re
     assert {s[3] for s in seen} == {"mcpsync-dispatch-features"}
 
 
+@pytest.mark.slow("the tool works 2.4 s (8 steps of 0.3 s) under a 1.2 s timeout")
 def test_progress_keeps_a_slow_call_alive(client):
     """2.4 s of work with a 1.2 s timeout succeeds while progress arrives every 0.3 s."""
     result = client.call_tool("progress", {"steps": 8, "delay": 0.3}, on_progress=lambda *a: None, timeout=1.2)
@@ -331,6 +334,7 @@ def test_capabilities_are_declared_only_for_what_is_supplied(tmp_path):
         client.set_roots([])
 
 
+@pytest.mark.slow("the server waits its full 1 s to see that no answer comes")
 def test_a_request_the_server_cancels_is_not_answered(target):
     release = threading.Event()
 

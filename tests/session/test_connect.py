@@ -20,6 +20,8 @@ from tests.http_server import running_http_server
 
 #: Seconds of a handshake that should succeed.
 T = 20.0
+#: Why the tests of a server that never answers are slow.
+WAITS_OUT_THE_HANDSHAKE = "a server that never answers: waits out the handshake's timeout (1 or 2 s)"
 
 
 @pytest.fixture(scope="module")
@@ -105,6 +107,7 @@ def test_an_endless_html_page_is_cut_to_a_short_excerpt(base):
 # -- a stdio server that never answers ---------------------------------------------------------------
 
 
+@pytest.mark.slow(WAITS_OUT_THE_HANDSHAKE)
 @pytest.mark.parametrize("protocol", ["auto", "legacy", "modern"])
 def test_a_server_that_writes_no_json_rpc_is_said_to_at_the_timeout(protocol):
     """A "server" that prints ``hello`` every 0.2 s and never answers: whichever request timed out last
@@ -120,6 +123,7 @@ def test_a_server_that_writes_no_json_rpc_is_said_to_at_the_timeout(protocol):
     assert str(error).endswith("last stderr lines of the server:\n  starting up")
 
 
+@pytest.mark.slow(WAITS_OUT_THE_HANDSHAKE)
 def test_a_silent_server_is_said_to_have_written_nothing():
     with pytest.raises(RequestTimeout, match=r"^Request timeout after 1s \(initialize\): the server wrote nothing"):
         mcpsync.connect([sys.executable, "-c", "import time; time.sleep(30)"], timeout=1)
@@ -136,6 +140,7 @@ def test_a_server_that_echoes_our_messages_is_told_apart(protocol):
 # -- one meaning of timeout; the transport's options as keywords (issue 23) --------------------------
 
 
+@pytest.mark.slow("waits out a 1 s call timeout, then a 1.5 s tool call, on a server process")
 def test_the_timeout_given_to_connect_bounds_every_request_and_a_call_may_override_it():
     """``connect(cmd, timeout=1)`` makes 1 s the client's default for every request, not only the
     handshake (a 3 s tool call times out after 1 s); ``timeout=`` on a call overrides it;
@@ -253,6 +258,7 @@ def test_the_http_sse_fallback_shares_the_callers_deadline_with_the_first_attemp
         ("ignores SIGTERM", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)"),
     ],
 )
+@pytest.mark.slow(WAITS_OUT_THE_HANDSHAKE)
 def test_a_handshake_timeout_bounds_the_whole_call_the_reaping_included(label: str, program: str) -> None:
     """A stdio server that never answers and does not exit when its stdin closes: ``connect(timeout=2)``
     raises its RequestTimeout within the 2 s and a short moment (SIGTERM's, then SIGKILL), not after

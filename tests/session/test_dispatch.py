@@ -3,6 +3,8 @@
 import threading
 import time
 
+import pytest
+
 from mcpsync._session.dispatch import Dispatcher
 
 
@@ -40,6 +42,7 @@ def test_close_waits_bounded_and_later_work_is_dropped():
     assert not dispatcher.thread.is_alive() and ran == []
 
 
+@pytest.mark.slow("close runs the 1 ms callbacks for its full CLOSE_DRAIN (1 s)")
 def test_close_runs_what_is_queued_for_a_moment_then_drops_the_rest():
     """Callbacks for what arrived before close() still run, but not for ever: CLOSE_DRAIN bounds them."""
     from mcpsync._session.dispatch import CLOSE_DRAIN
@@ -79,6 +82,7 @@ def test_drain_waits_for_what_was_queued_and_is_bounded():
     assert dispatcher.drain(10) is True
 
 
+@pytest.mark.slow("200,000 notifications to read, then close drains the full queue for 1 s")
 def test_a_flood_of_notifications_is_dropped_beyond_the_bound_and_answers_keep_flowing(caplog):
     """200,000 log messages against a 1 ms on_log: the queue stays bounded, the surplus is counted and
     warned about, the call's answer still arrives, and close() ends the dispatch thread in time."""

@@ -29,6 +29,8 @@ from tests.helpers import wait_for
 from tests.http_server import KINDS
 from tests.http_server import server_target as serving
 
+pytestmark = pytest.mark.usefixtures("server_in_thread")
+
 T = 20
 MODERN = "2026-07-28"
 META = {

@@ -17,6 +17,8 @@ from mcpsync.testing import server_config
 from tests.helpers import scripted_server
 from tests.http_server import running_http_server
 
+pytestmark = pytest.mark.usefixtures("server_in_thread")
+
 URL = "http://mcp.test/mcp"
 T = 10
 DISCOVER = {

@@ -18,6 +18,8 @@ from mcpsync._session.handler_results import RESULT_SCHEMAS, _problem
 from mcpsync.testing import server_config
 from tests.published_schemas import published
 
+pytestmark = pytest.mark.usefixtures("server_in_thread")
+
 T = 20
 
 

@@ -236,6 +236,7 @@ def stdio_load(calls_per_thread: int, tag: str) -> None:
         assert client.call_tool("echo", {"text": "still fine"}, timeout=CALL_TIMEOUT).text == "still fine"
 
 
+@pytest.mark.slow("64 threads x 500 calls over one stdio client, then 1.5 s for the late answers")
 def test_64_threads_share_one_stdio_client() -> None:
     """64 threads x 500 mixed calls on one stdio client: each gets its own answer, timeouts and
     cancellations leave nothing behind, and nothing hangs."""
@@ -265,6 +266,7 @@ def http_load(url: str, calls_per_thread: int, tag: str) -> None:
         assert client.call_tool("echo", {"text": "still fine"}, timeout=CALL_TIMEOUT).text == "still fine"
 
 
+@pytest.mark.slow("64 threads x 50 calls over one HTTP client, each call a POST")
 def test_64_threads_share_one_http_client(http_url: str, caplog: pytest.LogCaptureFixture) -> None:
     """64 threads share one Streamable HTTP client (fewer calls: each is a POST, often a new connection).
 
@@ -305,6 +307,7 @@ def manager_load(calls_per_thread: int, tag: str) -> None:
         assert {name: s.state.value for name, s in manager.status().items()} == dict.fromkeys(SERVERS, "connected")
 
 
+@pytest.mark.slow("64 threads x 200 calls over a manager of three server processes, then 1.5 s for the late answers")
 def test_64_threads_share_a_manager_of_three_servers() -> None:
     """64 threads call tools of three servers through one Manager (no tool cache)."""
     manager_load(200, "manager")

@@ -25,6 +25,8 @@ from mcpsync.testing.minimal import MinimalServer
 from tests.http_server import server_target
 from tests.published_schemas import definitions, published, resolve
 
+pytestmark = pytest.mark.usefixtures("server_in_thread")
+
 T = 20
 LEGACY, MODERN = "2025-11-25", "2026-07-28"
 SERVER_NAME = "mcpsync-test-server"

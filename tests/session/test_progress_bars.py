@@ -15,6 +15,8 @@ from mcpsync.testing import server_config
 from mcpsync.testing.processes import process_state
 from tests.helpers import cancelled_on_server, ctrl_c_after, wait_for
 
+pytestmark = pytest.mark.usefixtures("server_in_thread")
+
 T = 20.0
 
 
@@ -78,6 +80,7 @@ def test_ctrl_c_during_a_call_with_a_bar_cancels_it_and_the_client_stays_usable(
     assert len(cancelled_on_server(client)) == 1
 
 
+@pytest.mark.slow("the call after the Ctrl-C waits out the server's 3 s start delay")
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="needs the main thread")
 def test_ctrl_c_while_a_manager_waits_for_a_server(tmp_path):
     slow = {"command": sys.executable, "args": ["-m", "mcpsync.testing", "--start-delay", "3"]}
@@ -100,11 +103,14 @@ print(pid, flush=True)
 @pytest.mark.parametrize(
     "make",
     [
-        "client = mcpsync.connect(server_config())\npid = client.transport.pid",
-        "m = mcpsync.Manager({'s': {'command': sys.executable, 'args': ['-m', 'mcpsync.testing']}}, tool_cache=False)\n"
-        "pid = m.clients['s'].transport.pid",
+        pytest.param("client = mcpsync.connect(server_config())\npid = client.transport.pid", id="client"),
+        pytest.param(
+            "m = mcpsync.Manager({'s': {'command': sys.executable, 'args': ['-m', 'mcpsync.testing']}}, tool_cache=False)\n"
+            "pid = m.clients['s'].transport.pid",
+            id="manager",
+            marks=pytest.mark.slow("a new Python imports the Manager and starts a server process with it"),
+        ),
     ],
-    ids=["client", "manager"],
 )
 def test_a_script_that_forgets_to_close_leaves_no_server_behind(make):
     done = subprocess.run(
@@ -115,6 +121,7 @@ def test_a_script_that_forgets_to_close_leaves_no_server_behind(make):
     assert wait_for(lambda: process_state(pid) in (None, "Z"), timeout=5), f"server {pid} still running"
 
 
+@pytest.mark.slow("waits out the 1.5 s call timeout")
 @pytest.mark.parametrize("bar", [True, False], ids=["with a bar", "without a bar"])
 def test_a_bar_does_not_change_the_timeout_rule(client, bar):
     """timeout=1.5 on a 4 s tool that reports progress: the same RequestTimeout with or without a bar
@@ -123,6 +130,7 @@ def test_a_bar_does_not_change_the_timeout_rule(client, bar):
         client.call_tool("progress", {"steps": 8, "delay": 0.5}, timeout=1.5, progress_bar=bar)
 
 
+@pytest.mark.slow("a 4 s tool kept alive by its progress, then a 1.5 s timeout waited out")
 def test_progress_the_caller_asked_for_keeps_the_call_alive(client):
     """With the caller's own on_progress, each notification starts the timeout afresh."""
     seen = []

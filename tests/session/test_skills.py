@@ -30,6 +30,8 @@ from mcpsync.testing.skills import GREETER, LIVE_NOTES, REFUNDS, REFUNDS_POLICY,
 from tests.http_server import KINDS
 from tests.http_server import server_target as serving
 
+pytestmark = pytest.mark.usefixtures("server_in_thread")
+
 T = 20
 PROTOCOLS = ("modern", "legacy")
 #: The lies that leave the refunds entry valid, but SKILL.md not what it says.

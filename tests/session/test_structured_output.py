@@ -9,6 +9,8 @@ import pytest
 import mcpsync
 from tests.helpers import LocalService, scripted_server, served
 
+pytestmark = pytest.mark.usefixtures("server_in_thread")
+
 T = 20.0
 
 

@@ -104,6 +104,7 @@ def _count(httpd: Any) -> int:
         return len(httpd.listens)
 
 
+@pytest.mark.slow("waits out the five retry delays (1.55 s), then 1.6 s to see that no more reopenings come")
 def test_a_listen_stream_that_breaks_at_once_is_reopened_a_bounded_number_of_times_at_a_bounded_rate(
     breaking_server,
 ):
@@ -120,6 +121,7 @@ def test_a_listen_stream_that_breaks_at_once_is_reopened_a_bounded_number_of_tim
     assert all(gap >= delay * 0.9 for gap, delay in zip(gaps, DELAYS)), gaps
 
 
+@pytest.mark.slow("waits 1.6 s after close to see that no reopening comes")
 def test_close_during_the_reopening_is_bounded_and_stops_it(breaking_server):
     """Attack: as above, and the client closes while a reopening is pending. Promise: ``close``
     returns within its bound, and no listen is sent after it."""

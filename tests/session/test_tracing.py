@@ -27,6 +27,8 @@ import mcpsync
 from mcpsync import RequestTimeout, ServerError
 from mcpsync.testing import server_config
 
+pytestmark = pytest.mark.usefixtures("server_in_thread")
+
 T = 20
 
 

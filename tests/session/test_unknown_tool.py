@@ -11,6 +11,8 @@ import pytest
 import mcpsync
 from mcpsync import CallToolResult
 
+pytestmark = pytest.mark.usefixtures("server_in_thread")
+
 T = 20
 
 

@@ -22,6 +22,7 @@ TIMEOUT = 3.0
 LATEST = 4.5
 
 
+@pytest.mark.slow("waits out the call's 3 s timeout")
 def test_a_stdio_call_to_a_stalled_server_ends_at_its_timeout_not_later():
     """A stdio server that stalls on a call: ``RequestTimeout`` between 3 s and 4.5 s, saying 3s."""
     transport = create_transport(server_config(timeout=30), exit_timeout=0.5, terminate_timeout=1.0)

@@ -34,6 +34,7 @@ def control(base: str, what: str) -> None:
         response.raise_for_status()
 
 
+@pytest.mark.slow("waits out the 1 s call timeout")
 def test_headers_trickled_forever_end_a_blocking_call_at_its_timeout(base):
     """Every read is short, so socket timeouts never fire: the watchdog ends the call at 1 s."""
     with mcpsync.connect(f"{base}/mcp", timeout=T) as client:
@@ -45,6 +46,7 @@ def test_headers_trickled_forever_end_a_blocking_call_at_its_timeout(base):
         assert client.call_tool("echo", {"text": "after"}, timeout=T).text == "after"
 
 
+@pytest.mark.slow("waits out the 1 s write timeout")
 def test_headers_trickled_forever_end_a_notification_at_the_write_timeout(base):
     """A notification's POST has the write timeout as its deadline: WriteTimeout then, not a hang."""
     transport = mcpsync.StreamableHTTPTransport(f"{base}/mcp", write_timeout=1)
@@ -87,6 +89,7 @@ def test_close_from_another_thread_ends_a_trickled_exchange(base):
         client.close()
 
 
+@pytest.mark.slow("two 1 s tool calls hold both connections while a third waits")
 def test_callers_threads_and_workers_share_the_max_connections_bound(base):
     """Two blocking calls on their own threads take both places; a send_request waits for one."""
     transport = mcpsync.StreamableHTTPTransport(f"{base}/mcp", max_connections=2)

@@ -23,6 +23,7 @@ import math
 import queue
 import re
 import socket
+import struct
 import threading
 import time
 import zlib
@@ -467,15 +468,29 @@ def endless(
     return attack
 
 
+#: The first bytes of a gzip member: its magic, deflate, no flags or time, best compression, OS unknown.
+GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"
+
+
 @functools.cache
 def gzipped(head: bytes, fill: bytes, size: int, tail: bytes) -> bytes:
-    """``head``, ``size`` bytes of ``fill``, ``tail``: gzip-compressed (some 1000 to 1)."""
-    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    """``head``, ``size`` bytes of ``fill``, ``tail``: gzip-compressed (some 1000 to 1).
+
+    One block of ``fill`` is compressed once and its bytes repeated: each part ends with a full flush,
+    which leaves the compressor as it was before the part, so every block compresses to the same bytes.
+    A 1 GiB bomb takes a quarter of a second so, not the 3.5 s of compressing every block."""
     block = fill * (1024 * 1024 // len(fill))
-    parts = [packer.compress(head)]
-    parts += [packer.compress(block) for _ in range(size // len(block))]
-    parts += [packer.compress(tail), packer.flush()]
-    return b"".join(parts)
+    count = size // len(block)
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)  # raw deflate: the gzip header and trailer are ours
+    first = packer.compress(head) + packer.flush(zlib.Z_FULL_FLUSH)
+    middle = packer.compress(block) + packer.flush(zlib.Z_FULL_FLUSH)
+    last = packer.compress(tail) + packer.flush()
+    crc = zlib.crc32(head)
+    for _ in range(count):
+        crc = zlib.crc32(block, crc)
+    crc = zlib.crc32(tail, crc)
+    length = len(head) + count * len(block) + len(tail)
+    return GZIP_HEADER + first + middle * count + last + struct.pack("<II", crc, length & 0xFFFFFFFF)
 
 
 def gzip_bomb(
@@ -530,6 +545,7 @@ def only_for(text: str, attack: Attack) -> Attack:
 # -- Time: redirects -------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow("waits out the 2 s call timeout, 0.9 s a hop")
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_redirect_loop_with_a_delay_per_hop_ends_the_call_at_its_timeout(kind: str) -> None:
     """Attack: every POST of the call is answered, after 0.9 s, with a 307 to itself (the unfixed
@@ -561,7 +577,14 @@ def test_a_redirect_loop_without_delay_ends_at_the_hop_limit_with_a_clear_error(
 # -- Time: close() and its DELETE ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("attack", ["trickled-headers", "redirect-loop-0.9s", "redirect-loop"])
+@pytest.mark.parametrize(
+    "attack",
+    [
+        pytest.param("trickled-headers", marks=pytest.mark.slow("close waits out the DELETE's 2 s budget")),
+        pytest.param("redirect-loop-0.9s", marks=pytest.mark.slow("close waits out the DELETE's 2 s budget")),
+        "redirect-loop",
+    ],
+)
 def test_close_is_bounded_whatever_the_delete_meets(attack: str) -> None:
     """Attack: the DELETE that ends the session (on our own session, no proxy) gets headers trickled
     forever, or redirects to itself with or without a delay (the unfixed close() took 25 s and more).
@@ -594,6 +617,7 @@ GET_ATTACKS: dict[str, Attack] = {
 }
 
 
+@pytest.mark.slow("waits out the 3 s connect timeout")
 @pytest.mark.parametrize("attack", list(GET_ATTACKS))
 def test_an_http_sse_stream_that_never_names_its_endpoint_ends_the_handshake_at_connect_timeout(attack: str) -> None:
     """Attack: the GET /sse is accepted and never answered, or its headers trickle, or the stream opens and
@@ -610,6 +634,7 @@ def test_an_http_sse_stream_that_never_names_its_endpoint_ends_the_handshake_at_
     assert re.search(r"no 'endpoint' event on .* within 3s", str(info.value)), str(info.value)
 
 
+@pytest.mark.slow("waits out the 3 s handshake timeout")
 def test_connect_to_an_http_sse_server_that_never_answers_is_bounded_by_its_timeout() -> None:
     """The GET /sse accepted and never answered, through ``mcpsync.connect({"type": "sse", ...}, timeout=3)``
     (the unfixed client waited for the 300 s read timeout). Promise: a typed error by the handshake's
@@ -696,6 +721,7 @@ def test_an_exchange_taken_before_a_transport_stops_opening_and_begun_after_it_e
 # -- Time and Size: call_mcp -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow("waits out the 2 s call timeout")
 @pytest.mark.parametrize("attack", ["trickled-headers", "trickled-body"])
 def test_call_mcp_ends_at_its_timeout_whatever_the_server_trickles(attack: str) -> None:
     """Attack: headers or the JSON body one line or byte at a time, every read short (the unfixed call
@@ -798,6 +824,7 @@ def test_a_compressed_answer_is_bounded_by_its_decompressed_size(answers: str) -
 # -- Time: a huge retry ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow("waits out the 2 s timeout of the calls given up")
 @pytest.mark.parametrize("how", ["call_tool", "send_request"])
 def test_calls_given_up_during_a_huge_retry_leave_no_connection_waiting(how: str) -> None:
     """Attack: each call's answer stream ends before the answer, asking for ``retry: 3600000`` (an hour)
@@ -836,6 +863,7 @@ def test_calls_given_up_during_a_huge_retry_leave_no_connection_waiting(how: str
                 assert client.call_tool("echo", {"text": "after"}, timeout=T).text == "after"
 
 
+@pytest.mark.slow("waits out the 1 s max_retry_delay")
 def test_a_huge_retry_is_capped_by_max_retry_delay() -> None:
     """Attack: ``retry: 3600000`` on a request without a timeout (``send_request``). Promise: the wait
     is capped (``max_retry_delay``, 30 s by default; 1 s here), and the resumed stream gives the answer."""
@@ -865,6 +893,7 @@ def test_a_huge_retry_is_capped_by_max_retry_delay() -> None:
 # -- Time: the cancellation after a timeout ---------------------------------------------------------------
 
 
+@pytest.mark.slow("waits out the 2 s call timeout, then close's 1 s bound on the trickled cancellation")
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_trickled_cancellation_does_not_hold_the_call_that_timed_out(kind: str) -> None:
     """Attack: the call is never answered, and the POST of its ``notifications/cancelled`` gets headers
@@ -877,6 +906,7 @@ def test_a_trickled_cancellation_does_not_hold_the_call_that_timed_out(kind: str
         assert wait_seen(server, "POST notifications/cancelled")
 
 
+@pytest.mark.slow("Ctrl-C after 0.5 s, then close's 1 s bound on the trickled cancellation")
 @pytest.mark.parametrize("kind", KINDS)
 def test_ctrl_c_returns_at_once_though_the_cancellation_trickles(kind: str) -> None:
     """The same attack, and Ctrl-C during the call (the unfixed client raised KeyboardInterrupt only after
@@ -901,6 +931,7 @@ def wait_seen(server: Hostile, what: str, count: int = 1) -> bool:
 # -- the handshake's whole deadline -----------------------------------------------------------------
 
 
+@pytest.mark.slow("waits out the 2 s handshake timeout")
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_silent_initialized_notification_ends_the_handshake_at_its_timeout(kind: str) -> None:
     """Attack: ``initialize`` is answered, the POST of ``notifications/initialized`` is read and never

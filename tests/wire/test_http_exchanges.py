@@ -112,6 +112,7 @@ def unreachable() -> Iterator[str]:
 # -- a cut reaches its own exchange only --------------------------------------------------------------
 
 
+@pytest.mark.slow("exchange B's answer comes after 1.5 s")
 def test_a_cut_never_reaches_a_connection_another_exchange_has_taken_since() -> None:
     """Exchange A's first connection goes back to the pool and B takes it; A then waits for a new
     connection (which hangs) and is cut: B's answer still arrives, and A ends at once."""
@@ -187,6 +188,7 @@ def test_a_cut_never_reaches_a_connection_another_exchange_has_taken_since() -> 
 # -- the user's own session, and proxies ---------------------------------------------------------------
 
 
+@pytest.mark.slow("waits out the 1 s timeout, then 0.5 s for the helper thread it cannot cut")
 def test_call_mcp_with_a_user_session_keeps_its_timeout(base: str) -> None:
     """A session we did not make cannot be cut: the exchange runs on a helper thread, the caller waits its deadline."""
     control(base, "trickle-headers-next?interval=0.2")
@@ -194,12 +196,14 @@ def test_call_mcp_with_a_user_session_keeps_its_timeout(base: str) -> None:
         call_mcp(f"{base}/mcp", "ping", timeout=1, session=session)
 
 
+@pytest.mark.slow("Ctrl-C after 0.5 s, then 0.5 s for the helper thread it cannot cut")
 def test_ctrl_c_ends_call_mcp_with_a_user_session(base: str) -> None:
     control(base, "trickle-headers-next?interval=0.2")
     with requests.Session() as session, within(PROMPTLY), ctrl_c_after(0.5):
         call_mcp(f"{base}/mcp", "ping", timeout=60, session=session)
 
 
+@pytest.mark.slow("waits out a 1 s call timeout and a 1 s write timeout, then the helper threads it cannot cut")
 @pytest.mark.parametrize("kind", ["http", "legacy-sse"])
 def test_a_transport_on_a_user_session_keeps_call_and_notice_bounds(base: str, kind: str) -> None:
     with requests.Session() as session:
@@ -229,6 +233,7 @@ def test_close_with_a_user_session_is_bounded_when_the_delete_trickles(base: str
             client.close()
 
 
+@pytest.mark.slow("waits out a 1 s call timeout, a Ctrl-C after 0.5 s and the 2 s budget of a trickled DELETE")
 def test_through_a_proxy_timeouts_ctrl_c_and_close_still_hold(base: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """With HTTP_PROXY set, requests go through urllib3's proxy pools, whose connections are ours
     too. The test server stands in for the proxy (it takes absolute URLs), and the URL says
@@ -341,6 +346,7 @@ def test_an_auth_object_that_raises_fails_the_call_with_our_error(base: str) -> 
 # -- Ctrl-C while connecting or waiting to resume --------------------------------------------------------
 
 
+@pytest.mark.slow("a 0.5 s probe, two Ctrl-Cs after 0.5 s, and close waits about 1 s for a worker's hanging connect")
 def test_ctrl_c_while_connecting_ends_the_handshake_at_once() -> None:
     with unreachable() as url:
         client = mcpsync.Client(StreamableHTTPTransport(url, connect_timeout=60))
@@ -353,6 +359,7 @@ def test_ctrl_c_while_connecting_ends_the_handshake_at_once() -> None:
             call_mcp(url, "ping", timeout=60)
 
 
+@pytest.mark.slow("Ctrl-C after 0.5 s while the call waits out a 60 s retry")
 def test_ctrl_c_while_waiting_out_a_long_retry_ends_the_call_at_once(base: str) -> None:
     """The stream is cut before the answer and asks for a minute before resuming (30 s after our cap).
     Legacy: the 2026-07-28 revision resumes no stream."""
@@ -364,6 +371,7 @@ def test_ctrl_c_while_waiting_out_a_long_retry_ends_the_call_at_once(base: str) 
         assert client.call_tool("echo", {"text": "after"}, timeout=T).text == "after"
 
 
+@pytest.mark.slow("waits out the 1 s call timeout")
 def test_a_retry_longer_than_the_timeout_ends_at_the_timeout(base: str) -> None:
     # Legacy: the 2026-07-28 revision resumes no stream.
     with mcpsync.Client(StreamableHTTPTransport(f"{base}/mcp", listen=False), protocol="legacy") as client:

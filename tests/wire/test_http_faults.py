@@ -43,6 +43,8 @@ from tests.http_server import running_http_server
 from tests.wire.test_stdio_faults import PROMPTLY, SMALL_LIMIT, T, assert_usable, misbehave, within
 
 KINDS = ["http-sse", "http-json", "legacy-sse"]
+#: Why the tests of a call never answered are slow.
+WAITS_OUT_THE_TIMEOUT = "waits out the call's 1 s timeout"
 
 
 @dataclass
@@ -220,6 +222,7 @@ def test_a_call_without_a_timeout_is_answered(client, server):
     assert client.call_tool("progress", {"steps": 2}, meta={"progressToken": "p"}, timeout=None).text == "done"
 
 
+@pytest.mark.slow(WAITS_OUT_THE_TIMEOUT)
 def test_a_trickling_json_body_does_not_carry_a_call_past_its_timeout(client, server):
     """The answer's body comes one byte every 0.05 s (seconds in all): the call ends at its 1 s timeout."""
     if server.kind != "http-json":
@@ -278,6 +281,7 @@ def test_a_server_that_stalls_forever_times_out_is_told_and_closes_promptly(serv
             client.close()
 
 
+@pytest.mark.slow(WAITS_OUT_THE_TIMEOUT)
 def test_an_answer_with_a_wrong_id_leaves_its_call_to_time_out(client, server):
     with within(PROMPTLY), pytest.raises(RequestTimeout):
         misbehave(client, "wrong_id", timeout=1)
@@ -297,6 +301,7 @@ def test_an_answer_with_both_result_and_error_fails_its_call_at_once(client):
     assert_usable(client)
 
 
+@pytest.mark.slow(WAITS_OUT_THE_TIMEOUT)
 def test_half_a_line_from_the_server_is_one_bad_message_and_the_call_times_out(client):
     with within(PROMPTLY), pytest.raises(RequestTimeout):
         misbehave(client, "half_line", timeout=1)

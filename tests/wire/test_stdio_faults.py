@@ -36,6 +36,8 @@ T = 30
 #: What "at once" means here: far below T, far above any noise of a shared machine.
 PROMPTLY = 10
 SMALL_LIMIT = 1_000_000
+#: Why the tests of a call never answered are slow.
+WAITS_OUT_THE_TIMEOUT = "waits out the call's 1 s timeout"
 
 
 @contextmanager
@@ -87,6 +89,7 @@ def test_a_server_killed_mid_call_fails_every_waiting_call_at_once():
 # -- broken framing and bad answers ------------------------------------------------------------
 
 
+@pytest.mark.slow(WAITS_OUT_THE_TIMEOUT)
 def test_half_a_line_then_a_stall_times_out_and_the_next_answer_is_still_read(caplog):
     """Half an answer, no newline, then silence: that call times out; the next answer runs into the
     half line on the same line, and is read anyway (not lost to a second timeout)."""
@@ -100,6 +103,7 @@ def test_half_a_line_then_a_stall_times_out_and_the_next_answer_is_still_read(ca
         assert client.transport.stats.malformed == 1
 
 
+@pytest.mark.slow(WAITS_OUT_THE_TIMEOUT)
 def test_an_answer_with_a_wrong_id_leaves_its_call_to_time_out_and_is_counted(caplog):
     with chaos_client() as client:
         with caplog.at_level(logging.WARNING, logger="mcpsync.transport"):
@@ -141,6 +145,7 @@ def test_a_server_that_stalls_forever_times_out_is_told_and_closes_promptly():
             client.close()
 
 
+@pytest.mark.slow("the server writes 100 MB of stderr for the transport to read")
 def test_a_100_mb_stderr_flood_does_not_hold_up_the_calls():
     """100 MB of stderr in one call: the call returns in seconds, later calls too, the tail is kept short."""
     with chaos_client() as client:
@@ -346,6 +351,7 @@ def test_a_line_nested_without_end_is_counted_as_malformed_and_the_reader_reads_
 # -- cancellations ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow("ten 0.3 s timeouts waited out while three threads write 5 MB requests")
 def test_cancellations_reach_the_server_while_other_threads_write_large_requests():
     """A cancellation waits its turn behind writes of megabytes (on a thread of its own), not dropped."""
     with chaos_client() as client:

@@ -23,6 +23,7 @@ T = 20
 PROMPTLY = 10
 
 
+@pytest.mark.slow("waits out the 0.3 s write timeout, then the call's 1 s timeout")
 def test_a_full_pipe_makes_a_notification_a_write_timeout_and_a_call_a_request_timeout():
     """The server answers ``initialize`` and never reads again; small notifications fill its pipe until one
     is a ``WriteTimeout``; a call then is a ``RequestTimeout`` after its 1 s, and the transport is still open."""

@@ -299,9 +299,14 @@ def test_a_listener_stream_that_ends_reconnects_with_last_event_id(fake, monkeyp
     assert reconnected == ["L1"]
 
 
-def test_a_request_accepted_with_202_is_answered_on_the_get_stream(fake):
+def test_a_request_accepted_with_202_is_answered_on_the_get_stream(fake, monkeypatch):
     import threading
 
+    from mcpsync._wire import streamable_http
+
+    # The fake's GET cannot open its stream before it has the answer to send, so connect() would wait
+    # the whole LISTENER_START_WAIT (5 s) for it: a moment is as good here.
+    monkeypatch.setattr(streamable_http, "LISTENER_START_WAIT", 0.1)
     posted = threading.Event()
 
     def post(request):

@@ -38,6 +38,9 @@ CHROMIUM_FLAGS = [
 SERVER_START = 90
 #: Milliseconds any one DOM wait may take (a kernel start, a cell's run, a view's first paint).
 DOM_WAIT = 60_000
+#: Why a test that runs a notebook in the browser is slow (the first of the group also waits for
+#: JupyterLab to start).
+IN_JUPYTERLAB = "opens a notebook in JupyterLab in Chromium and runs its cells in a kernel: 5-10 s"
 INSTALL_HINT = (
     "Debian's Chromium (/usr/bin/chromium) is not installed: `make test` installs it with apt-get when run "
     "as root (by hand: apt-get install -y --no-install-recommends chromium)"
@@ -210,9 +213,13 @@ class NotebookPage:
         # the kernel is connected and idle: cells run at once, not queued behind a dialog
         page.wait_for_function(KERNEL_IDLE)
 
-    def command(self, name: str) -> None:
-        """Run one of JupyterLab's commands (what the menus and shortcuts run)."""
-        self.page.evaluate("(name) => window.jupyterapp.commands.execute(name)", name)
+    def command(self, name: str, wait: bool = True) -> None:
+        """Run one of JupyterLab's commands (what the menus and shortcuts run). ``wait=False`` only
+        starts it: the promise of ``notebook:run-cell`` does not settle while the cell runs, and for a
+        cell that runs on until interrupted it took 30 s before the test could go on (the caller
+        waits with ``wait_ran`` instead)."""
+        script = "(name) => window.jupyterapp.commands.execute(name)"
+        self.page.evaluate(script if wait else "(name) => { window.jupyterapp.commands.execute(name); }", name)
 
     def cell(self, index: int) -> Any:
         return self.page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").nth(index)
@@ -226,7 +233,7 @@ class NotebookPage:
     def run_cell(self, index: int) -> None:
         """Select cell ``index`` and run it (shift-enter's command, staying on it)."""
         self.cell(index).locator(".jp-InputPrompt").click()
-        self.command("notebook:run-cell")
+        self.command("notebook:run-cell", wait=False)
 
     def wait_ran(self, index: int, count: Optional[int] = None) -> None:
         """Wait until cell ``index`` has finished (an execution count, not ``*``), ``count`` if given."""

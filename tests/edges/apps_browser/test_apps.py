@@ -17,6 +17,7 @@ import pytest
 
 from tests.edges.apps_browser.lab import (
     DOM_WAIT,
+    IN_JUPYTERLAB,
     REPO,
     JupyterLab,
     NotebookPage,
@@ -29,6 +30,8 @@ try:
     from playwright.sync_api import expect
 except ImportError:  # the fixtures skip every test, saying what is missing
     expect = None
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 EXAMPLE = REPO / "examples" / "apps.ipynb"
 NODE_MODULES = REPO / "tests" / "interop" / "node" / "node_modules" / "@modelcontextprotocol"
@@ -131,6 +134,7 @@ def other_origin() -> Iterator[tuple[str, list[str]]]:
         thread.join(10)
 
 
+@pytest.mark.slow(IN_JUPYTERLAB)
 def test_the_example_notebook_shows_the_dashboard_whose_calls_reach_the_server(
     lab: JupyterLab, page: Any, tmp_path: Path
 ) -> None:
@@ -155,6 +159,7 @@ def test_the_example_notebook_shows_the_dashboard_whose_calls_reach_the_server(
     screenshot(app, "app-dashboard.png", tmp_path)
 
 
+@pytest.mark.slow(IN_JUPYTERLAB)
 def test_a_view_cannot_reach_another_origin_navigate_the_page_or_call_a_model_only_tool(
     lab: JupyterLab, page: Any, other_origin: tuple[str, list[str]]
 ) -> None:
@@ -198,6 +203,7 @@ def test_a_view_cannot_reach_another_origin_navigate_the_page_or_call_a_model_on
     assert notebook.cell(0).is_visible()  # still the notebook, not another page
 
 
+@pytest.mark.slow(IN_JUPYTERLAB)
 def test_an_interrupt_and_a_cell_run_again_leave_no_thread_nor_process_in_the_kernel(
     lab: JupyterLab, page: Any
 ) -> None:
@@ -241,6 +247,7 @@ def test_an_interrupt_and_a_cell_run_again_leave_no_thread_nor_process_in_the_ke
     assert notebook.text(5).startswith("closed True"), notebook.text(0) + notebook.text(3) + notebook.text(5)
 
 
+@pytest.mark.slow(IN_JUPYTERLAB)
 def test_server_basic_vanillajs_from_npm_renders_and_its_button_calls_its_tool(
     lab: JupyterLab, page: Any, tmp_path: Path
 ) -> None:
@@ -260,6 +267,7 @@ def test_server_basic_vanillajs_from_npm_renders_and_its_button_calls_its_tool(
     screenshot(notebook.output(1).locator(".mcpsync-app"), "app-basic-vanillajs.png", tmp_path)
 
 
+@pytest.mark.slow(IN_JUPYTERLAB)
 def test_server_budget_allocator_from_npm_renders_its_chart_and_sliders(
     lab: JupyterLab, page: Any, tmp_path: Path
 ) -> None:

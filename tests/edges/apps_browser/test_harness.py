@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.edges.apps_browser.lab import JupyterLab, NotebookPage, write_notebook
+import pytest
+
+from tests.edges.apps_browser.lab import IN_JUPYTERLAB, JupyterLab, NotebookPage, write_notebook
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 PING_WIDGET = '''
 import anywidget, traitlets
@@ -42,6 +46,7 @@ Ping()
 '''
 
 
+@pytest.mark.slow(IN_JUPYTERLAB)
 def test_a_click_in_a_widgets_iframe_reaches_the_kernel_and_its_answer_comes_back(lab: JupyterLab, page: Any) -> None:
     """A notebook with an anywidget rendering an iframe is run in JupyterLab; a click on the iframe's
     button travels over the widget's comm to the kernel, whose answer is shown in the iframe, and the

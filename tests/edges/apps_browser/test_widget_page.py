@@ -20,6 +20,8 @@ import pytest
 import mcpsync
 from mcpsync.testing import server_config
 
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+
 T = 10
 WIDGET_JS = Path(mcpsync.__file__).parent / "_edges" / "apps" / "widget.js"
 #: The anywidget model, stood in for: state from Python, each ``send`` answered through the bridge.

@@ -203,6 +203,7 @@ def test_the_frameworks_get_their_tools_from_offered_alone(monkeypatch: pytest.M
         assert [t.name for t in box.smolagents()] == ["echo", "add"]
 
 
+@pytest.mark.slow("runs the example as a Python process (imports the framework)")
 @pytest.mark.parametrize("framework", ["langchain", "llama_index", "smolagents"])
 def test_each_frameworks_example_runs_without_an_api_key(framework: str) -> None:
     """``examples/frameworks_<framework>.py`` runs its agent against the bundled server with its offline

@@ -33,6 +33,8 @@ from langchain_core.messages.content import is_data_content_block  # noqa: E402
 from langchain_core.outputs import ChatGeneration, ChatResult  # noqa: E402
 from langchain_core.utils.function_calling import convert_to_openai_tool  # noqa: E402
 
+pytestmark = pytest.mark.usefixtures("server_in_thread")
+
 
 class ScriptedChatModel(BaseChatModel):
     """A chat model of LangChain's own interface that calls the tool its user message names
@@ -235,6 +237,7 @@ def test_a_cancel_scope_around_a_sync_run_reaches_the_graphs_worker_threads(kind
         assert len(target.cancelled_on_server(1)) == 1
 
 
+@pytest.mark.slow("waits out the 0.5 s call timeout twice (a sync and an async run), then for both cancellations")
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_calls_timeout_holds_and_the_model_is_told(kind: str) -> None:
     """A box with a 0.5 s timeout and a tool that sleeps a minute: the call gives up at the timeout (the

@@ -34,7 +34,10 @@ from workflows.errors import WorkflowCancelledByUser  # noqa: E402
 
 # LlamaIndex's workflows read every attribute of the agent (a pydantic model) to find its steps, and
 # pydantic warns of its deprecated ones: LlamaIndex's own doing, not ours.
-pytestmark = pytest.mark.filterwarnings("ignore::pydantic.warnings.PydanticDeprecationWarning")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::pydantic.warnings.PydanticDeprecationWarning"),
+    pytest.mark.usefixtures("server_in_thread"),
+]
 
 
 def script(messages: Any, **kwargs: Any) -> ChatMessage:

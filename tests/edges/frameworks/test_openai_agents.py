@@ -32,6 +32,8 @@ from agents.models.interface import Model
 from agents.usage import Usage
 from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
 
+pytestmark = pytest.mark.usefixtures("server_in_thread")
+
 #: A call's timeout longer than any wait of a test: a cancellation the server sees came from the cancel.
 SLOW = 60
 #: Tracing off: the SDK's trace exporter is a thread of its own, and the tests send nothing anywhere.
@@ -295,6 +297,7 @@ def test_cancelling_the_run_cancels_the_call_on_the_server(kind: str, tools: str
         check_a_cancelled_run_cancels(target, lambda: Runner.run(sleeper, "sleep", run_config=OFFLINE), model.asked)
 
 
+@pytest.mark.slow("Ctrl-C after 1 s of a tool call in flight")
 def test_ctrl_c_in_run_sync_cancels_the_call_on_the_server() -> None:
     """Ctrl-C during ``Runner.run_sync`` while a tool call is in flight: ``KeyboardInterrupt`` is raised
     and the server is told the call was cancelled."""
@@ -332,6 +335,7 @@ def test_the_tools_come_from_offered_alone(stdio: Target, monkeypatch: pytest.Mo
     assert [tool.name for tool in run(stdio.box.openai_agents_server().list_tools())] == ["echo", "add"]
 
 
+@pytest.mark.slow("runs the example as a Python process (imports the framework)")
 def test_the_example_runs_without_an_api_key() -> None:
     """``examples/frameworks_openai_agents.py`` runs its agent against the bundled server with its offline
     model (in a subprocess, bounded), and the model answers with the tool's result."""

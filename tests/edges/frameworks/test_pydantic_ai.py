@@ -32,6 +32,8 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
 from pydantic_ai.toolsets import AbstractToolset
 
+pytestmark = pytest.mark.usefixtures("server_in_thread")
+
 #: A call's timeout longer than any wait of a test: a cancellation the server sees came from the cancel.
 SLOW = 60
 
@@ -205,6 +207,7 @@ def test_cancelling_the_run_cancels_the_call_on_the_server(kind: str) -> None:
         check_a_cancelled_run_cancels(target, lambda: agent.run("sleep"), script.asked)
 
 
+@pytest.mark.slow("Ctrl-C after 1 s of a tool call in flight")
 def test_ctrl_c_in_run_sync_cancels_the_call_on_the_server() -> None:
     """Ctrl-C during ``agent.run_sync`` while a tool call is in flight: ``KeyboardInterrupt``, and the
     server is told the call was cancelled."""
@@ -252,6 +255,7 @@ def test_the_tools_come_from_offered_alone(stdio: Target, monkeypatch: pytest.Mo
     assert script.offered[0] == ["add", "echo"]
 
 
+@pytest.mark.slow("runs the example as a Python process (imports the framework)")
 def test_the_example_runs_without_an_api_key() -> None:
     """``examples/frameworks_pydantic_ai.py`` runs its agent against the bundled server with its offline
     model (in a subprocess, bounded), and the model answers with the tool's result."""

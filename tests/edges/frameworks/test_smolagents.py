@@ -38,6 +38,8 @@ from smolagents.models import (  # noqa: E402
 )
 from smolagents.tools import AUTHORIZED_TYPES  # noqa: E402
 
+pytestmark = pytest.mark.usefixtures("server_in_thread")
+
 
 class ScriptedModel(Model):
     """A model of smolagents' own interface: it calls the tool the task names (``{"tool": ..., "args":
