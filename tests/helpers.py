@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from typing import Callable, TypeVar
+from typing import Any, Callable, TypeVar
 
 import pytest
 
@@ -101,18 +101,34 @@ def scripted_server(script: dict, log_file=None) -> list[str]:  # type: ignore[t
 
 
 @contextlib.contextmanager
-def ctrl_c_after(seconds: float) -> Iterator[None]:
-    """Deliver a real SIGINT (Ctrl-C) to this process after ``seconds``; expect KeyboardInterrupt inside."""
+def ctrl_c_after(seconds: float, when: Callable[[], bool] | None = None) -> Iterator[None]:
+    """Deliver a real SIGINT (Ctrl-C) to this process ``seconds`` after the block starts, or, with ``when``,
+    ``seconds`` after ``when()`` first holds (polled for at most ``TIMEOUT``): on a busy machine the thing
+    to interrupt may start late, and a Ctrl-C before it would test nothing. Expect KeyboardInterrupt inside."""
     import signal
 
-    timer = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGINT))
+    done = threading.Event()
+
+    def interrupt() -> None:
+        if when is not None:
+            wait_for(lambda: done.is_set() or when(), TIMEOUT)
+        if not done.wait(seconds):
+            os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Thread(target=interrupt, name="ctrl-c", daemon=True)
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
             yield
     finally:
-        timer.cancel()  # the block ended first: no stray SIGINT later, in pytest's own code
+        done.set()  # the block ended first: no stray SIGINT later, in pytest's own code
         timer.join(TIMER_JOIN)
+
+
+def in_flight(client: Any) -> Callable[[], bool]:
+    """``when`` for :func:`ctrl_c_after`: the client (or transport) has a request out, waiting for its answer."""
+    pending = getattr(client, "transport", client).endpoint.pending
+    return lambda: bool(pending.in_flight())
 
 
 def cancelled_on_server(client, expected: int = 1, timeout: float = 5.0) -> list:  # type: ignore[no-untyped-def]

@@ -16,13 +16,15 @@ from typing import Any
 
 import pytest
 
+from tests.deferred import deferred
+
 # One group: the module's notebook (the cells fixture) runs once, on one worker, not once per worker.
 pytestmark = [pytest.mark.kernel, pytest.mark.xdist_group("apps_notebook")]
 
-pytest.importorskip("nbclient")
-pytest.importorskip("ipykernel")
-pytest.importorskip("anywidget")
-nbformat = pytest.importorskip("nbformat")
+deferred("nbclient")  # skipped here when not installed
+deferred("ipykernel")  # skipped here when not installed
+deferred("anywidget")  # skipped here when not installed
+nbformat = deferred("nbformat")
 
 RUNNER = Path(__file__).parent.parent / "notebook_runner.py"
 RUN_TIMEOUT = 300

@@ -20,13 +20,14 @@ from mcpsync import CallToolResult, ToolBox
 from mcpsync._edges.llm_formats import tool_result as _tool_result
 from mcpsync._edges.llm_schemas import FORMATS, MAX_NAME, adapt_schema, safe_names
 from mcpsync.testing import server_command, server_config
+from tests.deferred import deferred
 from tests.edges.sdk_types import assert_fits
 
-openai_chat = pytest.importorskip("openai.types.chat")
-openai_responses = pytest.importorskip("openai.types.responses")
-anthropic_types = pytest.importorskip("anthropic.types")
-genai_types = pytest.importorskip("google.genai.types")
-from openai.types.responses.response_input_item_param import FunctionCallOutput  # noqa: E402
+openai_chat = deferred("openai.types.chat")
+openai_responses = deferred("openai.types.responses")
+anthropic_types = deferred("anthropic.types")
+genai_types = deferred("google.genai.types")
+input_items = deferred("openai.types.responses.response_input_item_param")
 
 pytestmark = pytest.mark.usefixtures("server_in_thread")
 
@@ -80,7 +81,7 @@ def test_the_sdks_own_tool_call_objects_run_and_the_results_fit_their_types(box)
     )
     output = box.run(item)
     assert output == {"type": "function_call_output", "call_id": "fc_1", "output": '{"sum": 42}'}
-    assert_fits(output, FunctionCallOutput)
+    assert_fits(output, input_items.FunctionCallOutput)
 
     use = anthropic_types.ToolUseBlock(id="toolu_1", name="add", input={"a": 1, "b": 2}, type="tool_use")
     block = box.run(use)
@@ -136,7 +137,7 @@ def test_structured_content_that_is_not_an_object_reaches_every_format(box) -> N
     assert_fits(message, openai_chat.ChatCompletionToolMessageParam)
     output = box.run({"type": "function_call", "call_id": "f", "name": "word_count", "arguments": '{"text": "a b c"}'})
     assert output == {"type": "function_call_output", "call_id": "f", "output": "3"}
-    assert_fits(output, FunctionCallOutput)
+    assert_fits(output, input_items.FunctionCallOutput)
     block = box.run({"type": "tool_use", "id": "t", "name": "users", "input": {}})
     assert json.loads(block["content"][0]["text"]) == users and "is_error" not in block
     assert_fits(block, anthropic_types.ToolResultBlockParam)
@@ -209,7 +210,7 @@ def test_images_go_where_the_format_takes_them_and_are_said_to_be_left_out_elsew
         {"type": "input_text", "text": "a pixel"},
         {"type": "input_image", "image_url": f"data:image/png;base64,{PIXEL}"},
     ]
-    assert_fits(output, FunctionCallOutput)
+    assert_fits(output, input_items.FunctionCallOutput)
     message = _tool_result("openai", "c", "draw", result)
     assert message["content"] == "a pixel\n[an image, image/png, 70 bytes: this API takes no images in a tool result]"
     gemini = _tool_result("gemini", None, "draw", result)

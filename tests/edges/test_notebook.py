@@ -16,11 +16,13 @@ from typing import Any
 
 import pytest
 
+from tests.deferred import deferred
+
 pytestmark = pytest.mark.kernel
 
-pytest.importorskip("nbclient")
-pytest.importorskip("ipykernel")
-nbformat = pytest.importorskip("nbformat")
+deferred("nbclient")  # skipped here when not installed
+deferred("ipykernel")  # skipped here when not installed
+nbformat = deferred("nbformat")
 
 NOTEBOOK = Path(__file__).resolve().parent.parent.parent / "examples" / "quickstart.ipynb"
 RUNNER = Path(__file__).parent.parent / "notebook_runner.py"

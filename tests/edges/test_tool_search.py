@@ -25,16 +25,15 @@ from mcpsync._edges.tool_search import ToolIndex, words
 from mcpsync._manager.records import ManagedTool
 from mcpsync._session.models import Tool
 from mcpsync.testing.synthetic import answer, synthetic_tools
+from tests.deferred import deferred
 from tests.edges.sdk_types import assert_fits
 
-openai_chat = pytest.importorskip("openai.types.chat")
-openai_responses = pytest.importorskip("openai.types.responses")
-anthropic_types = pytest.importorskip("anthropic.types")
-genai_types = pytest.importorskip("google.genai.types")
-from openai.types.responses.response_input_item_param import FunctionCallOutput  # noqa: E402
-from openai.types.responses.response_tool_search_output_item_param_param import (  # noqa: E402
-    ResponseToolSearchOutputItemParamParam,
-)
+openai_chat = deferred("openai.types.chat")
+openai_responses = deferred("openai.types.responses")
+anthropic_types = deferred("anthropic.types")
+genai_types = deferred("google.genai.types")
+input_items = deferred("openai.types.responses.response_input_item_param")
+tool_search_items = deferred("openai.types.responses.response_tool_search_output_item_param_param")
 
 pytestmark = pytest.mark.usefixtures("server_in_thread")
 
@@ -172,7 +171,7 @@ def test_every_format_s_search_answer_is_in_its_own_shape() -> None:
     item = box.run(
         {"type": "function_call", "call_id": "f1", "name": "search_tools", "arguments": '{"query": "alerts"}'}
     )
-    assert_fits(item, FunctionCallOutput)
+    assert_fits(item, input_items.FunctionCallOutput)
     part = box.run({"function_call": {"name": "search_tools", "args": {"query": "delete a tracker project"}}})
     genai_types.Part.model_validate(part)
     declared = json.loads(part["function_response"]["response"]["output"].split("\n", 1)[1])
@@ -256,7 +255,7 @@ def test_openai_s_client_executed_tool_search_is_answered_by_the_box() -> None:
         "billing__billing_archive_project",
         "billing__billing_archive_issue",
     ]
-    assert_fits(output, ResponseToolSearchOutputItemParamParam)
+    assert_fits(output, tool_search_items.ResponseToolSearchOutputItemParamParam)
     assert manager.calls == []
     empty = box.run({"type": "tool_search_call", "call_id": "c", "arguments": "{}", "execution": "client"})
     assert empty["tools"] == []

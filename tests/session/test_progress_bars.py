@@ -13,7 +13,7 @@ import mcpsync
 from mcpsync._session import progress_bars as interactive
 from mcpsync.testing import server_config
 from mcpsync.testing.processes import process_state
-from tests.helpers import cancelled_on_server, ctrl_c_after, wait_for
+from tests.helpers import cancelled_on_server, ctrl_c_after, in_flight, wait_for
 
 pytestmark = pytest.mark.usefixtures("server_in_thread")
 
@@ -74,7 +74,7 @@ def test_asking_for_a_bar_without_tqdm_is_a_clear_error(monkeypatch):
 
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="needs the main thread")
 def test_ctrl_c_during_a_call_with_a_bar_cancels_it_and_the_client_stays_usable(client):
-    with ctrl_c_after(0.5):
+    with ctrl_c_after(0.3, when=in_flight(client)):
         client.call_tool("progress", {"steps": 100, "delay": 0.1}, progress_bar=True, timeout=T)
     assert client.call_tool("echo", {"text": "still here"}).text == "still here"
     assert len(cancelled_on_server(client)) == 1

@@ -7,7 +7,7 @@ import pytest
 import requests
 
 import mcpsync
-from tests.helpers import cancelled_on_server, ctrl_c_after
+from tests.helpers import cancelled_on_server, ctrl_c_after, in_flight
 from tests.http_server import running_http_server
 
 T = 20
@@ -118,7 +118,7 @@ def test_many_threads_share_one_http_client(client):
 @pytest.mark.parametrize("timeout", [T, None], ids=["with-timeout", "no-timeout"])
 def test_ctrl_c_during_an_http_call_cancels_it(client, timeout):
     """KeyboardInterrupt in the waiting thread: raised promptly, the server told, the client usable."""
-    with ctrl_c_after(0.3):
+    with ctrl_c_after(0.1, when=in_flight(client)):
         client.call_tool("sleep", {"seconds": 30}, timeout=timeout)
     assert len(client.transport.endpoint.pending) == 0
     cancelled = cancelled_on_server(client)

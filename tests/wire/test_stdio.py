@@ -18,7 +18,7 @@ from mcpsync import ConnectError, InvalidMessage, RequestTimeout, TransportClose
 from mcpsync._core.pending import RequestFuture
 from mcpsync._wire import StdioTransport
 from mcpsync.testing import server_command, server_config
-from tests.helpers import ctrl_c_after
+from tests.helpers import ctrl_c_after, in_flight
 from tests.wire.helpers import Wired
 
 CALL_TIMEOUT = 20
@@ -284,7 +284,7 @@ def test_future_cancel_tells_the_server():
 def test_keyboard_interrupt_while_waiting_cancels_the_request():
     """Ctrl-C during a blocking call: KeyboardInterrupt promptly, the server told, the transport usable."""
     transport = started()
-    with ctrl_c_after(0.3):
+    with ctrl_c_after(0.1, when=in_flight(transport)):
         call(transport, "sleep", seconds=30)
     assert len(transport.endpoint.pending) == 0
     cancelled = call(transport, "cancelled_requests")["structuredContent"]["cancelled"]

@@ -16,7 +16,7 @@ import pytest
 import mcpsync
 from mcpsync import ToolBox
 from mcpsync.testing import server_command
-from tests.helpers import ctrl_c_after, scripted_server, wait_for
+from tests.helpers import ctrl_c_after, in_flight, scripted_server, wait_for
 from tests.http_server import server_target
 
 #: Every call's timeout, and every wait's bound, in seconds.
@@ -120,7 +120,7 @@ def check_ctrl_c_cancels_on_the_server(kind: str, call: Callable[[Target], Any])
     leaves it, and the server sees the call cancelled."""
     # The box's timeout is far longer than the wait here: only the Ctrl-C can have cancelled the call.
     with target_of(kind, timeout=120) as target:
-        with ctrl_c_after(0.5):
+        with ctrl_c_after(0.1, when=in_flight(target.client)):
             call(target)
         interrupted = time.monotonic()
         assert len(target.cancelled_on_server(1)) == 1

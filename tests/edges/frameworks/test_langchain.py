@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import mcpsync
+from tests.deferred import deferred
 from tests.edges.frameworks.conftest import (
     KINDS,
     PIXEL,
@@ -25,46 +26,21 @@ from tests.edges.frameworks.conftest import (
 )
 from tests.helpers import wait_for
 
-langchain_tools = pytest.importorskip("langchain_core.tools")
-agents = pytest.importorskip("langchain.agents")
-from langchain_core.language_models.chat_models import BaseChatModel  # noqa: E402
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage  # noqa: E402
-from langchain_core.messages.content import is_data_content_block  # noqa: E402
-from langchain_core.outputs import ChatGeneration, ChatResult  # noqa: E402
-from langchain_core.utils.function_calling import convert_to_openai_tool  # noqa: E402
+langchain_tools = deferred("langchain_core.tools")
+agents = deferred("langchain.agents")
+lc_models = deferred("langchain_core.language_models.chat_models")
+lc_messages = deferred("langchain_core.messages")
+lc_content = deferred("langchain_core.messages.content")
+lc_outputs = deferred("langchain_core.outputs")
+lc_functions = deferred("langchain_core.utils.function_calling")
+
+scripted = deferred("tests.edges.frameworks.langchain_model")
 
 pytestmark = pytest.mark.usefixtures("server_in_thread")
 
 
-class ScriptedChatModel(BaseChatModel):
-    """A chat model of LangChain's own interface that calls the tool its user message names
-    (``{"tool": ..., "args": ...}`` as JSON), then answers with what the tool returned."""
-
-    @property
-    def _llm_type(self) -> str:
-        return "scripted"
-
-    def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChatModel:
-        return self
-
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any) -> Any:
-        last = messages[-1]
-        if isinstance(last, ToolMessage):
-            message = AIMessage(content=f"{last.status}: {last.text}")
-        else:
-            order = json.loads(last.text)
-            call = {"name": order["tool"], "args": order["args"], "id": "call_1", "type": "tool_call"}
-            message = AIMessage(content="", tool_calls=[call])
-        return ChatResult(generations=[ChatGeneration(message=message)])
-
-    async def _agenerate(
-        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
-    ) -> Any:
-        return self._generate(messages)
-
-
 def agent_of(target_box: mcpsync.ToolBox) -> Any:
-    return agents.create_agent(ScriptedChatModel(), target_box.langchain())
+    return agents.create_agent(scripted.ScriptedChatModel(), target_box.langchain())
 
 
 def order(tool: str, **args: Any) -> dict[str, Any]:
@@ -72,8 +48,8 @@ def order(tool: str, **args: Any) -> dict[str, Any]:
     return {"messages": [{"role": "user", "content": json.dumps({"tool": tool, "args": args})}]}
 
 
-def tool_message(state: dict[str, Any]) -> ToolMessage:
-    messages = [m for m in state["messages"] if isinstance(m, ToolMessage)]
+def tool_message(state: dict[str, Any]) -> lc_messages.ToolMessage:
+    messages = [m for m in state["messages"] if isinstance(m, lc_messages.ToolMessage)]
     assert len(messages) == 1, state["messages"]
     return messages[0]
 
@@ -91,7 +67,7 @@ def test_the_tools_are_structured_tools_with_the_servers_names_and_schemas(targe
     add = one_tool(target, "add")
     schema = next(o.input_schema for o in target.box.offered() if o.name == target.name("add"))
     assert add.args_schema == schema and add.response_format == "content_and_artifact"
-    assert convert_to_openai_tool(add)["function"]["parameters"] == schema
+    assert lc_functions.convert_to_openai_tool(add)["function"]["parameters"] == schema
     assert target.name("refresh_dashboard") not in {t.name for t in tools}  # MCP Apps: for the app alone
 
 
@@ -125,7 +101,7 @@ def test_direct_invoke_and_ainvoke_of_a_tool_call_give_the_same_tool_message(tar
     sync = add.invoke(call)
     asynchronous = asyncio.run(add.ainvoke(call))
     for message in (sync, asynchronous):
-        assert isinstance(message, ToolMessage)
+        assert isinstance(message, lc_messages.ToolMessage)
         assert (message.content, message.artifact, message.tool_call_id) == (
             '{"sum": 3}',
             {"structured_content": {"sum": 3}},
@@ -144,7 +120,7 @@ def test_an_image_is_an_image_block_for_the_model_and_in_the_artifact() -> None:
         {"type": "image", "base64": PIXEL, "mime_type": "image/png"},
         {"type": "text", "text": "[resource file:///pixel.png: pixel.png]"},
     ]
-    assert is_data_content_block(message.content[1])  # LangChain's own reading: a standard image block
+    assert lc_content.is_data_content_block(message.content[1])  # LangChain's own reading: a standard image block
     assert message.artifact == {
         "structured_content": {"width": 1, "height": 1},
         "images": [{"base64": PIXEL, "mime_type": "image/png"}],

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import mcpsync
+from tests.deferred import deferred
 from tests.edges.frameworks.conftest import (
     KINDS,
     PIXEL,
@@ -25,12 +26,12 @@ from tests.edges.frameworks.conftest import (
     target_of,
 )
 
-llama_tools = pytest.importorskip("llama_index.core.tools")
-from llama_index.core.agent.workflow import FunctionAgent, ToolCallResult  # noqa: E402
-from llama_index.core.base.llms.types import ImageBlock, TextBlock, ToolCallBlock  # noqa: E402
-from llama_index.core.llms import ChatMessage, MessageRole  # noqa: E402
-from llama_index.core.llms.mock import MockFunctionCallingLLM  # noqa: E402
-from workflows.errors import WorkflowCancelledByUser  # noqa: E402
+llama_tools = deferred("llama_index.core.tools")
+llama_workflow = deferred("llama_index.core.agent.workflow")
+llama_types = deferred("llama_index.core.base.llms.types")
+llama_llms = deferred("llama_index.core.llms")
+llama_mock = deferred("llama_index.core.llms.mock")
+workflow_errors = deferred("workflows.errors")
 
 # LlamaIndex's workflows read every attribute of the agent (a pydantic model) to find its steps, and
 # pydantic warns of its deprecated ones: LlamaIndex's own doing, not ours.
@@ -40,25 +41,29 @@ pytestmark = [
 ]
 
 
-def script(messages: Any, **kwargs: Any) -> ChatMessage:
+def script(messages: Any, **kwargs: Any) -> llama_llms.ChatMessage:
     """The model: call the tool the user message names (``{"tool": ..., "args": ...}``), then say what it
     returned."""
     last = messages[-1]
-    if last.role == MessageRole.TOOL:
-        return ChatMessage(role=MessageRole.ASSISTANT, content=f"tool said: {last.content}")
+    if last.role == llama_llms.MessageRole.TOOL:
+        return llama_llms.ChatMessage(role=llama_llms.MessageRole.ASSISTANT, content=f"tool said: {last.content}")
     order = json.loads(last.content)
-    call = ToolCallBlock(tool_call_id="call_1", tool_name=order["tool"], tool_kwargs=order["args"])
-    return ChatMessage(role=MessageRole.ASSISTANT, blocks=[call])
+    call = llama_types.ToolCallBlock(tool_call_id="call_1", tool_name=order["tool"], tool_kwargs=order["args"])
+    return llama_llms.ChatMessage(role=llama_llms.MessageRole.ASSISTANT, blocks=[call])
 
 
 def agent_of(box: mcpsync.ToolBox) -> Any:
-    return FunctionAgent(tools=box.llama_index(), llm=MockFunctionCallingLLM(response_generator=script))
+    return llama_workflow.FunctionAgent(
+        tools=box.llama_index(), llm=llama_mock.MockFunctionCallingLLM(response_generator=script)
+    )
 
 
 async def run(agent: Any, tool: str, **args: Any) -> tuple[str, list[Any]]:
     """One agent run asking for ``tool(**args)``: its final answer and its tool outputs."""
     handler = agent.run(user_msg=json.dumps({"tool": tool, "args": args}))
-    outputs = [event.tool_output async for event in handler.stream_events() if isinstance(event, ToolCallResult)]
+    outputs = [
+        event.tool_output async for event in handler.stream_events() if isinstance(event, llama_workflow.ToolCallResult)
+    ]
     result = await asyncio.wait_for(handler, T)
     return result.response.content, outputs
 
@@ -117,10 +122,10 @@ def test_an_image_is_an_image_block() -> None:
         (draw,) = box.llama_index()
         output = draw.call()
     text, image, link = output.blocks
-    assert isinstance(text, TextBlock) and text.text == "a pixel"
-    assert isinstance(image, ImageBlock) and image.image_mimetype == "image/png"
+    assert isinstance(text, llama_types.TextBlock) and text.text == "a pixel"
+    assert isinstance(image, llama_types.ImageBlock) and image.image_mimetype == "image/png"
     assert base64.b64decode(image.image) == base64.b64decode(PIXEL)
-    assert isinstance(link, TextBlock) and link.text == "[resource file:///pixel.png: pixel.png]"
+    assert isinstance(link, llama_types.TextBlock) and link.text == "[resource file:///pixel.png: pixel.png]"
     assert output.raw_output.structured_content == {"width": 1, "height": 1}
 
 
@@ -172,7 +177,7 @@ def test_cancelling_the_async_call_cancels_it_on_the_server(kind: str) -> None:
             handler = agent_of(target.box).run(user_msg=order)
             await target.until_sent(sent)
             await asyncio.wait_for(handler.cancel_run(), T)
-            with pytest.raises(WorkflowCancelledByUser):
+            with pytest.raises(workflow_errors.WorkflowCancelledByUser):
                 await asyncio.wait_for(handler, T)
 
         asyncio.run(cancel_a_call())

@@ -15,6 +15,7 @@ import pytest
 
 import mcpsync
 from mcpsync import ToolBox
+from tests.deferred import deferred
 from tests.edges.frameworks.conftest import KINDS, PIXEL, T, Target, drawing_box, target_of
 from tests.edges.frameworks.loops import (  # noqa: F401 (the fixture)
     check_a_cancelled_run_cancels,
@@ -22,56 +23,26 @@ from tests.edges.frameworks.loops import (  # noqa: F401 (the fixture)
     run,
     run_example,
 )
-from tests.helpers import ctrl_c_after, scripted_server
+from tests.helpers import ctrl_c_after, in_flight, scripted_server
 
-pytest.importorskip("agents")
-from agents import Agent, FunctionTool, RunConfig, Runner
-from agents.items import ModelResponse
-from agents.mcp import MCPServer
-from agents.models.interface import Model
-from agents.usage import Usage
-from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
+oa = deferred("agents")
+oa_items = deferred("agents.items")
+oa_mcp = deferred("agents.mcp")
+oa_interface = deferred("agents.models.interface")
+oa_usage = deferred("agents.usage")
+oa_responses = deferred("openai.types.responses")
+
+scripted = deferred("tests.edges.frameworks.openai_agents_model")
 
 pytestmark = pytest.mark.usefixtures("server_in_thread")
 
 #: A call's timeout longer than any wait of a test: a cancellation the server sees came from the cancel.
 SLOW = 60
+
+
 #: Tracing off: the SDK's trace exporter is a thread of its own, and the tests send nothing anywhere.
-OFFLINE = RunConfig(tracing_disabled=True)
-
-
-class ScriptedModel(Model):
-    """A ``Model`` of the Agents SDK's own interface: it calls the tools of ``calls`` one after another,
-    then answers ``done``. It keeps the tool names it was offered on each turn and each tool's output."""
-
-    def __init__(self, *calls: tuple[str, dict[str, Any]]) -> None:
-        self.calls = list(calls)
-        self.offered: list[list[str]] = []
-        self.outputs: list[Any] = []
-        self.asked = asyncio.Event()
-
-    async def get_response(  # type: ignore[override]
-        self, system_instructions, input, model_settings, tools, output_schema, handoffs, tracing, **_: Any
-    ) -> ModelResponse:
-        self.offered.append(sorted(tool.name for tool in tools))
-        items = input if isinstance(input, list) else []
-        self.outputs = [
-            item["output"] for item in items if isinstance(item, dict) and item.get("type") == "function_call_output"
-        ]
-        turn = len(self.outputs)
-        if turn < len(self.calls):
-            name, arguments = self.calls[turn]
-            self.asked.set()
-            call = ResponseFunctionToolCall(
-                type="function_call", call_id=f"call_{turn}", name=name, arguments=json.dumps(arguments)
-            )
-            return ModelResponse(output=[call], usage=Usage(), response_id=None)
-        text = ResponseOutputText(type="output_text", text="done", annotations=[])
-        message = ResponseOutputMessage(id="m", type="message", role="assistant", status="completed", content=[text])
-        return ModelResponse(output=[message], usage=Usage(), response_id=None)
-
-    def stream_response(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError("the tests run the agent without streaming")
+def offline() -> Any:
+    return oa.RunConfig(tracing_disabled=True)
 
 
 def texts(output: Any) -> list[str]:
@@ -93,8 +64,8 @@ def tools_of(box: ToolBox, kind: str) -> dict[str, Any]:
     return {"mcp_servers": [box.openai_agents_server()]} if kind == "server" else {"tools": box.openai_agents()}
 
 
-def agent(model: Model, name: str = "a", **tools: Any) -> Agent:
-    return Agent(name=name, model=model, **tools)
+def agent(model: oa_interface.Model, name: str = "a", **tools: Any) -> oa.Agent:
+    return oa.Agent(name=name, model=model, **tools)
 
 
 def test_the_box_is_the_sdks_own_mcp_server_and_an_agent_calls_through_it(target: Target) -> None:
@@ -102,13 +73,13 @@ def test_the_box_is_the_sdks_own_mcp_server_and_an_agent_calls_through_it(target
     model is offered the box's tools (qualified with a Manager), calls two, and gets their results, by
     ``Runner.run_sync`` and by ``await Runner.run``; stdio, Streamable HTTP and a Manager of two servers."""
     server = target.box.openai_agents_server()
-    assert isinstance(server, MCPServer)
-    model = ScriptedModel((target.name("add"), {"a": 2, "b": 40}), (target.name("echo"), {"text": "hi"}))
-    assert Runner.run_sync(agent(model, mcp_servers=[server]), "add", run_config=OFFLINE).final_output == "done"
+    assert isinstance(server, oa_mcp.MCPServer)
+    model = scripted.ScriptedModel((target.name("add"), {"a": 2, "b": 40}), (target.name("echo"), {"text": "hi"}))
+    assert oa.Runner.run_sync(agent(model, mcp_servers=[server]), "add", run_config=offline()).final_output == "done"
     assert model.offered[0] == sorted(offered.name for offered in target.box.offered())
     assert [texts(output) for output in model.outputs] == [['{"sum": 42}'], ["hi"]]
-    model = ScriptedModel((target.name("echo"), {"text": "async"}))
-    assert run(Runner.run(agent(model, mcp_servers=[server]), "echo", run_config=OFFLINE)).final_output == "done"
+    model = scripted.ScriptedModel((target.name("echo"), {"text": "async"}))
+    assert run(oa.Runner.run(agent(model, mcp_servers=[server]), "echo", run_config=offline())).final_output == "done"
     assert [texts(output) for output in model.outputs] == [["async"]]
 
 
@@ -116,16 +87,16 @@ def test_plain_function_tools_are_the_sdks_own_and_run_sync_and_async(target: Ta
     """``box.openai_agents()``: ``FunctionTool``s under the box's names with the tools' schemas, run by
     ``Runner.run_sync`` and by ``await Runner.run``; the SDK's own tool timeout (none) is left as it is."""
     tools = target.box.openai_agents()
-    assert all(isinstance(tool, FunctionTool) for tool in tools)
+    assert all(isinstance(tool, oa.FunctionTool) for tool in tools)
     assert [tool.name for tool in tools] == [offered.name for offered in target.box.offered()]
     add = next(tool for tool in tools if tool.name == target.name("add"))
     assert set(add.params_json_schema["properties"]) == {"a", "b"} and add.description
     assert all(tool.timeout_seconds is None for tool in tools)
-    model = ScriptedModel((target.name("add"), {"a": 1, "b": 2}))
-    Runner.run_sync(agent(model, tools=tools), "add", run_config=OFFLINE)
+    model = scripted.ScriptedModel((target.name("add"), {"a": 1, "b": 2}))
+    oa.Runner.run_sync(agent(model, tools=tools), "add", run_config=offline())
     assert [texts(output) for output in model.outputs] == [['{"sum": 3}']]
-    model = ScriptedModel((target.name("echo"), {"text": "async"}))
-    run(Runner.run(agent(model, tools=tools), "echo", run_config=OFFLINE))
+    model = scripted.ScriptedModel((target.name("echo"), {"text": "async"}))
+    run(oa.Runner.run(agent(model, tools=tools), "echo", run_config=offline()))
     assert [texts(output) for output in model.outputs] == [["async"]]
 
 
@@ -134,9 +105,9 @@ def test_structured_content_is_handed_over_when_the_server_is_told_to(stdio: Tar
     also where it is not an object (``users``, an array); without it, the content blocks."""
     users = [{"id": "1", "name": "Alice"}, {"id": "2", "name": "Bob"}]
     for flag in (True, False):
-        model = ScriptedModel(("users", {}))
+        model = scripted.ScriptedModel(("users", {}))
         server = stdio.box.openai_agents_server(use_structured_content=flag)
-        Runner.run_sync(agent(model, mcp_servers=[server]), "who", run_config=OFFLINE)
+        oa.Runner.run_sync(agent(model, mcp_servers=[server]), "who", run_config=offline())
         (output,) = model.outputs
         assert json.loads(output if flag else texts(output)[0]) == users
         assert isinstance(output, str) is flag
@@ -147,8 +118,8 @@ def test_an_image_reaches_the_model_as_an_image(kind: str) -> None:
     """A tool answering a text, a PNG and a resource link: the model gets the text, then an
     ``input_image`` whose data URL is the PNG's."""
     with drawing_box() as box:
-        model = ScriptedModel(("draw", {}))
-        Runner.run_sync(agent(model, **tools_of(box, kind)), "draw", run_config=OFFLINE)
+        model = scripted.ScriptedModel(("draw", {}))
+        oa.Runner.run_sync(agent(model, **tools_of(box, kind)), "draw", run_config=offline())
     (output,) = model.outputs
     assert [item["type"] for item in output] == ["input_text", "input_image", "input_text"]
     assert output[0]["text"] == "a pixel" and output[1]["image_url"] == f"data:image/png;base64,{PIXEL}"
@@ -161,8 +132,8 @@ def test_twenty_concurrent_runs_share_one_client_and_each_gets_its_own_answer(st
     tools = tools_of(stdio.box, kind)
 
     async def one_run(i: int) -> Any:
-        model = ScriptedModel(("echo", {"text": f"run {i}"}))
-        await Runner.run(agent(model, f"a{i}", **tools), "echo", run_config=OFFLINE)
+        model = scripted.ScriptedModel(("echo", {"text": f"run {i}"}))
+        await oa.Runner.run(agent(model, f"a{i}", **tools), "echo", run_config=offline())
         return texts(model.outputs[0])
 
     async def all_runs() -> list[Any]:
@@ -175,8 +146,8 @@ def test_twenty_concurrent_runs_share_one_client_and_each_gets_its_own_answer(st
 def test_a_failing_tool_reaches_the_model_as_a_tool_error(stdio: Target, kind: str) -> None:
     """A tool's failure (``isError``) is a tool output the model reads, with the tool's words (the function
     tools say it is an error); the run goes on to its answer."""
-    model = ScriptedModel(("fail", {"message": "disk full"}), ("add", {"a": 1}))
-    result = Runner.run_sync(agent(model, **tools_of(stdio.box, kind)), "go", run_config=OFFLINE)
+    model = scripted.ScriptedModel(("fail", {"message": "disk full"}), ("add", {"a": 1}))
+    result = oa.Runner.run_sync(agent(model, **tools_of(stdio.box, kind)), "go", run_config=offline())
     assert result.final_output == "done"
     failed, bad_arguments = (" ".join(texts(output)) for output in model.outputs)
     assert failed == ("disk full" if kind == "server" else "Error: disk full")
@@ -191,8 +162,8 @@ def test_arguments_the_server_refuses_reach_the_model_with_the_servers_words(kin
     refusal = {"error": {"code": -32602, "message": "b is required"}}
     script = {"tools/list": [listing], "tools/call": [refusal, {"content": [{"type": "text", "text": "3"}]}]}
     with mcpsync.connect(scripted_server(script), name="strict", timeout=T) as strict:
-        model = ScriptedModel(("add", {"a": 1}), ("add", {"a": 1, "b": 2}))
-        Runner.run_sync(agent(model, **tools_of(ToolBox(strict, timeout=T), kind)), "add", run_config=OFFLINE)
+        model = scripted.ScriptedModel(("add", {"a": 1}), ("add", {"a": 1, "b": 2}))
+        oa.Runner.run_sync(agent(model, **tools_of(ToolBox(strict, timeout=T), kind)), "add", run_config=offline())
     assert [texts(output) for output in model.outputs] == [
         ["Error: the call failed: MCP error -32602: b is required"],
         ["3"],
@@ -208,9 +179,9 @@ def test_a_lost_connection_is_raised_out_of_the_run(kind: str) -> None:
         if kind == "server":  # its list is read on each run: read it now and keep it, to reach the call
             tools["mcp_servers"][0].cache_tools_list = True
             run(tools["mcp_servers"][0].list_tools())
-    model = ScriptedModel(("echo", {"text": "x"}))
+    model = scripted.ScriptedModel(("echo", {"text": "x"}))
     with pytest.raises(Exception) as raised:
-        Runner.run_sync(agent(model, **tools), "echo", run_config=OFFLINE)
+        oa.Runner.run_sync(agent(model, **tools), "echo", run_config=offline())
     assert any(isinstance(error, mcpsync.TransportClosed) for error in causes(raised.value)), raised.value
     assert model.outputs == []
 
@@ -229,9 +200,9 @@ def test_a_list_change_is_seen_on_the_next_run() -> None:
     offered it, without a reconnect or a ``refresh()`` by hand."""
     with target_of("stdio", "--tools-change-after-list") as target:
         assert "late" not in {tool.name for tool in target.box.offered()}
-        model = ScriptedModel()
+        model = scripted.ScriptedModel()
         server = target.box.openai_agents_server()
-        Runner.run_sync(agent(model, mcp_servers=[server]), "hi", run_config=OFFLINE)
+        oa.Runner.run_sync(agent(model, mcp_servers=[server]), "hi", run_config=offline())
         assert "late" in model.offered[0]
 
 
@@ -249,12 +220,12 @@ def test_the_sdks_cache_flag_keeps_the_list_until_it_is_invalidated() -> None:
         assert [tool.name for tool in run(cached.list_tools())] == ["echo"]
         assert [tool.name for tool in cached.cached_tools] == ["echo"]
         for server, expected in ((box.openai_agents_server(), ["echo", "late"]), (cached, ["echo"])):
-            model = ScriptedModel()
-            Runner.run_sync(agent(model, mcp_servers=[server]), "hi", run_config=OFFLINE)
+            model = scripted.ScriptedModel()
+            oa.Runner.run_sync(agent(model, mcp_servers=[server]), "hi", run_config=offline())
             assert model.offered[0] == expected
         cached.invalidate_tools_cache()
-        model = ScriptedModel()
-        Runner.run_sync(agent(model, mcp_servers=[cached]), "hi", run_config=OFFLINE)
+        model = scripted.ScriptedModel()
+        oa.Runner.run_sync(agent(model, mcp_servers=[cached]), "hi", run_config=offline())
         assert model.offered[0] == ["echo", "late"]
 
 
@@ -263,9 +234,9 @@ def test_the_sdks_tool_filters_are_honoured(stdio: Target) -> None:
     context and agent; one that raises leaves its tool out, as the SDK's servers do) decide what the
     model is offered."""
     allowed = {"allowed_tool_names": ["echo", "add"], "blocked_tool_names": ["add"]}
-    model = ScriptedModel()
-    Runner.run_sync(
-        agent(model, mcp_servers=[stdio.box.openai_agents_server(tool_filter=allowed)]), "hi", run_config=OFFLINE
+    model = scripted.ScriptedModel()
+    oa.Runner.run_sync(
+        agent(model, mcp_servers=[stdio.box.openai_agents_server(tool_filter=allowed)]), "hi", run_config=offline()
     )
     assert model.offered[0] == ["echo"]
     asked: list[str] = []
@@ -278,8 +249,8 @@ def test_the_sdks_tool_filters_are_honoured(stdio: Target) -> None:
 
     dynamic = stdio.box.openai_agents_server(tool_filter=only_for_b)
     for name, offered in (("a", []), ("b", ["add"])):
-        model = ScriptedModel()
-        Runner.run_sync(agent(model, name, mcp_servers=[dynamic]), "hi", run_config=OFFLINE)
+        model = scripted.ScriptedModel()
+        oa.Runner.run_sync(agent(model, name, mcp_servers=[dynamic]), "hi", run_config=offline())
         assert model.offered[0] == offered
     assert set(asked) == {"a", "b"}
 
@@ -292,19 +263,20 @@ def test_cancelling_the_run_cancels_the_call_on_the_server(kind: str, tools: str
     before the call's own timeout (a minute)."""
     with target_of(kind, timeout=SLOW) as target:
         given = tools_of(target.box, tools)
-        model = ScriptedModel((target.name("sleep"), {"seconds": 60}))
+        model = scripted.ScriptedModel((target.name("sleep"), {"seconds": 60}))
         sleeper = agent(model, **given)
-        check_a_cancelled_run_cancels(target, lambda: Runner.run(sleeper, "sleep", run_config=OFFLINE), model.asked)
+        check_a_cancelled_run_cancels(
+            target, lambda: oa.Runner.run(sleeper, "sleep", run_config=offline()), model.asked
+        )
 
 
-@pytest.mark.slow("Ctrl-C after 1 s of a tool call in flight")
 def test_ctrl_c_in_run_sync_cancels_the_call_on_the_server() -> None:
     """Ctrl-C during ``Runner.run_sync`` while a tool call is in flight: ``KeyboardInterrupt`` is raised
     and the server is told the call was cancelled."""
     with target_of("stdio", timeout=SLOW) as target:
-        model = ScriptedModel(("sleep", {"seconds": 60}))
-        with ctrl_c_after(1.0):
-            Runner.run_sync(agent(model, mcp_servers=[target.box.openai_agents_server()]), "z", run_config=OFFLINE)
+        model = scripted.ScriptedModel(("sleep", {"seconds": 60}))
+        with ctrl_c_after(0.1, when=in_flight(target.client)):
+            oa.Runner.run_sync(agent(model, mcp_servers=[target.box.openai_agents_server()]), "z", run_config=offline())
         assert len(target.cancelled_on_server(1)) == 1
 
 
@@ -313,11 +285,11 @@ def test_the_calls_timeout_holds_and_the_model_is_told(kind: str) -> None:
     """A box made with ``timeout=0.5`` and a tool that sleeps a minute: the call ends at the timeout, the
     server is told to cancel it, and the model gets a tool output saying it timed out."""
     with target_of("stdio", timeout=0.5) as target:
-        model = ScriptedModel(("sleep", {"seconds": 60}))
+        model = scripted.ScriptedModel(("sleep", {"seconds": 60}))
 
         async def bounded() -> Any:
             return await asyncio.wait_for(
-                Runner.run(agent(model, **tools_of(target.box, kind)), "z", run_config=OFFLINE), T
+                oa.Runner.run(agent(model, **tools_of(target.box, kind)), "z", run_config=offline()), T
             )
 
         assert run(bounded()).final_output == "done"
@@ -354,17 +326,17 @@ def test_the_agents_own_failure_error_function_is_honoured(configured: str) -> N
     handler = None if configured == "raise" else (lambda context, error: f"custom: {type(error).__name__}")
     with mcpsync.connect(scripted_server(script), name="strict", timeout=T) as strict:
         server = ToolBox(strict, timeout=T).openai_agents_server()
-        model = ScriptedModel(("add", {"a": 1}))
-        configured_agent = Agent(
+        model = scripted.ScriptedModel(("add", {"a": 1}))
+        configured_agent = oa.Agent(
             name="a", model=model, mcp_servers=[server], mcp_config={"failure_error_function": handler}
         )
         if configured == "raise":
             with pytest.raises(Exception) as raised:
-                Runner.run_sync(configured_agent, "add", run_config=OFFLINE)
+                oa.Runner.run_sync(configured_agent, "add", run_config=offline())
             assert any(isinstance(error, mcpsync.ServerError) for error in causes(raised.value)), raised.value
             assert model.outputs == []
         else:
-            Runner.run_sync(configured_agent, "add", run_config=OFFLINE)
+            oa.Runner.run_sync(configured_agent, "add", run_config=offline())
             assert [texts(output) for output in model.outputs] == [["custom: AgentsException"]]
 
 
@@ -378,8 +350,8 @@ def test_the_sdks_tool_meta_resolver_is_sent_with_the_call(tmp_path: Any) -> Non
         server = ToolBox(client, timeout=T).openai_agents_server(
             tool_meta_resolver=lambda context: {"tenant": context.tool_name}
         )
-        model = ScriptedModel(("add", {"a": 1}))
-        Runner.run_sync(agent(model, mcp_servers=[server]), "add", run_config=OFFLINE)
+        model = scripted.ScriptedModel(("add", {"a": 1}))
+        oa.Runner.run_sync(agent(model, mcp_servers=[server]), "add", run_config=offline())
     assert [texts(output) for output in model.outputs] == [["3"]]
     calls = [json.loads(line) for line in log.read_text().splitlines() if '"tools/call"' in line]
     assert calls[0]["params"]["_meta"] == {"tenant": "add", "static": 1}

@@ -16,6 +16,7 @@ import pytest
 
 import mcpsync
 from mcpsync import ToolBox
+from tests.deferred import deferred
 from tests.edges.frameworks.conftest import KINDS, PIXEL, T, Target, drawing_box, target_of
 from tests.edges.frameworks.loops import (  # noqa: F401 (the fixture)
     check_a_cancelled_run_cancels,
@@ -23,14 +24,13 @@ from tests.edges.frameworks.loops import (  # noqa: F401 (the fixture)
     run,
     run_example,
 )
-from tests.helpers import ctrl_c_after, scripted_server
+from tests.helpers import ctrl_c_after, in_flight, scripted_server
 
-pytest.importorskip("pydantic_ai")
-from pydantic_ai import Agent
-from pydantic_ai.messages import BinaryImage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
-from pydantic_ai.models.test import TestModel
-from pydantic_ai.toolsets import AbstractToolset
+pai = deferred("pydantic_ai")
+pai_messages = deferred("pydantic_ai.messages")
+pai_function = deferred("pydantic_ai.models.function")
+pai_test = deferred("pydantic_ai.models.test")
+pai_toolsets = deferred("pydantic_ai.toolsets")
 
 pytestmark = pytest.mark.usefixtures("server_in_thread")
 
@@ -46,21 +46,25 @@ class Script:
     def __init__(self, *calls: tuple[str, dict[str, Any]]) -> None:
         self.calls = list(calls)
         self.offered: list[list[str]] = []
-        self.returns: list[ToolReturnPart] = []
+        self.returns: list[pai_messages.ToolReturnPart] = []
         self.asked = asyncio.Event()
 
-    async def __call__(self, messages: list[Any], info: AgentInfo) -> ModelResponse:
+    async def __call__(self, messages: list[Any], info: pai_function.AgentInfo) -> pai_messages.ModelResponse:
         self.offered.append(sorted(tool.name for tool in info.function_tools))
-        self.returns = [part for message in messages for part in message.parts if isinstance(part, ToolReturnPart)]
+        self.returns = [
+            part for message in messages for part in message.parts if isinstance(part, pai_messages.ToolReturnPart)
+        ]
         turn = len(self.returns)
         if turn < len(self.calls):
             name, arguments = self.calls[turn]
             self.asked.set()
-            return ModelResponse(parts=[ToolCallPart(name, arguments, tool_call_id=f"call_{turn}")])
-        return ModelResponse(parts=[TextPart("done")])
+            return pai_messages.ModelResponse(
+                parts=[pai_messages.ToolCallPart(name, arguments, tool_call_id=f"call_{turn}")]
+            )
+        return pai_messages.ModelResponse(parts=[pai_messages.TextPart("done")])
 
-    def agent(self, *toolsets: Any, **options: Any) -> Agent:
-        return Agent(FunctionModel(self), toolsets=list(toolsets), **options)
+    def agent(self, *toolsets: Any, **options: Any) -> pai.Agent:
+        return pai.Agent(pai_function.FunctionModel(self), toolsets=list(toolsets), **options)
 
 
 class FakeContext:
@@ -81,7 +85,7 @@ def test_the_box_is_a_toolset_and_an_agent_calls_through_it_sync_and_async(targe
     get its result (structured content as the value, text as text, an array as the array); stdio,
     Streamable HTTP and a Manager of two servers."""
     toolset = target.box.pydantic_ai()
-    assert isinstance(toolset, AbstractToolset)
+    assert isinstance(toolset, pai_toolsets.AbstractToolset)
     script = Script((target.name("add"), {"a": 2, "b": 40}), (target.name("echo"), {"text": "hi"}))
     assert script.agent(toolset).run_sync("add").output == "done"
     assert script.offered[0] == sorted(offered.name for offered in target.box.offered())
@@ -94,10 +98,13 @@ def test_the_box_is_a_toolset_and_an_agent_calls_through_it_sync_and_async(targe
 def test_the_frameworks_test_model_calls_the_tools_it_is_told_to(stdio: Target) -> None:
     """``TestModel`` (the framework's own offline model) calls ``add`` and ``echo`` with arguments it makes
     from their schemas: the toolset's definitions are what it reads, and both calls succeed."""
-    agent = Agent(TestModel(call_tools=["add", "echo"]), toolsets=[stdio.box.pydantic_ai()])
+    agent = pai.Agent(pai_test.TestModel(call_tools=["add", "echo"]), toolsets=[stdio.box.pydantic_ai()])
     messages = agent.run_sync("go").all_messages()
     returns = {
-        part.tool_name: part for message in messages for part in message.parts if isinstance(part, ToolReturnPart)
+        part.tool_name: part
+        for message in messages
+        for part in message.parts
+        if isinstance(part, pai_messages.ToolReturnPart)
     }
     assert set(returns) == {"add", "echo"} and all(part.outcome == "success" for part in returns.values())
     assert set(returns["add"].content) == {"sum"}
@@ -111,7 +118,11 @@ def test_an_image_reaches_the_model_as_an_image() -> None:
         script.agent(box.pydantic_ai()).run_sync("draw")
     text, image, link = script.returns[0].content
     assert text == "a pixel" and "pixel.png" in link
-    assert isinstance(image, BinaryImage) and image.data == base64.b64decode(PIXEL) and image.media_type == "image/png"
+    assert (
+        isinstance(image, pai_messages.BinaryImage)
+        and image.data == base64.b64decode(PIXEL)
+        and image.media_type == "image/png"
+    )
 
 
 def test_twenty_concurrent_runs_share_one_client_and_each_gets_its_own_answer(stdio: Target) -> None:
@@ -207,12 +218,11 @@ def test_cancelling_the_run_cancels_the_call_on_the_server(kind: str) -> None:
         check_a_cancelled_run_cancels(target, lambda: agent.run("sleep"), script.asked)
 
 
-@pytest.mark.slow("Ctrl-C after 1 s of a tool call in flight")
 def test_ctrl_c_in_run_sync_cancels_the_call_on_the_server() -> None:
     """Ctrl-C during ``agent.run_sync`` while a tool call is in flight: ``KeyboardInterrupt``, and the
     server is told the call was cancelled."""
     with target_of("stdio", timeout=SLOW) as target:
-        with ctrl_c_after(1.0):
+        with ctrl_c_after(0.1, when=in_flight(target.client)):
             Script(("sleep", {"seconds": 60})).agent(target.box.pydantic_ai()).run_sync("sleep")
         assert len(target.cancelled_on_server(1)) == 1
 

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 import mcpsync
+from tests.deferred import deferred
 from tests.edges.frameworks.conftest import (
     KINDS,
     T,
@@ -26,46 +27,20 @@ from tests.edges.frameworks.conftest import (
 )
 from tests.helpers import scripted_server, wait_for
 
-smolagents = pytest.importorskip("smolagents")
-from smolagents.agent_types import AgentImage  # noqa: E402
-from smolagents.models import (  # noqa: E402
-    ChatMessage,
-    ChatMessageToolCall,
-    ChatMessageToolCallFunction,
-    MessageRole,
-    Model,
-    get_tool_json_schema,
-)
-from smolagents.tools import AUTHORIZED_TYPES  # noqa: E402
+smolagents = deferred("smolagents")
+smol_types = deferred("smolagents.agent_types")
+smol_models = deferred("smolagents.models")
+smol_tools = deferred("smolagents.tools")
+
+scripted = deferred("tests.edges.frameworks.smolagents_model")
 
 pytestmark = pytest.mark.usefixtures("server_in_thread")
 
 
-class ScriptedModel(Model):
-    """A model of smolagents' own interface: it calls the tool the task names (``{"tool": ..., "args":
-    ...}`` as JSON), then gives what the tool said (or the error) as the final answer."""
-
-    def generate(
-        self,
-        messages: list[Any],
-        stop_sequences: Any = None,
-        response_format: Any = None,
-        tools_to_call_from: Any = None,
-        **kwargs: Any,
-    ) -> ChatMessage:
-        last = messages[-1]
-        text = last.content if isinstance(last.content, str) else "".join(c.get("text", "") for c in last.content)
-        if last.role == MessageRole.USER and text.startswith("New task:\n"):
-            order = json.loads(text.split("\n", 1)[1])
-            function = ChatMessageToolCallFunction(name=order["tool"], arguments=order["args"])
-        else:
-            function = ChatMessageToolCallFunction(name="final_answer", arguments={"answer": text})
-        call = ChatMessageToolCall(id=f"call_{len(messages)}", type="function", function=function)
-        return ChatMessage(role=MessageRole.ASSISTANT, content="", tool_calls=[call])
-
-
 def agent_of(box: mcpsync.ToolBox) -> Any:
-    return smolagents.ToolCallingAgent(tools=box.smolagents(), model=ScriptedModel(), max_steps=3, verbosity_level=-1)
+    return smolagents.ToolCallingAgent(
+        tools=box.smolagents(), model=scripted.ScriptedModel(), max_steps=3, verbosity_level=-1
+    )
 
 
 def run(agent: Any, tool: str, **args: Any) -> str:
@@ -84,11 +59,11 @@ def test_the_tools_pass_smolagents_own_checks_and_keep_the_schema(target: Target
     assert [t.mcp_name for t in tools] == [offered.name for offered in target.box.offered()]
     for tool in tools:
         assert isinstance(tool, smolagents.Tool) and tool.name.isidentifier()
-        assert tool.output_type in AUTHORIZED_TYPES
-        assert all(entry["type"] in AUTHORIZED_TYPES for entry in tool.inputs.values())
+        assert tool.output_type in smol_tools.AUTHORIZED_TYPES
+        assert all(entry["type"] in smol_tools.AUTHORIZED_TYPES for entry in tool.inputs.values())
     add = one_tool(target, "add")
     offered = next(o for o in target.box.offered() if o.name == target.name("add"))
-    parameters = get_tool_json_schema(add)["function"]["parameters"]
+    parameters = smol_models.get_tool_json_schema(add)["function"]["parameters"]
     assert {name: p["type"] for name, p in parameters["properties"].items()} == {"a": "number", "b": "number"}
     assert sorted(parameters["required"]) == sorted(offered.input_schema["required"])
     assert (add.output_type, add.output_schema) == ("object", offered.tool.output_schema)
@@ -173,9 +148,11 @@ def test_a_lone_image_is_an_image_the_agent_keeps() -> None:
     with drawing_box(only_image=True) as box:
         (draw,) = box.smolagents()
         assert draw().size == (1, 1)
-        agent = smolagents.ToolCallingAgent(tools=[draw], model=ScriptedModel(), max_steps=3, verbosity_level=-1)
+        agent = smolagents.ToolCallingAgent(
+            tools=[draw], model=scripted.ScriptedModel(), max_steps=3, verbosity_level=-1
+        )
         assert run(agent, "draw") == "Observation:\nStored 'image.png' in memory."
-        assert isinstance(agent.state["image.png"], AgentImage)
+        assert isinstance(agent.state["image.png"], smol_types.AgentImage)
     with drawing_box() as box:
         (draw,) = box.smolagents()
         assert draw() == "a pixel\n[an image, image/png, 70 bytes]\n[resource file:///pixel.png: pixel.png]"
