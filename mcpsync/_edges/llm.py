@@ -51,7 +51,7 @@ from .._session.client import Client
 from .._session.models import CallToolResult, Tool
 from .frameworks.common import OfferedTool
 from .llm_formats import as_dict, definition, read_call, result_of, tool_result
-from .llm_schemas import FORMATS, adapt_schema, safe_names
+from .llm_schemas import FORMATS, adapt_schema, over_budget, safe_names
 from .tool_search import DEFAULT_LIMIT, VENDOR_SEARCH, ToolSearch
 
 __all__ = ["FORMATS", "ToolBox", "ToolDefinitions"]
@@ -145,10 +145,23 @@ class ToolBox:
         self.names: dict[str, str] = {}
         #: ``{tool name: why}`` for the tools never handed to a model (MCP Apps: not visible to it).
         self.held_back: dict[str, str] = {}
-        #: ``{format: {function name: [schema keywords left out]}}``: what each format cannot tell
-        #: the model, for the formats and tools that lose anything (``{}``: nothing lost anywhere).
-        self.dropped: dict[str, dict[str, list[str]]] = {}
+        self._dropped: Optional[dict[str, dict[str, list[str]]]] = None
         self.refresh()
+
+    @property
+    def dropped(self) -> dict[str, dict[str, list[str]]]:
+        """``{format: {function name: [schema keywords left out]}}``: what each format cannot tell the
+        model, for the formats and tools that lose anything (``{}``: nothing lost anywhere). Worked out
+        when first read (each format's definitions say their own: ``ToolDefinitions.dropped``)."""
+        if self._dropped is None:
+            dropped: dict[str, dict[str, list[str]]] = {}
+            for format in FORMATS:
+                lost = {name: adapt_schema(entry.schema, format)[1] for name, entry in self._entries.items()}
+                lost = {name: paths for name, paths in lost.items() if paths}
+                if lost:
+                    dropped[format] = lost
+            self._dropped = dropped
+        return self._dropped
 
     def refresh(self) -> None:
         """Read the tool lists again (after a server's list changed, say)."""
@@ -161,22 +174,23 @@ class ToolBox:
             if why is not None:
                 held_back[qualified] = why
                 continue
-            if "model" in entry.visibility:
-                entries.append((qualified, entry))
+            if "model" not in entry.visibility:
+                held_back[qualified] = (
+                    f"its _meta.ui.visibility is {list(entry.visibility)}, without 'model' (MCP Apps)"
+                )
+                logger.info("tool %r not handed to the model: %s", qualified, held_back[qualified])
                 continue
-            held_back[qualified] = f"its _meta.ui.visibility is {list(entry.visibility)}, without 'model' (MCP Apps)"
-            logger.info("tool %r not handed to the model: %s", qualified, held_back[qualified])
+            too_big = over_budget(entry.schema)
+            if too_big is not None:  # one server's schema never costs the others their tools
+                held_back[qualified] = f"its inputSchema is {too_big}"
+                logger.warning("tool %r not handed to the model: its inputSchema is %s", qualified, too_big)
+                continue
+            entries.append((qualified, entry))
         names = safe_names(qualified for qualified, _ in entries)
         self._entries = {names[qualified]: entry for qualified, entry in entries}
         self.names = {names[qualified]: qualified for qualified, _ in entries}
         self.held_back = held_back
-        dropped: dict[str, dict[str, list[str]]] = {}
-        for format in FORMATS:
-            lost = {name: adapt_schema(entry.schema, format)[1] for name, entry in self._entries.items()}
-            lost = {name: paths for name, paths in lost.items() if paths}
-            if lost:
-                dropped[format] = lost
-        self.dropped = dropped
+        self._dropped = None
         if self._search is not None:
             self._search.rebuild({name: (entry.tool, entry.schema) for name, entry in self._entries.items()})
 

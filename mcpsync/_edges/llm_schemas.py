@@ -29,15 +29,20 @@ import copy
 import hashlib
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Optional
 
-__all__ = ["FORMATS", "MAX_NAME", "adapt_schema", "safe_names"]
+__all__ = ["FORMATS", "MAX_NAME", "MAX_NODES", "MAX_SCHEMA_DEPTH", "adapt_schema", "over_budget", "safe_names"]
 
 #: The formats: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages, Google Gemini.
 FORMATS = ("openai", "openai-responses", "anthropic", "gemini")
 MAX_NAME = 64
 #: How deep a schema is followed (nesting and inlined $refs); deeper parts are dropped, and said.
 MAX_DEPTH = 32
+#: The budget of a schema handed on (``over_budget``): containers nested at most this deep, and at
+#: most this many values in all, counted with its local ``$ref``s inlined as a framework or Gemini
+#: inlines them (a ``$ref`` back into its own chain counts once: it is cut, not followed).
+MAX_SCHEMA_DEPTH = 64
+MAX_NODES = 20_000
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _ROOT_COMBINATORS = ("anyOf", "oneOf", "allOf", "not", "enum")
 #: Keywords that change nothing of what a model is told: which dialect, the schema's identity,
@@ -95,6 +100,52 @@ def safe_names(names: Iterable[str]) -> dict[str, str]:
     return result
 
 
+def over_budget(schema: Any) -> Optional[str]:
+    """Why ``schema`` is too deep or too large to hand to a model or a framework, or ``None``.
+
+    One walk without recursion, stopped as soon as the budget is spent: at most ``MAX_NODES`` steps
+    whatever the schema (a 200-byte ``$ref`` fan-out that inlines to billions of nodes costs the same
+    as any schema of ``MAX_NODES`` values).
+    """
+    stack: list[tuple[Any, int, tuple[str, ...]]] = [(schema, 0, ())]
+    nodes = 0
+    while stack:
+        node, depth, chain = stack.pop()
+        nodes += 1
+        if nodes > MAX_NODES:
+            return f"larger than {MAX_NODES} values with its $refs inlined"
+        if depth > MAX_SCHEMA_DEPTH:
+            return f"nested deeper than {MAX_SCHEMA_DEPTH}"
+        if isinstance(node, Mapping):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref not in chain:
+                target = _local(schema, ref)
+                if target is not None:
+                    stack.append((target, depth + 1, (*chain, ref)))
+            stack.extend((value, depth + 1, chain) for value in node.values() if isinstance(value, (Mapping, list)))
+            nodes += sum(1 for value in node.values() if not isinstance(value, (Mapping, list)))
+        elif isinstance(node, list):
+            stack.extend((value, depth + 1, chain) for value in node if isinstance(value, (Mapping, list)))
+            nodes += sum(1 for value in node if not isinstance(value, (Mapping, list)))
+    return None
+
+
+def _local(root: Any, ref: str) -> Any:
+    """What the local ``$ref`` (``#/$defs/x``, any JSON pointer into ``root``) points at, or ``None``."""
+    if not ref.startswith("#/"):
+        return None
+    node = root
+    for part in ref[2:].split("/"):
+        part = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node
+
+
 def adapt_schema(schema: Mapping[str, Any], format: str) -> tuple[dict[str, Any], list[str]]:
     """``(schema for the format, [paths of what was dropped])``; the tool's own schema is left as it is."""
     if format not in FORMATS:
@@ -103,7 +154,7 @@ def adapt_schema(schema: Mapping[str, Any], format: str) -> tuple[dict[str, Any]
     if format == "gemini":
         found = schema.get("$defs")
         defs: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
-        adapted = _gemini(schema, defs, "", dropped, 0)
+        adapted = _gemini(schema, defs, "", dropped, 0, ())
         if adapted.get("type") != "object":
             dropped.append("type" if "type" in adapted else "(root type: object)")
             adapted = {"type": "object", "properties": {}}
@@ -123,8 +174,11 @@ def adapt_schema(schema: Mapping[str, Any], format: str) -> tuple[dict[str, Any]
     return adapted, dropped
 
 
-def _gemini(schema: Any, defs: Mapping[str, Any], path: str, dropped: list[str], depth: int) -> dict[str, Any]:
-    """One schema node in Gemini's subset: local ``$ref`` inlined, the rest kept where Gemini has it."""
+def _gemini(
+    schema: Any, defs: Mapping[str, Any], path: str, dropped: list[str], depth: int, chain: tuple[str, ...]
+) -> dict[str, Any]:
+    """One schema node in Gemini's subset: local ``$ref`` inlined (one that refers back into its own
+    ``chain`` of refs cut and said: Gemini has no recursion), the rest kept where Gemini has it."""
     if not isinstance(schema, Mapping):
         return {}
     if depth > MAX_DEPTH:
@@ -135,9 +189,11 @@ def _gemini(schema: Any, defs: Mapping[str, Any], path: str, dropped: list[str],
         target = defs.get(ref[len("#/$defs/") :]) if ref.startswith("#/$defs/") else None
         if target is None:
             dropped.append(_at(path, "$ref"))
+        elif ref in chain:
+            dropped.append(f"{_at(path, '$ref')} (recursive)")
         else:
             merged = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
-            return _gemini(merged, defs, path, dropped, depth + 1)
+            return _gemini(merged, defs, path, dropped, depth + 1, (*chain, ref))
     out: dict[str, Any] = {}
     kind = schema.get("type")
     if isinstance(kind, list):
@@ -157,15 +213,19 @@ def _gemini(schema: Any, defs: Mapping[str, Any], path: str, dropped: list[str],
         if key in ("type", "$ref", "$defs") or key in _TRANSPORT_KEYWORDS or key in _SILENT:
             continue
         if key == "properties" and isinstance(value, Mapping):
-            out[key] = {name: _gemini(sub, defs, _at(where, name), dropped, depth + 1) for name, sub in value.items()}
+            out[key] = {
+                name: _gemini(sub, defs, _at(where, name), dropped, depth + 1, chain) for name, sub in value.items()
+            }
         elif key == "items" and isinstance(value, Mapping):
-            out[key] = _gemini(value, defs, where, dropped, depth + 1)
+            out[key] = _gemini(value, defs, where, dropped, depth + 1, chain)
         elif key in ("anyOf", "oneOf") and isinstance(value, list):
-            out["anyOf"] = [_gemini(sub, defs, f"{where}.{i}", dropped, depth + 1) for i, sub in enumerate(value)]
+            out["anyOf"] = [
+                _gemini(sub, defs, f"{where}.{i}", dropped, depth + 1, chain) for i, sub in enumerate(value)
+            ]
             if key == "oneOf":
                 dropped.append(f"{where} (as anyOf)")
         elif key == "additionalProperties" and isinstance(value, Mapping):
-            out[key] = _gemini(value, defs, where, dropped, depth + 1)
+            out[key] = _gemini(value, defs, where, dropped, depth + 1, chain)
         elif key == "const":
             if isinstance(value, str):
                 out["enum"] = [value]

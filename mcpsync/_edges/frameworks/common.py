@@ -21,7 +21,7 @@ import importlib
 import json
 import logging
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Callable, NamedTuple, Optional, Protocol, TypeVar, Union
 
 from ..._core.errors import AuthorizationError, MCPError, RequestCancelled, TransportError
@@ -37,6 +37,7 @@ __all__ = [
     "Link",
     "OfferedTool",
     "acall",
+    "adapted",
     "arun",
     "content_parts",
     "error_text",
@@ -111,6 +112,21 @@ class Box(Protocol):
     ) -> CallToolResult: ...
 
     def refresh(self) -> None: ...
+
+
+def adapted(framework: str, offered: Iterable[OfferedTool], adapt: Callable[[OfferedTool], T]) -> list[T]:
+    """``adapt(tool)`` for each of ``offered``. A tool the framework cannot take (``adapt`` raises: a
+    schema the framework's own code refuses, say) is left out with a warning naming it and why, never
+    raised: one server's odd tool does not cost an agent every other tool."""
+    made: list[T] = []
+    for tool in offered:
+        try:
+            made.append(adapt(tool))
+        except Exception as exc:  # the framework's own checks: any of its exceptions
+            logger.warning(
+                "%s: tool %r left out, the framework refused it: %s: %s", framework, tool.name, type(exc).__name__, exc
+            )
+    return made
 
 
 def need(module: str, package: str) -> Any:

@@ -30,6 +30,7 @@ from .common import (
     Box,
     OfferedTool,
     acall,
+    adapted,
     content_parts,
     error_text,
     model_can_fix,
@@ -47,7 +48,7 @@ def langchain_tools(box: Box, timeout: Timeout = USE_DEFAULT) -> list[Any]:
     """The tools ``box`` offers, as LangChain ``StructuredTool``s (see the module's docstring)."""
     tool_class = _tool_class()
     exception = need("langchain_core.tools", PACKAGE).ToolException
-    return [_tool(tool_class, exception, box, offered, timeout) for offered in box.offered()]
+    return adapted("LangChain", box.offered(), lambda offered: _tool(tool_class, exception, box, offered, timeout))
 
 
 @functools.lru_cache(maxsize=1)

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 from ..._core.timeouts import USE_DEFAULT, Timeout
 from ..._session.content import ImageContent
 from ..._session.models import CallToolResult
-from .common import Box, OfferedTool, acall, content_parts, need
+from .common import Box, OfferedTool, acall, adapted, content_parts, need
 
 __all__ = ["llama_index_tools"]
 
@@ -36,7 +36,7 @@ def llama_index_tools(box: Box, timeout: Timeout = USE_DEFAULT) -> list[Any]:
     """The tools ``box`` offers, as LlamaIndex ``FunctionTool``s (see the module's docstring)."""
     tool_class = _tool_class()
     metadata = need("llama_index.core.tools", PACKAGE).ToolMetadata
-    return [_tool(tool_class, metadata, box, offered, timeout) for offered in box.offered()]
+    return adapted("LlamaIndex", box.offered(), lambda offered: _tool(tool_class, metadata, box, offered, timeout))
 
 
 @functools.lru_cache(maxsize=1)

@@ -27,7 +27,7 @@ from ..._core.errors import MCPError
 from ..._core.timeouts import USE_DEFAULT, Timeout
 from ..._session.content import ImageContent
 from ..._session.models import CallToolResult
-from .common import Box, OfferedTool, acall, arun, content_parts, error_text, model_can_fix, need
+from .common import Box, OfferedTool, acall, adapted, arun, content_parts, error_text, model_can_fix, need
 
 __all__ = ["openai_agents_server", "openai_agents_tools"]
 
@@ -68,7 +68,7 @@ def openai_agents_server(
 def openai_agents_tools(box: Box, *, timeout: Timeout = USE_DEFAULT) -> list[Any]:
     """The box's tools as the Agents SDK's ``FunctionTool``s (``ToolBox.openai_agents``)."""
     agents = need("agents", PACKAGE)
-    return [_function_tool(agents, box, offered, timeout) for offered in box.offered()]
+    return adapted("OpenAI Agents", box.offered(), lambda offered: _function_tool(agents, box, offered, timeout))
 
 
 # -- the MCP server interface ---------------------------------------------------
@@ -148,7 +148,7 @@ def _server_class() -> type:
             if tools is None:
                 generation = self._generation
                 offered = await arun(lambda: _refreshed(self.box), "mcpsync-refresh")
-                tools = [_mcp_tool(tool) for tool in offered]
+                tools = adapted("OpenAI Agents", offered, _mcp_tool)
                 if generation == self._generation:
                     self._tools = tools
             return copy.deepcopy(await self._filtered(tools, run_context, agent))

@@ -24,7 +24,7 @@ from ..._core.errors import MCPError, RequestTimeout
 from ..._core.timeouts import USE_DEFAULT, Timeout
 from ..._session.content import ImageContent, TextContent
 from ..._session.models import CallToolResult
-from .common import Box, OfferedTool, acall, arun, content_parts, error_text, model_can_fix, need
+from .common import Box, OfferedTool, acall, adapted, arun, content_parts, error_text, model_can_fix, need
 
 __all__ = ["pydantic_ai_toolset"]
 
@@ -105,15 +105,15 @@ def _toolset_class() -> type:
 
         async def get_tools(self, ctx: Any) -> dict[str, Any]:
             retries = self.max_retries if self.max_retries is not None else ctx.max_retries
-            return {
-                offered.name: ToolsetTool(
-                    toolset=self,
-                    tool_def=_definition(ToolDefinition, offered),
-                    max_retries=retries,
-                    args_validator=arguments_validator,
+
+            def tool(offered: OfferedTool) -> tuple[str, Any]:
+                definition = _definition(ToolDefinition, offered)
+                made = ToolsetTool(
+                    toolset=self, tool_def=definition, max_retries=retries, args_validator=arguments_validator
                 )
-                for offered in self.box.offered()
-            }
+                return offered.name, made
+
+            return dict(adapted("Pydantic AI", self.box.offered(), tool))
 
         async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
             # A timeout the framework set on the definition (a ``prepared`` toolset's) is the call's, as

@@ -30,7 +30,7 @@ from typing import Any
 
 from ..._core.timeouts import USE_DEFAULT, Timeout
 from ..._session.content import ImageContent
-from .common import Box, OfferedTool, need, result_text
+from .common import Box, OfferedTool, adapted, need, result_text
 
 __all__ = ["smolagents_tools"]
 
@@ -46,7 +46,7 @@ def smolagents_tools(box: Box, timeout: Timeout = USE_DEFAULT) -> list[Any]:
     tool_class = _tool_class()
     offered = box.offered()
     names = _identifiers([tool.name for tool in offered])
-    return [tool_class(box, tool, names[tool.name], timeout) for tool in offered]
+    return adapted("smolagents", offered, lambda tool: tool_class(box, tool, names[tool.name], timeout))
 
 
 def _identifiers(names: list[str]) -> dict[str, str]:
