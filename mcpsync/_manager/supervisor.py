@@ -45,7 +45,7 @@ from .config_files import ServerEntry
 from .reconnect import ReconnectPolicy
 from .records import ServerState, ServerStatus
 from .tool_cache import ToolCache
-from .tool_filter import ToolFilter
+from .tool_filter import ToolFilter, bind_filter
 
 __all__ = ["POLL", "ManagerLink", "ServerSupervisor"]
 
@@ -370,7 +370,8 @@ class ServerSupervisor:
             if self._stopping:
                 return False
             self._connecting = client
-            return True
+        bind_filter(client, self)
+        return True
 
     def _failed_attempt(self, failure: BaseException, was_connected: bool) -> bool:
         """Record a failed attempt and sleep until the next one; ``False``: no next one."""

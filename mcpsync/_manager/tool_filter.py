@@ -19,15 +19,26 @@ file written for them means the same here. A filtered-out tool is neither listed
 from __future__ import annotations
 
 import fnmatch
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Optional, Union
+from typing import Any, Optional, Protocol, Union
 
 from .._core.errors import ConfigurationError
 from .._core.text import did_you_mean
 from .config_files import DICT_SOURCE
 
-__all__ = ["EXCLUDE_KEYS", "INCLUDE_KEYS", "Patterns", "Rule", "ToolFilter", "filters_for", "unmatched_patterns"]
+__all__ = [
+    "EXCLUDE_KEYS",
+    "INCLUDE_KEYS",
+    "Patterns",
+    "Rule",
+    "ToolFilter",
+    "bind_filter",
+    "filters_for",
+    "unmatched_patterns",
+    "why_filtered",
+]
 
 #: Members of a server entry that list the tools to offer.
 INCLUDE_KEYS = ("includeTools",)
@@ -209,3 +220,26 @@ def unmatched_patterns(
                     )
                 )
     return found
+
+
+class _HasFilter(Protocol):
+    tool_filter: ToolFilter
+
+
+#: The owner (a Manager's server record) whose ``tool_filter`` rules each managed client's tools, held
+#: weakly both ways: what else reaches a client's tools (an MCP Apps view's ``tools/call``) asks it.
+_OWNERS: weakref.WeakKeyDictionary[Any, weakref.ref[_HasFilter]] = weakref.WeakKeyDictionary()
+
+
+def bind_filter(client: Any, owner: _HasFilter) -> None:
+    """Make ``owner.tool_filter`` (read at each question: a reloaded configuration's rules apply) the rule
+    for ``client``'s tools."""
+    _OWNERS[client] = weakref.ref(owner)
+
+
+def why_filtered(client: Any, name: str) -> Optional[str]:
+    """Why the Manager that made ``client`` does not offer its tool ``name`` (``excluded by ...``), or
+    ``None`` (it does, or no Manager made the client)."""
+    found = _OWNERS.get(client)
+    owner = found() if found is not None else None
+    return None if owner is None else owner.tool_filter.why_not(name)

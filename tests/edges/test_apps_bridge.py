@@ -15,7 +15,7 @@ import mcpsync
 from mcpsync import AppBridge, AppView, UiCsp, UiResourceMeta
 from mcpsync._edges.apps import bridge as bridge_module
 from mcpsync._edges.apps.messages import MAX_MESSAGE_CHARS
-from mcpsync.testing import server_config
+from mcpsync.testing import server_command, server_config
 
 T = 10
 INIT = {"appInfo": {"name": "v", "version": "1"}, "appCapabilities": {}, "protocolVersion": "2026-01-26"}
@@ -304,3 +304,26 @@ def test_the_view_of_the_bundled_server_calls_its_app_only_tool_and_not_its_mode
         read = host.handle(request("resources/read", {"uri": "ui://dashboard/view.html"}))
         assert read["result"]["contents"][0]["mimeType"] == "text/html;profile=mcp-app"
         assert host.handle({"jsonrpc": "2.0", "id": host.teardown()["id"], "result": {}}) is None
+
+
+def test_a_tool_the_managers_filter_takes_out_is_refused_to_the_view_and_never_called(monkeypatch):
+    """``excludeTools`` in a Manager's configuration: ``manager.call_tool`` refuses the tool, and so
+    does the bridge of a view of that server (the same rule); the server never sees the call. A tool
+    the filter lets through is still called."""
+    command, *args = server_command()
+    entry = {"command": command, "args": args, "excludeTools": ["refresh_dashboard"]}
+    with mcpsync.Manager({"mcpServers": {"a": entry}}, tool_cache=False) as manager:
+        with pytest.raises(mcpsync.UnknownNameError):
+            manager.call_tool("a__refresh_dashboard", timeout=T)
+        client = manager.client("a", timeout=T)
+        view = manager.call_tool("a__show_dashboard", timeout=T).ui
+        called: list[str] = []
+        call_tool = client.call_tool
+        monkeypatch.setattr(client, "call_tool", lambda name, *a, **k: called.append(name) or call_tool(name, *a, **k))
+        host = AppBridge(client, view)
+        refused = error_of(host.handle(request("tools/call", {"name": "refresh_dashboard", "arguments": {}})))
+        assert refused["code"] == -32602
+        assert "'refresh_dashboard' of server 'a' is excluded by" in refused["message"]
+        assert called == []
+        assert host.handle(request("tools/call", {"name": "echo", "arguments": {"text": "x"}}))["result"]
+        assert called == ["echo"]

@@ -6,7 +6,8 @@ envelope is checked (``messages.parsed``), the params against their schema (``me
 and what the view may do is narrow:
 
 - ``tools/call`` only for a tool of this client's server whose visibility includes ``"app"`` (another
-  server's tools are out of reach: the bridge knows only its client), with the client's timeout;
+  server's tools are out of reach: the bridge knows only its client), and that the tool filters of the
+  Manager that made the client (``excludeTools``, ...) let through, with the client's timeout;
 - ``resources/read`` and ``resources/list`` on this client only;
 - ``ui/open-link`` only for an ``http(s)`` URL, handed to ``on_open_link`` (no handler: refused, the host
   cannot open links); the view never navigates;
@@ -31,6 +32,7 @@ from urllib.parse import urlsplit
 
 from ..._core.errors import MCPError, RequestTimeout, ServerError
 from ..._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
+from ..._manager.tool_filter import why_filtered
 from ..._session.app_resources import AppResources
 from ..._session.app_view import AppView
 from ..._version import __version__
@@ -307,6 +309,9 @@ class AppBridge:
         server = getattr(self.client, "name", "?")
         if tool is None:
             raise _Refused(-32602, f"server {server!r} lists no tool named {name[:128]!r}")
+        filtered = why_filtered(self.client, name)
+        if filtered is not None:  # the rule the Manager applies to its own calls, applied to the view's
+            raise _Refused(-32602, f"tool {name[:128]!r} of server {server!r} is {filtered}")
         visibility = tool.ui.visibility if tool.ui is not None else ("model", "app")
         if "app" not in visibility:
             raise _Refused(-32602, f"tool {name!r} is not for apps: its visibility is {list(visibility)}")
