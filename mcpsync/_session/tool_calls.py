@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any, Callable, Optional, Protocol, Union
 
 from .._core.eras import MODERN_VERSIONS
-from .._core.errors import RequestTimeout, ServerError, UnknownNameError
+from .._core.errors import ProtocolError, RequestTimeout, ServerError, UnknownNameError
 from .._core.feature_errors import TaskNotFound
 from .._core.jsonrpc import ErrorCode
 from .._core.text import cut, did_you_mean
@@ -192,6 +192,8 @@ class ToolMethods:
             TaskNotFound: the server knows no task of that id (-32602: never made, another
                 server's or user's, or expired).
             ServerError: the server refused otherwise (-32601: it runs no tasks).
+            ProtocolError: the server's ``tasks/get`` described another task (nothing is done with that
+                one: no ``ToolTask`` for it, nothing cancelled).
         """
         seconds = resolve_timeout(timeout, self.transport.default_timeout)
         return self._tool_calls.attach(task_id, tool, seconds, on_status)
@@ -353,6 +355,12 @@ class ToolCalls:
             if exc.code != ErrorCode.INVALID_PARAMS:
                 raise
             raise TaskNotFound(exc.code, exc.message, exc.data, task_id=task_id, server=self._client.name) from None
+        described = snapshot.get("taskId") if isinstance(snapshot, dict) else None
+        if described != task_id:  # as a running task's answers are checked (ToolTask._take): never another's
+            raise ProtocolError(
+                f"{self._client.name}: tasks/get {cut(task_id, 120)!r}: the server described task "
+                f"{cut(str(described), 120)!r} instead"
+            )
         return self.task(tool, snapshot, on_status)
 
     def unknown_tool(self, name: str, said: str) -> Optional[UnknownNameError]:

@@ -3,9 +3,14 @@ commands themselves run against a server in tests/interop/test_durable_tasks.py)
 
 from __future__ import annotations
 
+import json
+import shlex
+from pathlib import Path
+
 import pytest
 
 from tests.edges.test_cli import assert_usage_error
+from tests.helpers import scripted_server
 
 
 @pytest.mark.parametrize(
@@ -53,3 +58,24 @@ def test_a_dashed_task_id_reaches_the_task_lookup(capsys: pytest.CaptureFixture[
     err = capsys.readouterr().err
     assert "unrecognized arguments" not in err
     assert code == 1, err
+
+
+@pytest.mark.parametrize("action", ["status", "cancel"])
+def test_a_server_that_describes_another_task_is_an_error_and_that_task_is_not_cancelled(
+    action: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``mcpsync task status|cancel A`` where the server's ``tasks/get`` answers about task B: exit 1,
+    the error names both, B's status is not printed, and no ``tasks/cancel`` is sent."""
+    from mcpsync._edges.cli import main
+
+    other = {"taskId": "B", "status": "working", "createdAt": "2026-12-04T00:00:00Z", "ttl": 60000}
+    log = tmp_path / "seen.jsonl"
+    script = {"tools/list": [{"tools": []}], "tasks/get": [other], "tasks/cancel": [other]}
+    command = scripted_server(script, log_file=log)
+    code = main(["--stdio", shlex.join(command), "task", action, "A"])
+    captured = capsys.readouterr()
+    assert code == 1, captured.err
+    assert "tasks/get 'A': the server described task 'B' instead" in captured.err
+    assert captured.out == ""
+    methods = [json.loads(line).get("method") for line in log.read_text().splitlines()]
+    assert "tasks/get" in methods and "tasks/cancel" not in methods

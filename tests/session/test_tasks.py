@@ -315,6 +315,18 @@ def test_a_task_re_attached_by_id_is_asked_for_at_once_and_ends_as_a_started_one
 
 
 @responses.activate
+def test_a_task_re_attached_by_id_is_refused_when_the_server_describes_another_and_nothing_is_cancelled():
+    """``client.task("A")`` on a server whose ``tasks/get`` describes task B: ``ProtocolError`` naming
+    both, and no ``tasks/cancel`` (nor anything else) goes out for B."""
+    server = TaskServer([snapshot("working", taskId="task-B")])
+    serve(server)
+    with connect() as client:
+        with pytest.raises(ProtocolError, match=r"tasks/get 'task-7': the server described task 'task-B' instead"):
+            client.task(TASK_ID)
+    assert server.methods() == ["server/discover", "tasks/get"]
+
+
+@responses.activate
 def test_a_task_re_attached_with_its_tool_has_its_result_checked_against_the_output_schema(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
