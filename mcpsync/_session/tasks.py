@@ -42,6 +42,7 @@ from .._core.feature_errors import TaskCancelled
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
 from .cancel_scope import outside_scopes
 from .cancel_scope import pause as sleep
+from .input_required import too_many_inputs
 from .progress import ProgressCallback
 from .tracebacks import shorten_interrupts
 
@@ -285,18 +286,20 @@ class ToolTask:
         """Answer the task's input requests we have not answered yet, in one ``tasks/update``."""
         if not isinstance(requests, dict):
             raise ProtocolError(f"{where}: input_required, without an 'inputRequests' object")
+        new = {key: request for key, request in requests.items() if key not in self._answered}
+        refused = too_many_inputs(new, where)
+        if refused is not None:
+            raise refused
+        if len(self._answered) + len(new) > MAX_TASK_INPUTS:
+            raise ProtocolError(f"{where}: asked for input {len(self._answered) + len(new)} times; given up")
         responses: dict[str, Any] = {}
-        for key, request in requests.items():
-            if key in self._answered:
-                continue  # asked again while the answer is on its way: once is enough
+        for key, request in new.items():  # one asked again while its answer is on its way: once is enough
             if not isinstance(request, dict) or not isinstance(request.get("method"), str):
                 raise ProtocolError(f"{where}: input request {key!r} has no method")
             responses[key] = self._answer_input(request["method"], request.get("params"))
         if not responses:
             return
         self._answered.update(responses)
-        if len(self._answered) > MAX_TASK_INPUTS:
-            raise ProtocolError(f"{where}: asked for input {len(self._answered)} times; given up")
         self._request("tasks/update", {"taskId": self.id, "inputResponses": responses}, self._default_timeout)
 
 

@@ -155,6 +155,10 @@ def test_a_task_the_server_cancels_raises_task_cancelled_with_its_words():
         (snapshot("failed", error="bad"), r"failed, without a JSON-RPC 'error'"),
         (snapshot("input_required", inputRequests=["x"]), r"without an 'inputRequests' object"),
         (snapshot("input_required", inputRequests={"k": {"params": {}}}), r"input request 'k' has no method"),
+        (
+            snapshot("input_required", inputRequests={f"k{n}": {"method": "roots/list"} for n in range(65)}),
+            r"asked for 65 inputs at once; at most 64 are answered",
+        ),
     ],
 )
 @responses.activate
@@ -404,3 +408,64 @@ def test_a_cancel_scope_ends_a_task_wait_between_polls_and_cancels_the_task() ->
     assert [type(e) for e in outcome] == [mcpsync.RequestCancelled]
     assert server.methods()[-1] == "tasks/cancel"
     assert server.sent("tasks/cancel")[0][2]["params"]["taskId"] == TASK_ID
+
+
+class InputRequiredServer:
+    """A modern server whose ``tools/call`` answers ``input_required`` with ``count`` roots requests."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.calls = 0
+
+    def __call__(self, request: Any) -> tuple[int, dict[str, str], str]:
+        message = json.loads(request.body)
+        method = message["method"]
+        if method == "server/discover":
+            result: dict[str, Any] = {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}}
+        elif method == "tools/list":
+            result = {"tools": [TOOL]}
+        else:
+            self.calls += 1
+            asks = {f"k{n}": {"method": "roots/list"} for n in range(self.count)}
+            result = {"resultType": "input_required", "inputRequests": asks, "requestState": "s"}
+        body = {"jsonrpc": "2.0", "id": message["id"], "result": {"resultType": "complete", **result}}
+        return 200, {"Content-Type": "application/json"}, json.dumps(body)
+
+
+@responses.activate
+def test_a_round_of_200000_input_requests_is_refused_before_any_is_answered():
+    """A 2026-07-28 server asking for 200,000 inputs in one ``input_required``: ``ProtocolError`` at
+    once, the handler never called, nothing sent again."""
+    server = InputRequiredServer(200_000)
+    responses.add_callback(responses.POST, URL, callback=server)
+    asked: list[int] = []
+
+    def roots() -> list[str]:
+        asked.append(1)
+        return ["file:///w"]
+
+    with connect(roots=roots) as client:
+        started = time.monotonic()
+        with pytest.raises(ProtocolError, match=r"asked for 200000 inputs at once; at most 64 are answered"):
+            client.call_tool("job", timeout=3)
+        assert time.monotonic() - started < 3
+    assert asked == [] and server.calls == 1
+
+
+@responses.activate
+def test_answering_input_requests_stays_within_the_calls_deadline():
+    """Slow handlers (0.05 s each) for 60 input requests and a 0.5 s call: ``RequestTimeout`` at the
+    deadline, checked between answers, not after all 60 (3 s)."""
+    server = InputRequiredServer(60)
+    responses.add_callback(responses.POST, URL, callback=server)
+    asked: list[int] = []
+
+    def roots() -> list[str]:
+        asked.append(1)
+        time.sleep(0.05)
+        return ["file:///w"]
+
+    with connect(roots=roots) as client:
+        with pytest.raises(RequestTimeout):
+            client.call_tool("job", timeout=0.5)
+    assert 1 <= len(asked) < 40 and server.calls == 1
