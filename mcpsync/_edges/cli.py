@@ -87,6 +87,7 @@ import traceback
 from typing import Any, Callable, Optional, TextIO
 
 from .._core.errors import ConfigurationError, MCPError, MissingClientCapability, UnknownNameError
+from .._core.text import for_terminal
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .._manager.manager import Manager
 from .._manager.trust import TrustStore
@@ -101,7 +102,7 @@ from .cli_args import (
 )
 from .cli_commands import CAPABILITY_OPTIONS, COMMANDS, EXIT_FAILURE, Run
 from .cli_elicit import TerminalElicitation
-from .cli_format import is_terminal
+from .cli_format import TerminalText, is_terminal
 from .cli_trust import check_project_trust
 
 __all__ = ["main"]
@@ -114,8 +115,17 @@ EXIT_INTERRUPTED = 130
 # -- running ---------------------------------------------------------------------------------------
 
 
+class _TerminalFormatter(logging.Formatter):
+    """``-v``'s log lines, with what a terminal would act on shown (their texts come from servers)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return for_terminal(super().format(record))
+
+
 def _log_verbosely() -> None:
-    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+    handler = logging.StreamHandler()
+    handler.setFormatter(_TerminalFormatter("%(name)s: %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
     logging.getLogger("mcpsync").setLevel(logging.INFO)
     logging.getLogger("mcpsync.traffic").setLevel(logging.DEBUG)
 
@@ -213,7 +223,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         from .demo import run_demo
 
         return run_demo()
-    out, err = sys.stdout, sys.stderr
+    # Plain text shows what a terminal would act on (escape sequences a server sent, say); --json is
+    # the raw value as asked for (JSON escapes the C0 controls itself).
+    err: TextIO = TerminalText(sys.stderr)  # type: ignore[assignment]
+    out: TextIO = sys.stdout if getattr(args, "json", False) else TerminalText(sys.stdout)  # type: ignore[assignment]
     try:
         if args.command in ("login", "logout", "auth"):
             from .cli_auth import run_auth_command

@@ -12,6 +12,7 @@ import shutil
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Optional, TextIO
 
+from .._core.text import for_terminal
 from .._session.content import (
     AudioContent,
     ContentBlock,
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ProgressLine",
+    "TerminalText",
     "describe_contents",
     "is_terminal",
     "status_dict",
@@ -39,6 +41,27 @@ __all__ = [
 
 #: The longest description or error a table cell shows.
 CELL_LIMIT = 80
+
+
+class TerminalText:
+    """A text stream that shows, rather than passes on, what a terminal would act on (``for_terminal``):
+    the command line's stdout and stderr, where every text a server controls ends up (tool lists,
+    results, error messages, task ids and statuses, the servers' stderr lines). ``unescaped`` is the
+    stream itself, for the control sequences of our own (the progress line's) and for ``--json``."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.unescaped = stream
+
+    def write(self, text: str) -> int:
+        return self.unescaped.write(for_terminal(text))
+
+    def __getattr__(self, name: str) -> Any:  # flush, isatty, fileno, buffer (binary output: --output)
+        return getattr(self.unescaped, name)
+
+
+def unescaped(stream: Any) -> TextIO:
+    """The stream under a ``TerminalText`` (or ``stream`` itself)."""
+    return getattr(stream, "unescaped", stream)  # type: ignore[no-any-return]
 
 
 def is_terminal(stream: TextIO) -> bool:
@@ -158,7 +181,7 @@ class ProgressLine:
         if self.interactive:
             # A line longer than the terminal would wrap, and "\r" would no longer rewrite it.
             width = _columns(self.stream) - 1
-            self.stream.write("\r" + text[:width] + "\x1b[K")
+            unescaped(self.stream).write("\r" + for_terminal(text)[:width] + "\x1b[K")
             self._showing = True
         else:
             self.stream.write(text + "\n")
@@ -167,6 +190,6 @@ class ProgressLine:
     def finish(self) -> None:
         """Clear the progress line from the terminal (nothing to do elsewhere)."""
         if self._showing:
-            self.stream.write("\r\x1b[K")
+            unescaped(self.stream).write("\r\x1b[K")
             self.stream.flush()
             self._showing = False

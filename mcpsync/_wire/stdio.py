@@ -42,7 +42,7 @@ from typing import IO, Any, Optional, Union
 
 from .._core.endpoint import ID_SCAN_BYTES
 from .._core.errors import ConfigurationError, ConnectError, MCPError, NotSupportedError, TransportClosed, WriteTimeout
-from .._core.text import cut
+from .._core.text import cut, for_terminal
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .._threads.signals import POLL, acquire_deferred, interrupted
 from .._threads.workers import Workers
@@ -506,7 +506,7 @@ class StdioTransport(Transport):
         stream = sys.stderr  # now: a notebook's cell, a test's capture, a redirect made meanwhile
         if mode == "inherit" and stream is not None:  # None: pythonw, a daemon: nowhere to write
             try:
-                stream.write(f"[{self.name}] {line}\n")
+                stream.write(f"[{self.name}] {for_terminal(line)}\n")  # a server's escape sequences shown
                 stream.flush()
             except (OSError, ValueError):  # closed or broken: the line stays in the tail
                 pass
