@@ -87,7 +87,6 @@ import traceback
 from typing import Any, Callable, Optional, TextIO
 
 from .._core.errors import ConfigurationError, MCPError, MissingClientCapability, UnknownNameError
-from .._core.text import for_terminal
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .._manager.manager import Manager
 from .._manager.trust import TrustStore
@@ -104,6 +103,7 @@ from .cli_commands import CAPABILITY_OPTIONS, COMMANDS, EXIT_FAILURE, Run
 from .cli_elicit import TerminalElicitation
 from .cli_format import TerminalText, is_terminal
 from .cli_trust import check_project_trust
+from .logs import TerminalFormatter
 
 __all__ = ["main"]
 
@@ -115,16 +115,9 @@ EXIT_INTERRUPTED = 130
 # -- running ---------------------------------------------------------------------------------------
 
 
-class _TerminalFormatter(logging.Formatter):
-    """``-v``'s log lines, with what a terminal would act on shown (their texts come from servers)."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        return for_terminal(super().format(record))
-
-
 def _log_verbosely() -> None:
     handler = logging.StreamHandler()
-    handler.setFormatter(_TerminalFormatter("%(name)s: %(message)s"))
+    handler.setFormatter(TerminalFormatter("%(name)s: %(message)s"))
     logging.basicConfig(level=logging.WARNING, handlers=[handler])
     logging.getLogger("mcpsync").setLevel(logging.INFO)
     logging.getLogger("mcpsync.traffic").setLevel(logging.DEBUG)

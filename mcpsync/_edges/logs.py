@@ -22,10 +22,20 @@ import sys
 import threading
 from typing import Any, Optional
 
-__all__ = ["AREA_LINES", "show_logs"]
+from .._core.text import for_terminal
+
+__all__ = ["AREA_LINES", "TerminalFormatter", "show_logs"]
 
 #: Lines the notebook's log area keeps (the older ones are dropped, and counted).
 AREA_LINES = 200
+
+
+class TerminalFormatter(logging.Formatter):
+    """Log lines with what a terminal would act on shown, not passed on (``for_terminal``): their texts
+    come from servers (their stderr, their log messages)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return for_terminal(super().format(record))
 
 
 class _CurrentStderr(logging.StreamHandler):  # type: ignore[type-arg]
@@ -113,7 +123,7 @@ def show_logs(level: Any = "INFO", *, traffic: bool = False) -> logging.Handler:
     root = logging.getLogger("mcpsync")
     if _handler is None:
         _handler = _CurrentStderr()
-        _handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        _handler.setFormatter(TerminalFormatter("%(levelname)s %(name)s: %(message)s"))
         root.addHandler(_handler)
         shell = _kernel_shell()
         if shell is not None:

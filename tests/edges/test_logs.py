@@ -9,6 +9,7 @@ import pytest
 import mcpsync
 from mcpsync._edges import logs
 from mcpsync.testing import server_config
+from tests.edges.test_terminal_safety import SERVER
 from tests.helpers import wait_for
 
 T = 20.0
@@ -55,3 +56,14 @@ def test_show_logs_with_traffic_shows_protocol_messages(client, capsys):
     assert "mcpsync.traffic" in err
     with pytest.raises(ValueError, match="unknown logging level"):
         mcpsync.show_logs("LOUD")
+
+
+def test_show_logs_shows_a_servers_escape_sequences_escaped(capsys):
+    """On a terminal, what a server controls (its stderr with ``stderr="log"``, its log messages) is
+    shown with its escape sequences escaped (tests/edges/test_terminal_safety.py has the rest)."""
+    mcpsync.show_logs("INFO")
+    with mcpsync.connect(mcpsync.StdioServerConfig(SERVER[0], SERVER[1:], stderr="log"), timeout=T) as client:
+        client.call_tool("show", timeout=T)
+    err = capsys.readouterr().err
+    assert "starting \\x1b]0;pwned title\\x07" in err and "\\x9b31m" in err
+    assert "\x1b" not in err and "\x9b" not in err and "\u202e" not in err
