@@ -29,7 +29,8 @@ anthropic_types = deferred("anthropic.types")
 genai_types = deferred("google.genai.types")
 input_items = deferred("openai.types.responses.response_input_item_param")
 
-pytestmark = pytest.mark.usefixtures("server_in_thread")
+# One worker runs the module (xdist_group): one worker, not each, imports its libraries (0.5-3.3 s).
+pytestmark = [pytest.mark.usefixtures("server_in_thread"), pytest.mark.xdist_group("model_sdks")]
 
 T = 20
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -35,7 +35,8 @@ genai_types = deferred("google.genai.types")
 input_items = deferred("openai.types.responses.response_input_item_param")
 tool_search_items = deferred("openai.types.responses.response_tool_search_output_item_param_param")
 
-pytestmark = pytest.mark.usefixtures("server_in_thread")
+# One worker runs the module (xdist_group): one worker, not each, imports its libraries (0.5-3.3 s).
+pytestmark = [pytest.mark.usefixtures("server_in_thread"), pytest.mark.xdist_group("model_sdks")]
 
 T = 20.0
 SERVERS = ("tracker", "crm", "billing")

@@ -36,7 +36,8 @@ lc_functions = deferred("langchain_core.utils.function_calling")
 
 scripted = deferred("tests.edges.frameworks.langchain_model")
 
-pytestmark = pytest.mark.usefixtures("server_in_thread")
+# One worker runs the module (xdist_group): one worker, not each, imports its libraries (0.5-3.3 s).
+pytestmark = [pytest.mark.usefixtures("server_in_thread"), pytest.mark.xdist_group("langchain")]
 
 
 def agent_of(target_box: mcpsync.ToolBox) -> Any:

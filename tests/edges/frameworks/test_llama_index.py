@@ -38,6 +38,7 @@ workflow_errors = deferred("workflows.errors")
 pytestmark = [
     pytest.mark.filterwarnings("ignore::pydantic.warnings.PydanticDeprecationWarning"),
     pytest.mark.usefixtures("server_in_thread"),
+    pytest.mark.xdist_group("llama_index"),  # one worker imports LlamaIndex (1.7 s), not each
 ]
 
 

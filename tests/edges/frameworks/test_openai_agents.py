@@ -34,7 +34,8 @@ oa_responses = deferred("openai.types.responses")
 
 scripted = deferred("tests.edges.frameworks.openai_agents_model")
 
-pytestmark = pytest.mark.usefixtures("server_in_thread")
+# One worker runs the module (xdist_group): one worker, not each, imports its libraries (0.5-3.3 s).
+pytestmark = [pytest.mark.usefixtures("server_in_thread"), pytest.mark.xdist_group("openai_agents")]
 
 #: A call's timeout longer than any wait of a test: a cancellation the server sees came from the cancel.
 SLOW = 60

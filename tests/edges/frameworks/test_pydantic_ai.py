@@ -32,7 +32,8 @@ pai_function = deferred("pydantic_ai.models.function")
 pai_test = deferred("pydantic_ai.models.test")
 pai_toolsets = deferred("pydantic_ai.toolsets")
 
-pytestmark = pytest.mark.usefixtures("server_in_thread")
+# One worker runs the module (xdist_group): one worker, not each, imports its libraries (0.5-3.3 s).
+pytestmark = [pytest.mark.usefixtures("server_in_thread"), pytest.mark.xdist_group("pydantic_ai")]
 
 #: A call's timeout longer than any wait of a test: a cancellation the server sees came from the cancel.
 SLOW = 60

@@ -34,7 +34,8 @@ smol_tools = deferred("smolagents.tools")
 
 scripted = deferred("tests.edges.frameworks.smolagents_model")
 
-pytestmark = pytest.mark.usefixtures("server_in_thread")
+# One worker runs the module (xdist_group): one worker, not each, imports its libraries (0.5-3.3 s).
+pytestmark = [pytest.mark.usefixtures("server_in_thread"), pytest.mark.xdist_group("smolagents")]
 
 
 def agent_of(box: mcpsync.ToolBox) -> Any:
