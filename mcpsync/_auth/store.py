@@ -33,8 +33,6 @@ import hashlib
 import json
 import logging
 import os
-import secrets
-import stat
 import threading
 import time
 from collections.abc import Iterator
@@ -44,6 +42,7 @@ from typing import Any, ContextManager, Optional, Protocol, Union
 
 from .._core.errors import TokenStoreError
 from .._core.paths import user_data_dir
+from .private_files import PrivateDirectory
 
 __all__ = [
     "FileTokenStore",
@@ -164,6 +163,7 @@ class FileTokenStore:
 
     def __init__(self, directory: Union[str, Path, None] = None) -> None:
         self.directory = Path(directory) if directory is not None else user_data_dir() / "auth"
+        self._files = PrivateDirectory(self.directory, "token store", self._refuse, logger)
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -193,90 +193,13 @@ class FileTokenStore:
         )
 
     def _open_directory(self, *, create: bool) -> Optional[int]:
-        """A descriptor of the directory, checked; ``None`` when there is none and ``create`` is false.
-
-        Every later step goes through this descriptor (``dir_fd``): what was checked is what is used,
-        whatever is renamed or linked in its place meanwhile.
-        """
-        directory = self.directory
-        made = False
-        if create and not os.path.lexists(directory):
-            directory.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            try:
-                os.mkdir(directory, 0o700)
-                made = True
-            except FileExistsError:
-                pass
-        try:
-            descriptor = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            if exc.errno == errno.ELOOP or os.path.islink(directory):
-                raise self._refuse("it is a symbolic link (a store is never reached through one)") from None
-            if exc.errno == errno.ENOTDIR:
-                raise self._refuse("it is not a directory") from None
-            raise self._refuse(f"it cannot be opened ({exc.strerror})") from None
-        try:
-            self._check_directory(descriptor, made)
-        except BaseException:
-            os.close(descriptor)
-            raise
-        return descriptor
-
-    def _check_directory(self, descriptor: int, made: bool) -> None:
-        status = os.fstat(descriptor)
-        uid = os.geteuid()
-        if status.st_uid != uid:
-            raise self._refuse(f"it belongs to uid {status.st_uid}, not to you (uid {uid})")
-        mode = stat.S_IMODE(status.st_mode)
-        if mode & 0o022:
-            raise self._refuse(
-                f"others can write in it (mode {mode:04o}), so any entry in it may have been planted; "
-                "look at it, then remove it or make it yours alone (chmod 700)"
-            )
-        if mode & 0o077:
-            if not made:
-                logger.warning("token store: %s could be read by others (mode %04o); made 0700", self.directory, mode)
-            os.fchmod(descriptor, 0o700)
-
-    def _open_entry(self, descriptor: int, name: str) -> Optional[int]:
-        """A descriptor of one entry, checked; ``None`` when there is none."""
-        try:
-            file = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=descriptor)
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                raise self._refuse("it is a symbolic link (never followed)", self.directory / name) from None
-            raise self._refuse(f"it cannot be opened ({exc.strerror})", self.directory / name) from None
-        try:
-            status = os.fstat(file)
-            if not stat.S_ISREG(status.st_mode):
-                raise self._refuse("it is not a regular file", self.directory / name)
-            if status.st_uid != os.geteuid():
-                raise self._refuse(f"it belongs to uid {status.st_uid}, not to you", self.directory / name)
-            if stat.S_IMODE(status.st_mode) & 0o077:
-                logger.warning("token store: %s could be read by others; made 0600", self.directory / name)
-                os.fchmod(file, 0o600)
-        except BaseException:
-            os.close(file)
-            raise
-        return file
+        """A descriptor of the directory, checked (``PrivateDirectory``); ``None`` when there is none."""
+        return self._files.open(create=create)
 
     def _read(self, descriptor: int, name: str) -> Any:
         """The JSON of one entry; ``None`` when there is none or it is unreadable (half written, not JSON)."""
-        file = self._open_entry(descriptor, name)
-        if file is None:
-            return None
-        try:
-            with os.fdopen(file, "rb") as handle:
-                data = handle.read(MAX_ENTRY_BYTES + 1)
-        except OSError as exc:
-            logger.warning("token store: %s is unreadable, ignored: %s", self.directory / name, type(exc).__name__)
-            return None
-        if len(data) > MAX_ENTRY_BYTES:
-            logger.warning("token store: %s is over %d bytes, ignored", self.directory / name, MAX_ENTRY_BYTES)
+        data = self._files.read(descriptor, name, MAX_ENTRY_BYTES)
+        if data is None:
             return None
         try:
             return json.loads(data.decode("utf-8"))
@@ -310,7 +233,7 @@ class FileTokenStore:
                 descriptor = self._open_directory(create=True)
                 assert descriptor is not None
                 try:
-                    self._write(descriptor, self._name(key), data)
+                    self._files.write(descriptor, self._name(key), data)
                 finally:
                     os.close(descriptor)
             except OSError as exc:
@@ -319,34 +242,6 @@ class FileTokenStore:
                     "nothing in it was changed",
                     path=str(self.directory),
                 ) from None
-
-    @staticmethod
-    def _write(descriptor: int, name: str, data: bytes) -> None:
-        """Write ``data`` to a new file of mode 0600 beside ``name``, then put it in its place: a reader
-        never sees half a file, a crash leaves at most a ``.tmp-`` file that nothing reads."""
-        temporary = f".tmp-{secrets.token_hex(8)}.json"
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        file = os.open(temporary, flags, 0o600, dir_fd=descriptor)
-        try:
-            try:
-                os.fchmod(file, 0o600)
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(file, view) :]
-                os.fsync(file)
-            finally:
-                os.close(file)
-            os.replace(temporary, name, src_dir_fd=descriptor, dst_dir_fd=descriptor)
-        except BaseException:
-            try:
-                os.unlink(temporary, dir_fd=descriptor)
-            except OSError:
-                pass
-            raise
-        try:
-            os.fsync(descriptor)  # the rename itself survives a crash
-        except OSError:
-            pass
 
     def delete(self, key: str) -> None:
         with self._lock:

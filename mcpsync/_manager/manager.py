@@ -351,10 +351,18 @@ class Manager:
         """
         started = time.monotonic()
         server, tool = self._resolve(name, timeout, started)
+        with self._lock:
+            known, deferred = server.all_tools()
+        # Named from a list that is not the server's word of now (the tool cache, or the last one
+        # before a reconnection): checked against the live list once the server is up.
+        unconfirmed = next((t for t in known if t.name == tool), None) if deferred else None
         deadline = server.deadline(timeout, started)
         retry = self.retry_calls if retry is None else retry
         while True:
             client = server.client_within(deadline)
+            if unconfirmed is not None:
+                self._confirm_listed(server, unconfirmed)
+                unconfirmed = None
             try:
                 return client.call_tool(tool, arguments, timeout=_remaining(deadline), **options)
             except TransportClosed:
@@ -473,6 +481,26 @@ class Manager:
                 state=server.state,
             )
         raise UnknownNameError(self._unknown("tool", name, names))
+
+    def _confirm_listed(self, server: ServerSupervisor, named: Tool) -> None:
+        """Raise ``UnknownNameError`` if the server, now up, does not list ``named`` (a tool offered from
+        the cache or an earlier list) as it was offered: not at all, or for others (its MCP Apps
+        visibility changed). A planted or outdated list never gets a call through."""
+        with self._lock:
+            live, deferred = server.all_tools()
+        if deferred:
+            return  # not up after all: client_within would have raised
+        found = next((t for t in live if t.name == named.name), None)
+        if found is None:
+            raise UnknownNameError(
+                f"server {server.name!r} does not list the tool {named.name!r} now (an earlier or cached list "
+                "did); it was not called"
+            )
+        if found.visibility != named.visibility:
+            raise UnknownNameError(
+                f"server {server.name!r} lists the tool {named.name!r} now for {list(found.visibility)}, not for "
+                f"{list(named.visibility)} as the earlier or cached list said; it was not called"
+            )
 
     def _refuse_filtered(self, name: str) -> None:
         """Raise ``UnknownNameError`` saying why, if a tool filter took the tool ``name`` out."""

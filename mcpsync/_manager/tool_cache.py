@@ -8,10 +8,14 @@ An entry counts only for the same server name *and* the same configuration
 (``key`` is a hash of it, so no secret from ``env`` or ``headers`` is stored),
 and only until it is older than the expiry. A list the server marks
 ``cacheScope: "private"`` (2026-07-28) is never written: every run reads the
-file, whoever it is authorized as. Writes go to a temporary file that
-replaces the old one, so a reader never sees half a file; two processes
-writing at once lose one update, never the file. A cache that cannot be read
-or written is logged and otherwise ignored: it only ever saves time.
+file, whoever it is authorized as. What a cached list says reaches a model
+(descriptions, which tools are for it), so the file is kept by the token
+store's rules (``mcpsync._auth.private_files``): its directory is the user's
+alone, the file the user's own regular file, never reached through a link,
+written to a new file that replaces the old one (a reader never sees half a
+file; two processes writing at once lose one update, never the file). An
+entry dated in the future is stale. A cache that is refused, or cannot be read
+or written, is logged and otherwise ignored: it only ever saves time.
 """
 
 from __future__ import annotations
@@ -21,13 +25,13 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from .._auth.private_files import PrivateDirectory
 from .._core import jsonrpc
 from .._core.paths import user_cache_dir
 from .._wire.config import ServerConfig
@@ -41,6 +45,14 @@ DEFAULT_MAX_AGE = 7 * 24 * 3600.0
 _FORMAT_VERSION = 1
 #: Levels of nesting the file may have (tool schemas nest, but not without end).
 MAX_DEPTH = 200
+#: The largest cache file read (a tool list is a message: the default message limit).
+MAX_BYTES = 64 << 20
+#: Seconds an entry's date may lie ahead of the clock (a clock set back a little); further is stale.
+FUTURE_SLACK = 60.0
+
+
+class _Refused(Exception):
+    """The cache's directory or file is refused (``PrivateDirectory``): the cache is not used."""
 
 
 def config_key(config: ServerConfig) -> str:
@@ -63,11 +75,29 @@ class ToolCache:
         self.path = Path(path) if path is not None else user_cache_dir() / "tools.json"
         self.max_age = max_age
         self._lock = threading.Lock()
+        self._files = PrivateDirectory(self.path.parent, "tool cache", self._refuse, logger)
+
+    def _refuse(self, why: str, path: Union[str, Path, None]) -> _Refused:
+        return _Refused(f"tool cache {path if path is not None else self.path.parent} refused, not used: {why}")
+
+    def _fresh(self, saved: Any, now: float) -> bool:
+        """Whether an entry saved at ``saved`` (unix time) counts: not older than ``max_age``, not from the future."""
+        return isinstance(saved, (int, float)) and -FUTURE_SLACK <= now - saved <= self.max_age
 
     def _read(self) -> dict[str, Any]:
         try:
-            data = jsonrpc.decode(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+            descriptor = self._files.open(create=False)
+            if descriptor is None:
+                return {}
+            try:
+                raw = self._files.read(descriptor, self.path.name, MAX_BYTES)
+            finally:
+                os.close(descriptor)
+            if raw is None:
+                return {}
+            data = jsonrpc.decode(raw.decode("utf-8"))
+        except _Refused as exc:
+            logger.warning("%s", exc)
             return {}
         except (OSError, ValueError) as exc:
             logger.warning("tool cache %s unreadable, ignored: %s", self.path, exc)
@@ -95,7 +125,7 @@ class ToolCache:
             if not isinstance(entry, dict) or entry.get("key") != config_key(config):
                 continue
             saved, tools = entry.get("saved"), entry.get("tools")
-            if not isinstance(saved, (int, float)) or now - saved > self.max_age:
+            if not self._fresh(saved, now):
                 continue
             if isinstance(tools, list) and all(isinstance(t, dict) for t in tools):
                 found[name] = tools
@@ -120,19 +150,17 @@ class ToolCache:
             servers = {
                 key: value
                 for key, value in servers.items()
-                if isinstance(value, dict)
-                and isinstance(value.get("saved"), (int, float))
-                and now - value["saved"] <= self.max_age
+                if isinstance(value, dict) and self._fresh(value.get("saved"), now)
             }
+            data = json.dumps({"version": _FORMAT_VERSION, "servers": servers}).encode("utf-8")
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                fd, temporary = tempfile.mkstemp(prefix=".tools-", suffix=".json", dir=self.path.parent)
+                descriptor = self._files.open(create=True)
+                assert descriptor is not None
                 try:
-                    with os.fdopen(fd, "w", encoding="utf-8") as out:
-                        json.dump({"version": _FORMAT_VERSION, "servers": servers}, out)
-                    os.replace(temporary, self.path)
-                except BaseException:
-                    os.unlink(temporary)
-                    raise
+                    self._files.write(descriptor, self.path.name, data)
+                finally:
+                    os.close(descriptor)
+            except _Refused as exc:
+                logger.warning("%s", exc)
             except OSError as exc:
                 logger.warning("tool cache %s not written: %s", self.path, exc)

@@ -59,7 +59,7 @@ def test_an_unwritable_cache_is_logged_not_raised(tmp_path, caplog):
     blocker.write_text("")
     cache = ToolCache(blocker / "tools.json")  # its directory cannot be made: a file is in the way
     cache.put("s", StdioServerConfig("python", name="s"), TOOLS)
-    assert "not written" in caplog.text
+    assert "refused, not used: it is not a directory" in caplog.text
     assert list(tmp_path.iterdir()) == [blocker]  # no temporary file left behind
 
 
