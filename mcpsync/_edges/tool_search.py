@@ -16,7 +16,7 @@ import math
 import re
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .._core.errors import ConfigurationWarning
@@ -37,36 +37,51 @@ DEFAULT_LIMIT = 5
 _WEIGHTS = {"name": 3, "title": 2, "arguments": 2, "description": 1}
 _K1, _B = 1.2, 0.75
 _STOP = frozenset("a an and any as at be by for from in is it its of on or the to with".split())
-_SPLIT = re.compile(r"[^0-9A-Za-z]+|(?<=[a-z0-9])(?=[A-Z])")
+#: A word: a run of letters and digits, cut before a capital that follows a small letter or a digit
+#: (camelCase: ``getHTTPResponse`` is ``get``, ``HTTPResponse``).
+_WORD = re.compile(r"[A-Z]+[a-z0-9]*|[a-z0-9]+")
+#: Characters of each part of a tool that are indexed: what one server's descriptions can cost the
+#: index is bounded (a description past a few kB adds little to a ranking, and a hostile one much to
+#: memory: the index keeps counts of its words, never the text).
+MAX_INDEXED = 16_384
 
 
-def words(text: str) -> list[str]:
-    """``text``'s words as the index keeps them: lower case, split, the plural folded, no stop words."""
-    found = []
-    for word in _SPLIT.split(text):
-        word = word.lower()
-        if not word or word in _STOP:
+def _words(text: str) -> Iterator[str]:
+    """``text``'s words as the index keeps them, one at a time (no list of the text's pieces)."""
+    for found in _WORD.finditer(text):
+        word = found.group().lower()
+        if word in _STOP:
             continue
         if len(word) > 4 and word.endswith("ies"):
             word = word[:-3] + "y"
         elif len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
             word = word[:-1]
-        found.append(word)
-    return found
+        yield word
 
 
-def _document(name: str, tool: Tool, schema: Mapping[str, Any]) -> list[str]:
+def words(text: str) -> list[str]:
+    """``text``'s words as the index keeps them: lower case, split, the plural folded, no stop words."""
+    return list(_words(text))
+
+
+def _document(name: str, tool: Tool, schema: Mapping[str, Any]) -> Counter[str]:
+    """A tool's words and how often each counts (its parts' weights applied): counts, not copies."""
     properties = schema.get("properties")
     arguments = " ".join(properties) if isinstance(properties, Mapping) else ""
     parts = {"name": name, "title": tool.title or "", "arguments": arguments, "description": tool.description or ""}
-    return [word for part, text in parts.items() for word in words(text) * _WEIGHTS[part]]
+    counts: Counter[str] = Counter()
+    for part, text in parts.items():
+        weight = _WEIGHTS[part]
+        for word, n in Counter(_words(text[:MAX_INDEXED])).items():
+            counts[word] += n * weight
+    return counts
 
 
 class ToolIndex:
     """BM25 over tools: ``search(query, limit)`` gives the names of the best matches, best first."""
 
     def __init__(self, tools: Iterable[tuple[str, Tool, Mapping[str, Any]]]) -> None:
-        self._documents = {name: Counter(_document(name, tool, schema)) for name, tool, schema in tools}
+        self._documents = {name: _document(name, tool, schema) for name, tool, schema in tools}
         self._lengths = {name: sum(counts.values()) for name, counts in self._documents.items()}
         count = len(self._documents)
         self._average = sum(self._lengths.values()) / count if count else 0.0

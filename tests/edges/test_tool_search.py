@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tracemalloc
 import warnings
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ import pytest
 
 import mcpsync
 from mcpsync import CallToolResult, ConfigurationWarning, ToolBox
-from mcpsync._edges.tool_search import ToolIndex, words
+from mcpsync._edges.tool_search import MAX_INDEXED, ToolIndex, words
 from mcpsync._manager.records import ManagedTool
 from mcpsync._session.models import Tool
 from mcpsync.testing.synthetic import answer, synthetic_tools
@@ -353,3 +354,29 @@ def test_over_a_lazy_manager_a_search_starts_the_found_tools_servers_only(tmp_pa
         assert "is_error" not in done and "billing_archive_project: done" in done["content"][0]["text"]
         assert {name: starts(marker) for name, marker in markers.items()} == {"crm": 0, "billing": 1}
         assert manager.status()["crm"].state == mcpsync.ServerState.IDLE
+
+
+def test_a_search_over_huge_descriptions_costs_a_bounded_index_not_copies() -> None:
+    """One server's 4 MB of descriptions (issue 36, point 10: the search cost 21 MB of peak memory per
+    MB): a box with ``search=True`` costs at most 1 MB more at its peak than one without, and the words
+    past the part each tool's description indexes (``MAX_INDEXED``) are not searched."""
+    manager = StandInManager()
+    vocabulary = [f"term{n}" for n in range(5000)]
+    huge = " ".join(vocabulary[(n * 7919) % 5000] for n in range(500_000))[: 4 << 20] + " needle"
+    manager.tools[0] = ManagedTool(
+        "tracker__big", "tracker", Tool.from_dict({"name": "big", "description": huge, "inputSchema": {}})
+    )
+
+    def peak(search: bool) -> int:
+        tracemalloc.start()
+        try:
+            ToolBox(manager, search=search)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    assert peak(True) - peak(False) < 1 << 20
+    box = ToolBox(manager, search=True)
+    assert found_in(box.call("search_tools", {"query": "term0"}).text) == ["tracker__big"]  # the indexed start
+    assert box.call("search_tools", {"query": "needle"}).text.startswith("No tool matches")
+    assert len(huge) > MAX_INDEXED
