@@ -36,7 +36,7 @@ from ..._manager.tool_filter import why_filtered
 from ..._session.app_resources import AppResources
 from ..._session.app_view import AppView
 from ..._version import __version__
-from .messages import NOTIFICATIONS, REQUESTS, Invalid, params_problem, parsed
+from .messages import MAX_CHARS_OF, NOTIFICATIONS, REQUESTS, Invalid, params_problem, parsed_sized
 
 __all__ = ["APPS_PROTOCOL_VERSION", "AppBridge"]
 
@@ -167,18 +167,19 @@ class AppBridge:
         answer to send back, or ``None`` (a notification, a response, or junk with nothing to answer).
         Never raises."""
         try:
-            message = parsed(raw)
+            message, size = parsed_sized(raw)
         except Invalid as exc:
             return self._invalid(exc)
-        return self._handle_checked(message)
+        return self._handle_checked(message, size)
 
     def _invalid(self, exc: Invalid) -> dict[str, Any]:
         """The answer to a message whose envelope ``messages.parsed`` refused (logged)."""
         logger.info("MCP App view %r: %s", self.view.resource_uri, exc.message)
         return _error(exc.request_id, exc.code, exc.message)
 
-    def _handle_checked(self, message: dict[str, Any]) -> Optional[dict[str, Any]]:
-        """``handle`` of a message ``messages.parsed`` made (for a host that routed it first: the widget)."""
+    def _handle_checked(self, message: dict[str, Any], size: int = 0) -> Optional[dict[str, Any]]:
+        """``handle`` of a message ``messages.parsed_sized`` made, ``size`` its characters (for a host
+        that routed it first: the widget)."""
         method = message.get("method")
         if method is None:
             return None  # the view's answer to our request (teardown, ping): nothing more to do
@@ -187,9 +188,9 @@ class AppBridge:
         params = message.get("params")
         try:
             if not is_request:
-                self._notified(method, params)
+                self._notified(method, params, size)
                 return None
-            return {"jsonrpc": "2.0", "id": request_id, "result": self._requested(method, params)}
+            return {"jsonrpc": "2.0", "id": request_id, "result": self._requested(method, params, size)}
         except _Refused as exc:
             if not is_request:
                 logger.info("MCP App view %r: %s ignored: %s", self.view.resource_uri, method, exc.message)
@@ -199,14 +200,21 @@ class AppBridge:
             logger.warning("MCP App view %r: %s failed: %r", self.view.resource_uri, method, exc)
             return _error(request_id, -32603, f"the host failed: {type(exc).__name__}") if is_request else None
 
-    def _checked(self, method: str, params: Optional[dict[str, Any]], known: Mapping[str, Optional[str]]) -> None:
+    def _checked(
+        self, method: str, params: Optional[dict[str, Any]], known: Mapping[str, Optional[str]], size: int
+    ) -> None:
+        """Refuse what the view may not send; the cheap checks first (the method, its size, the rate),
+        its params' schema, whose cost grows with their size, last."""
         if method not in known:
             raise _Refused(-32601, f"method not found: {method[:128]!r}")
+        limit = MAX_CHARS_OF.get(method)
+        if limit is not None and size > limit:
+            raise _Refused(-32600, f"{method} too large: {size} characters, at most {limit}")
+        if method in _USER_FACING and not self._spend():
+            raise _Refused(-32000, f"too many messages: at most {BURST} in a row, then {PER_SECOND:g} a second")
         problem = params_problem(method, params)
         if problem is not None:
             raise _Refused(-32602, f"invalid params for {method}: {problem}")
-        if method in _USER_FACING and not self._spend():
-            raise _Refused(-32000, f"too many messages: at most {BURST} in a row, then {PER_SECOND:g} a second")
 
     def _spend(self) -> bool:
         """Take one token of the user-facing messages' budget (``False``: none left)."""
@@ -219,10 +227,10 @@ class AppBridge:
             self._tokens -= 1.0
             return True
 
-    def _notified(self, method: str, params: Optional[dict[str, Any]]) -> None:
+    def _notified(self, method: str, params: Optional[dict[str, Any]], size: int) -> None:
         if method.startswith("ui/notifications/sandbox-"):
             return  # a sandbox proxy's own (we have none)
-        self._checked(method, params, NOTIFICATIONS)
+        self._checked(method, params, NOTIFICATIONS, size)
         params = params or {}
         if method == "ui/notifications/initialized":
             self.initialized.set()
@@ -237,8 +245,8 @@ class AppBridge:
             if self.on_log is not None:
                 self.on_log(params["level"], params.get("logger"), params["data"])
 
-    def _requested(self, method: str, params: Optional[dict[str, Any]]) -> dict[str, Any]:
-        self._checked(method, params, REQUESTS)
+    def _requested(self, method: str, params: Optional[dict[str, Any]], size: int) -> dict[str, Any]:
+        self._checked(method, params, REQUESTS, size)
         params = params or {}
         with self._lock:
             if self._in_flight >= MAX_IN_FLIGHT:

@@ -18,17 +18,32 @@ from typing import Any, Optional, Union
 from ..._core.jsonrpc import LOG_LEVELS
 
 __all__ = [
+    "MAX_CHARS_OF",
     "MAX_MESSAGE_CHARS",
     "NOTIFICATIONS",
     "REQUESTS",
     "Invalid",
     "params_problem",
     "parsed",
+    "parsed_sized",
 ]
 
 #: The most characters one message from a view may have (its JSON text): 4 MB, room for a tool's
 #: arguments or a message with an image, and a bound on what a view can make the kernel parse.
 MAX_MESSAGE_CHARS = 4_000_000
+#: Tighter bounds for the methods whose params are text for a person or a log, checked before their
+#: schema (whose check costs kernel time by the byte: a 1.2 MB ``ui/message`` took 1.5-2.5 s): a
+#: notebook shows 10,000 characters of a ``ui/message``.
+MAX_CHARS_OF = {
+    "ui/message": 65_536,
+    "notifications/message": 65_536,
+    "ui/open-link": 8_192,
+    "ui/request-display-mode": 4_096,
+    "ui/notifications/size-changed": 4_096,
+    "ui/notifications/initialized": 4_096,
+    "ui/notifications/request-teardown": 4_096,
+    "ping": 4_096,
+}
 #: The most characters of a request id (a string); a number id must be a safe JSON integer.
 MAX_ID_CHARS = 128
 MAX_SAFE_INTEGER = 2**53 - 1
@@ -121,6 +136,13 @@ def parsed(raw: Union[str, bytes, Any]) -> dict[str, Any]:
     Raises:
         Invalid: -32700 (not JSON, or too large) or -32600 (no valid JSON-RPC 2.0 message).
     """
+    return parsed_sized(raw)[0]
+
+
+def parsed_sized(raw: Union[str, bytes, Any]) -> tuple[dict[str, Any], int]:
+    """``parsed``, and the message's size in characters (of its text, or of the JSON of an object):
+    what the method's bound (``MAX_CHARS_OF``) is checked against before its params' schema."""
+    size = len(raw) if isinstance(raw, (str, bytes, bytearray)) else 0
     if isinstance(raw, (bytes, bytearray)):
         if len(raw) > MAX_MESSAGE_CHARS:
             raise Invalid(-32600, f"message too large: {len(raw)} bytes, at most {MAX_MESSAGE_CHARS}")
@@ -160,7 +182,7 @@ def parsed(raw: Union[str, bytes, Any]) -> dict[str, Any]:
             raise Invalid(-32600, "params must be an object", answer_id)
     elif not has_id or ("result" in message) == ("error" in message):
         raise Invalid(-32600, "a message needs a method, or an id with a result or an error", answer_id)
-    return message
+    return message, size
 
 
 @functools.cache

@@ -5,8 +5,11 @@ display hook that shows a ``CallToolResult`` with a view as its widget.
 The kernel's side: each message of the view goes to the widget's ``AppBridge``. What needs the server
 (``tools/call``, ``resources/read``, ``resources/list``) runs on a thread of its own, at most
 ``MAX_CALLS`` at once (more are refused at once), so the kernel's comm thread never waits on a server;
-everything else is answered at once, in order; each ``ui/notifications/initialized`` is followed by the
-tool's input and result (a view rendered again, after a page reload, initializes again). A view
+everything else is answered at once, in order. Each render of the widget on a page is a view of its
+own (widget.js gives it an id): what answers a view's message goes to that view alone, and its first
+``ui/notifications/initialized`` is followed by the tool's input and result, once: the extension
+sends them at most once a view, and a view that says it again gets nothing more (else 7 kB from a
+view would make the kernel send hundreds of megabytes of a large result). A view
 removed from the page (a re-executed cell, a cleared output) is sent ``ui/resource-teardown`` by the
 page; its calls under way end within their timeout, and no thread waits for the next.
 ``close()`` sends the teardown too, takes no more messages and joins the calls under way.
@@ -29,7 +32,7 @@ from ..._session.app_view import AppView
 from ..._session.apps import UI_EXTENSION, notebook_host_in_use
 from ..._session.models import CallToolResult
 from .bridge import AppBridge
-from .messages import Invalid, parsed
+from .messages import Invalid, parsed_sized
 
 __all__ = ["MAX_CALLS", "app_bundle", "app_widget_class", "show_app"]
 
@@ -42,6 +45,9 @@ MAX_CALLS = 4
 #: The ``ui/message`` texts a widget keeps on show (the oldest go first), and the characters of each.
 MAX_SHOWN = 50
 MAX_SHOWN_CHARS = 10_000
+#: The views (renders on a page) a widget remembers having sent the tool's input and result; an older
+#: one that initializes again is sent them again (a page with more renders than this is no attack).
+MAX_VIEWS = 64
 #: The iframe's height before the view says its size, and the most it may ask for, in pixels.
 START_HEIGHT = 320
 MAX_HEIGHT = 4000
@@ -99,6 +105,7 @@ def app_widget_class() -> type:
             self._lock = threading.Lock()
             self._calls: set[threading.Thread] = set()
             self._closed = False
+            self._told: dict[str, None] = {}  # the views sent the tool's input and result (oldest first)
             self.on_msg(self._received)
 
         def _to_page(self, content: dict[str, Any]) -> None:
@@ -110,41 +117,60 @@ def app_widget_class() -> type:
             except Exception as exc:  # the comm is gone: the page went away
                 logger.debug("MCP App widget: could not send to the page: %r", exc)
 
-        def _to_view(self, message: Optional[dict[str, Any]]) -> None:
+        def _to_view(self, message: Optional[dict[str, Any]], view: Optional[str] = None) -> None:
             if message is not None:
-                self._to_page({"type": "to-view", "message": message})
+                content: dict[str, Any] = {"type": "to-view", "message": message}
+                if view is not None:
+                    content["view"] = view
+                self._to_page(content)
 
         def _received(self, _widget: Any, content: Any, _buffers: Any = None) -> None:
             """A message from the page (on the kernel's comm thread): the view's, or the page's own."""
             if not isinstance(content, dict) or content.get("type") != "from-view":
                 return  # nothing else is sent by widget.js
+            view = content.get("view")
+            view = view if isinstance(view, str) and len(view) <= 64 else None
+            raw = content.get("message")
             try:  # read once, here: the route depends on the method
-                message = parsed(content.get("message"))
+                message, size = parsed_sized(raw)
             except Invalid as exc:
-                self._to_view(self.bridge._invalid(exc))
+                self._to_view(self.bridge._invalid(exc), view)
                 return
             method = message.get("method")
             if method in _SERVER_METHODS:
-                self._start_call(message)
+                self._start_call(message, size, view)
                 return
-            self._answer(message)
-            if method == "ui/notifications/initialized" and self.bridge.initialized.is_set():
+            self._answer(message, size, view)
+            if method == "ui/notifications/initialized" and self.bridge.initialized.is_set() and self._first(view):
                 for notification in self.bridge.notifications():  # the view may now hear of the call
-                    self._to_view(notification)
+                    self._to_view(notification, view)
 
-        def _answer(self, message: dict[str, Any]) -> None:
-            self._to_view(self.bridge._handle_checked(message))
+        def _first(self, view: Optional[str]) -> bool:
+            """Whether ``view`` has not been sent the tool's input and result yet (and now counts as sent)."""
+            key = view or ""
+            with self._lock:
+                if key in self._told:
+                    return False
+                self._told[key] = None
+                while len(self._told) > MAX_VIEWS:
+                    del self._told[next(iter(self._told))]
+            return True
 
-        def _start_call(self, message: dict[str, Any]) -> None:
+        def _answer(self, message: dict[str, Any], size: int, view: Optional[str]) -> None:
+            self._to_view(self.bridge._handle_checked(message, size), view)
+
+        def _start_call(self, message: dict[str, Any], size: int, view: Optional[str]) -> None:
             with self._lock:
                 self._calls = {call for call in self._calls if call.is_alive()}
                 refused = self._closed or len(self._calls) >= MAX_CALLS
                 if not refused:
-                    call = threading.Thread(target=self._answer, args=(message,), name="mcpsync-app-call", daemon=True)
+                    call = threading.Thread(
+                        target=self._answer, args=(message, size, view), name="mcpsync-app-call", daemon=True
+                    )
                     self._calls.add(call)
             if refused:
                 busy = {"code": -32000, "message": f"too many calls at once: at most {MAX_CALLS}"}
-                self._to_view({"jsonrpc": "2.0", "id": message.get("id"), "error": busy})
+                self._to_view({"jsonrpc": "2.0", "id": message.get("id"), "error": busy}, view)
                 return
             call.start()
 

@@ -6,10 +6,16 @@
 // the view (.mcpsync-app-message). When the view is removed, it is sent ui/resource-teardown.
 // A view that navigates its own frame elsewhere (a second load of the iframe) is cut off: a page it
 // loaded is not the view the kernel answers, and hears nothing more of it.
+// Each render is a view of its own (a cell shown twice, a page reloaded): its messages carry its id,
+// and what the kernel sends for one view (answers, the tool's input and result) reaches that one alone.
 
 const MAX_MESSAGE_CHARS = 4000000;
 
+let renders = 0;
+
 function render({ model, el }) {
+  renders += 1;
+  const viewId = renders + "-" + Math.random().toString(36).slice(2);
   const root = document.createElement("div");
   root.className = "mcpsync-app";
   const frame = document.createElement("iframe");
@@ -74,7 +80,7 @@ function render({ model, el }) {
     if (typeof text !== "string" || text.length > MAX_MESSAGE_CHARS) {
       return;
     }
-    model.send({ type: "from-view", message: text });
+    model.send({ type: "from-view", view: viewId, message: text });
   }
 
   function fromKernel(content) {
@@ -82,7 +88,9 @@ function render({ model, el }) {
       return;
     }
     if (content.type === "to-view") {
-      toView(content.message);
+      if (content.view === undefined || content.view === viewId) {
+        toView(content.message);
+      }
     } else if (content.type === "open-link") {
       const url = String(content.url || "");
       if (/^https?:\/\//i.test(url)) {
