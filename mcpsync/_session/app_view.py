@@ -10,21 +10,29 @@ and from ``resourceDomains``; images, fonts and media from ``resourceDomains`` (
 ``frame-src`` only ``frameDomains``, ``base-uri`` only ``baseUriDomains``, each ``'none'`` when empty.
 Every domain is checked first: an origin or host pattern (``https://api.example.com``,
 ``https://*.example.com:8443``, ``cdn.example.com``), no quotes, no ``;``, no spaces, no bare ``*``,
-no scheme-only source (``data:``, ``blob:``); a value that fails is dropped with a ``ProtocolWarning``.
+no scheme-only source (``data:``, ``blob:``); no wildcard over a whole public suffix (``*.com``,
+``https://*.co.uk``, ``*.github.io``: as open as the bare ``*``; the Public Suffix List as the
+``publicsuffixlist`` package ships it); no loopback or private host (``localhost``, ``127.0.0.1:*``,
+``http://192.168.1.1:*``, ``*.local``) unless the MCP server itself is local (stdio, or an HTTP server
+on such a host): a view must not reach the user's machine or network for a remote server. A value
+that fails is dropped with a ``ProtocolWarning`` saying why.
 The sandbox is ``allow-scripts`` alone: never ``allow-same-origin`` (the view would share the host
 page's origin), never ``allow-top-navigation``, no popups, no forms.
 """
 
 from __future__ import annotations
 
+import functools
 import html as html_text
 import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, Optional
+from urllib.parse import urlsplit
 
+from .._auth.addresses import is_local
 from .._core.errors import ProtocolWarning
 from .apps import CSP_LISTS, UiResourceMeta
 
@@ -50,31 +58,80 @@ _DOMAIN = re.compile(
 _DOCTYPE = re.compile(r"\A[\ufeff\s]*(<!doctype[^>]*>)", re.IGNORECASE)
 
 
-def checked_domains(values: tuple[str, ...], kind: str, where: str) -> list[str]:
-    """The ``values`` of one CSP list that are an origin or host pattern; each other is dropped with a
-    ``ProtocolWarning`` naming it (``kind``: its wire name; ``where``: the resource)."""
+def checked_domains(values: tuple[str, ...], kind: str, where: str, server_is_local: bool = False) -> list[str]:
+    """The ``values`` of one CSP list that a view may be given (the module docstring's rules); each
+    other is dropped with a ``ProtocolWarning`` naming it and why (``kind``: its wire name; ``where``:
+    the resource; ``server_is_local``: loopback and private hosts are allowed)."""
     kept = []
     for value in values:
-        if _DOMAIN.fullmatch(value):
+        why = _refused(value, server_is_local)
+        if why is None:
             kept.append(value.rstrip("/"))
         else:
-            warnings.warn(
-                f"{where}: _meta.ui.csp.{kind} value {value!r:.80} is no origin or host pattern; dropped",
-                ProtocolWarning,
-                stacklevel=3,
-            )
+            warnings.warn(f"{where}: _meta.ui.csp.{kind} value {value!r:.80} {why}; dropped", ProtocolWarning, 3)
     return kept
 
 
-def checked_csp(meta: UiResourceMeta, where: str = "UI resource") -> dict[str, list[str]]:
+def _refused(value: str, server_is_local: bool) -> Optional[str]:
+    """Why ``value`` may not be in a view's policy, or ``None``."""
+    if not _DOMAIN.fullmatch(value):
+        return "is no origin or host pattern"
+    host = _HOST.sub("", value).lower()
+    if host.startswith("*."):
+        suffix = host[2:]
+        if _is_public_suffix(suffix):
+            return f"covers the whole public suffix {suffix!r} (as open as '*')"
+    if not server_is_local and is_local(host[2:] if host.startswith("*.") else host):
+        return "is a loopback or private host, and the MCP server is not local"
+    return None
+
+
+#: A domain's scheme, port and path, to leave its host.
+_HOST = re.compile(r"\A[a-z]+://|(?::(?:[0-9]*|\*))?/?\Z", re.IGNORECASE)
+
+
+@functools.cache
+def _suffixes() -> Any:
+    """The Public Suffix List (``publicsuffixlist``, imported on the first wildcard), or ``None``."""
+    try:
+        from publicsuffixlist import PublicSuffixList
+    except ImportError:
+        return None
+    return PublicSuffixList()
+
+
+def _is_public_suffix(domain: str) -> bool:
+    """Whether ``domain`` is a public suffix (``com``, ``co.uk``, ``github.io``; an unknown one counts):
+    without the list at hand every wildcard counts as one, so none is let through unjudged."""
+    suffixes = _suffixes()
+    return True if suffixes is None else bool(suffixes.is_public(domain))
+
+
+def is_local_server(client: Any) -> bool:
+    """Whether ``client``'s MCP server runs on this machine or a private network: stdio, or HTTP to a
+    loopback or private host (``False`` without a client)."""
+    transport = getattr(client, "transport", None)
+    if transport is None:
+        return False
+    if getattr(transport, "kind", "") == "stdio":
+        return True
+    url = getattr(transport, "url", None)
+    return isinstance(url, str) and is_local(urlsplit(url).hostname or "")
+
+
+def checked_csp(
+    meta: UiResourceMeta, where: str = "UI resource", server_is_local: bool = False
+) -> dict[str, list[str]]:
     """``meta.csp``'s four lists by their wire names (``connectDomains``, ...), each value checked
     (``checked_domains``: a bad one dropped with a ``ProtocolWarning``)."""
-    return {wire: checked_domains(getattr(meta.csp, name), wire, where) for wire, name in CSP_LISTS.items()}
+    return {
+        wire: checked_domains(getattr(meta.csp, name), wire, where, server_is_local) for wire, name in CSP_LISTS.items()
+    }
 
 
-def content_security_policy(meta: UiResourceMeta, where: str = "UI resource") -> str:
+def content_security_policy(meta: UiResourceMeta, where: str = "UI resource", server_is_local: bool = False) -> str:
     """The Content-Security-Policy for a view whose resource says ``meta`` (the module docstring's rules)."""
-    return policy_of(checked_csp(meta, where))
+    return policy_of(checked_csp(meta, where, server_is_local))
 
 
 def policy_of(lists: Mapping[str, list[str]]) -> str:
@@ -141,7 +198,7 @@ class AppView:
     def csp_domains(self) -> dict[str, list[str]]:
         """``meta.csp``'s lists by their wire names, each value checked once per view (``checked_csp``):
         what the policy is built from, and what a host tells the view in ``ui/initialize``."""
-        return checked_csp(self.meta, f"UI resource {self.resource_uri!r}")
+        return checked_csp(self.meta, f"UI resource {self.resource_uri!r}", is_local_server(self.client))
 
     @property
     def content_security_policy(self) -> str:

@@ -99,6 +99,67 @@ def test_a_domain_that_could_widen_the_policy_is_dropped_with_a_warning(bad):
     assert policy.count(";") == 8 and "*" not in policy and "unsafe-eval" not in policy
 
 
+WIDE = ["*.com", "https://*.com", "http://*.net:*", "wss://*.io", "https://*.co.uk", "*.github.io", "*.zz"]
+PRIVATE = ["http://*.localhost:*", "127.0.0.1:*", "http://192.168.1.1:*", "localhost:3000", "10.0.0.1", "*.local"]
+
+
+class Transport:
+    """What ``is_local_server`` reads of a client's transport."""
+
+    def __init__(self, kind: str, url: Optional[str] = None) -> None:
+        self.kind, self.url = kind, url
+
+
+class Client:
+    def __init__(self, kind: str, url: Optional[str] = None) -> None:
+        self.transport = Transport(kind, url)
+
+
+def connect_sources(values: list[str], client: object = None) -> tuple[list[str], str]:
+    """The connect-src of a view whose resource declares ``values`` (and one good domain), from ``client``'s
+    server, and the warnings' text."""
+    csp = UiCsp(connect_domains=(*values, "https://api.example.com"))
+    made = AppView("t", {}, None, "ui://v", "<p>v</p>", UiResourceMeta(csp), {}, client)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        policy = made.content_security_policy
+    directives = dict(d.split(" ", 1) for d in policy.split("; "))
+    return directives["connect-src"].split(), " ".join(str(w.message) for w in caught)
+
+
+@pytest.mark.parametrize("wide", WIDE)
+def test_a_wildcard_over_a_whole_public_suffix_is_dropped_whatever_the_server(wide: str) -> None:
+    """A wildcard wider than a registrable domain (the Public Suffix List's rules) is as open as '*'."""
+    for client in (None, Client("stdio"), Client("http", "https://mcp.example.com/mcp")):
+        kept, said = connect_sources([wide], client)
+        assert kept == ["https://api.example.com"], client
+        assert "covers the whole public suffix" in said and "dropped" in said
+
+
+@pytest.mark.parametrize("private", PRIVATE)
+def test_a_loopback_or_private_host_is_dropped_unless_the_server_is_local(private: str) -> None:
+    remote = Client("http", "https://mcp.example.com/mcp")
+    kept, said = connect_sources([private], remote)
+    assert kept == ["https://api.example.com"] and "dropped" in said
+    for local in (Client("stdio"), Client("http", "http://127.0.0.1:8000/mcp"), Client("sse", "http://10.1.2.3/sse")):
+        kept, _ = connect_sources([private], local)
+        if private in ("http://*.localhost:*", "*.local"):  # wildcards over a public suffix: never
+            assert kept == ["https://api.example.com"]
+        else:
+            assert kept == [private, "https://api.example.com"], local
+
+
+def test_a_wildcard_under_a_registrable_domain_is_kept() -> None:
+    kept, said = connect_sources(["https://*.example.com:8443", "*.cdn.example.co.uk", "wss://*.live.example.io"])
+    assert kept == [
+        "https://*.example.com:8443",
+        "*.cdn.example.co.uk",
+        "wss://*.live.example.io",
+        "https://api.example.com",
+    ]
+    assert said == ""
+
+
 def test_the_sandbox_never_allows_same_origin_or_top_navigation():
     """allow-scripts alone, whatever the permissions; they become the iframe's allow features."""
     asked = view(permissions=("camera", "clipboardWrite"))
