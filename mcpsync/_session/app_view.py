@@ -32,7 +32,6 @@ from functools import cached_property
 from typing import Any, Optional
 from urllib.parse import urlsplit
 
-from .._auth.addresses import is_local
 from .._core.errors import ProtocolWarning
 from .apps import CSP_LISTS, UiResourceMeta
 
@@ -74,6 +73,8 @@ def checked_domains(values: tuple[str, ...], kind: str, where: str, server_is_lo
 
 def _refused(value: str, server_is_local: bool) -> Optional[str]:
     """Why ``value`` may not be in a view's policy, or ``None``."""
+    from .._auth.addresses import is_local  # lazily: the package imports requests, `import mcpsync` stays light
+
     if not _DOMAIN.fullmatch(value):
         return "is no origin or host pattern"
     host = _HOST.sub("", value).lower()
@@ -115,6 +116,8 @@ def is_local_server(client: Any) -> bool:
         return False
     if getattr(transport, "kind", "") == "stdio":
         return True
+    from .._auth.addresses import is_local  # lazily, as in _refused
+
     url = getattr(transport, "url", None)
     return isinstance(url, str) and is_local(urlsplit(url).hostname or "")
 

@@ -123,13 +123,15 @@ def connect_sources(values: list[str], client: object = None) -> tuple[list[str]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         policy = made.content_security_policy
+    assert all(issubclass(w.category, ProtocolWarning) for w in caught)
     directives = dict(d.split(" ", 1) for d in policy.split("; "))
     return directives["connect-src"].split(), " ".join(str(w.message) for w in caught)
 
 
 @pytest.mark.parametrize("wide", WIDE)
 def test_a_wildcard_over_a_whole_public_suffix_is_dropped_whatever_the_server(wide: str) -> None:
-    """A wildcard wider than a registrable domain (the Public Suffix List's rules) is as open as '*'."""
+    """A wildcard wider than a registrable domain (the Public Suffix List's rules) is as open as '*':
+    dropped, with a ``ProtocolWarning``."""
     for client in (None, Client("stdio"), Client("http", "https://mcp.example.com/mcp")):
         kept, said = connect_sources([wide], client)
         assert kept == ["https://api.example.com"], client
@@ -138,6 +140,7 @@ def test_a_wildcard_over_a_whole_public_suffix_is_dropped_whatever_the_server(wi
 
 @pytest.mark.parametrize("private", PRIVATE)
 def test_a_loopback_or_private_host_is_dropped_unless_the_server_is_local(private: str) -> None:
+    """For a remote server: dropped, with a ``ProtocolWarning``; for a local one: kept."""
     remote = Client("http", "https://mcp.example.com/mcp")
     kept, said = connect_sources([private], remote)
     assert kept == ["https://api.example.com"] and "dropped" in said
