@@ -161,12 +161,28 @@ def policy_of(lists: Mapping[str, list[str]]) -> str:
     return "; ".join(directives)
 
 
+#: The host's first script in a view, before any of the view's own: it keeps the host's window and,
+#: when the view's document is about to go (``beforeunload``: a navigation of its frame starts, before
+#: its request is even sent, so before any next page exists) and when it goes (``pagehide``), tells
+#: the host, which then cuts the view off: a page the view navigated to never speaks for it, however
+#: early, stopped or stalled the navigation. The view cannot take the listeners back (it has no
+#: reference to them) nor reach the window through a ``parent`` it replaced.
+PAGEHIDE_NOTICE = {"mcpsync": "pagehide"}
+_GUARD = (
+    "<script>(function () { var host = window.parent;"
+    ' function leaving() { host.postMessage({mcpsync: "pagehide"}, "*"); }'
+    ' window.addEventListener("beforeunload", leaving, true); window.addEventListener("pagehide", leaving, true);'
+    " })();</script>"
+)
+
+
 def with_policy(document: str, policy: str) -> str:
     """``document`` with ``policy`` as a ``<meta http-equiv="Content-Security-Policy">`` that is the
-    first element of its ``<head>``, whatever the document holds (comments, a fake ``<head>``): the meta
-    goes before everything but a leading doctype, where the HTML parser opens the head for it; the
-    document's own ``<html>`` and ``<head>`` tags then merge into the ones already open."""
-    meta = f'<meta http-equiv="Content-Security-Policy" content="{html_text.escape(policy, quote=True)}">'
+    first element of its ``<head>``, whatever the document holds (comments, a fake ``<head>``), and the
+    host's guard script (``PAGEHIDE_NOTICE``) right after it: they go before everything but a leading
+    doctype, where the HTML parser opens the head for them; the document's own ``<html>`` and
+    ``<head>`` tags then merge into the ones already open."""
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{html_text.escape(policy, quote=True)}">' + _GUARD
     found = _DOCTYPE.match(document)
     if found is None:
         return "<!DOCTYPE html>" + meta + document

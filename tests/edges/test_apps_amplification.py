@@ -102,3 +102,23 @@ def test_the_rate_limit_comes_before_the_schema(monkeypatch: pytest.MonkeyPatch)
     assert all("result" in answer for answer in answers[:BURST])
     assert all(answer["error"]["code"] == -32000 for answer in answers[BURST:])
     assert len(checked) == BURST
+
+
+def test_each_view_initializes_once_with_a_bridge_of_its_own(widget: Any) -> None:
+    initialize = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "ui/initialize",
+            "params": {
+                "appInfo": {"name": "v", "version": "1"},
+                "appCapabilities": {},
+                "protocolVersion": "2026-01-26",
+            },
+        }
+    )
+    from_view(widget, "v1", initialize)
+    from_view(widget, "v1", initialize)
+    from_view(widget, "v2", initialize)
+    answers = [(content["view"], "result" in content["message"]) for content in widget.sent]
+    assert answers == [("v1", True), ("v1", False), ("v2", True)]

@@ -327,3 +327,12 @@ def test_a_tool_the_managers_filter_takes_out_is_refused_to_the_view_and_never_c
         assert called == []
         assert host.handle(request("tools/call", {"name": "echo", "arguments": {"text": "x"}}))["result"]
         assert called == ["echo"]
+
+
+def test_a_second_ui_initialize_is_refused():
+    """One bridge, one view, one initialize: a page the view's frame navigated to that starts again is
+    refused (the first answer is the view's)."""
+    host, _ = bridge()
+    assert "result" in host.handle(request("ui/initialize", INIT))
+    again = error_of(host.handle(request("ui/initialize", INIT, request_id=2)))
+    assert again == {"code": -32600, "message": "the view has initialized already"}

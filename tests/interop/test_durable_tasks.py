@@ -128,6 +128,7 @@ def test_an_unknown_task_id_is_task_not_found(url: str) -> None:
     assert "no task 'no-such-task'" in done.stderr
 
 
+@pytest.mark.slow("six command-line runs, each a process of its own (0.5-1 s a run), and a task of 0.5 s")
 def test_from_the_shell_alone_call_no_wait_prints_the_task_id_and_task_wait_gets_the_result(url: str) -> None:
     """``mcpsync call --no-wait`` returns once the server has made the task, printing its id (``--json``:
     the task); ``mcpsync task wait ID``, another process, prints the result; a call the server answers

@@ -433,10 +433,10 @@ class InputRequiredServer:
 
 
 @responses.activate
-def test_a_round_of_200000_input_requests_is_refused_before_any_is_answered():
-    """A 2026-07-28 server asking for 200,000 inputs in one ``input_required``: ``ProtocolError`` at
+def test_a_round_of_20000_input_requests_is_refused_before_any_is_answered():
+    """A 2026-07-28 server asking for 20,000 inputs in one ``input_required`` (the report: 200,000): ``ProtocolError`` at
     once, the handler never called, nothing sent again."""
-    server = InputRequiredServer(200_000)
+    server = InputRequiredServer(20_000)
     responses.add_callback(responses.POST, URL, callback=server)
     asked: list[int] = []
 
@@ -446,7 +446,7 @@ def test_a_round_of_200000_input_requests_is_refused_before_any_is_answered():
 
     with connect(roots=roots) as client:
         started = time.monotonic()
-        with pytest.raises(ProtocolError, match=r"asked for 200000 inputs at once; at most 64 are answered"):
+        with pytest.raises(ProtocolError, match=r"asked for 20000 inputs at once; at most 64 are answered"):
             client.call_tool("job", timeout=3)
         assert time.monotonic() - started < 3
     assert asked == [] and server.calls == 1

@@ -119,6 +119,7 @@ class AppBridge:
         #: The view's last ``ui/update-model-context`` params (a notebook has no model to give them to).
         self.model_context: Optional[dict[str, Any]] = None
         self._lock = threading.Lock()
+        self._initialize_answered = False
         self._in_flight = 0
         self._tokens = float(BURST)
         self._refilled = time.monotonic()
@@ -260,6 +261,10 @@ class AppBridge:
 
     def _serve(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method == "ui/initialize":
+            with self._lock:
+                again, self._initialize_answered = self._initialize_answered, True
+            if again:  # one view, one initialize: a page its frame navigated to is not the view
+                raise _Refused(-32600, "the view has initialized already")
             return self._initialize_result()
         if method == "ping":
             return {}

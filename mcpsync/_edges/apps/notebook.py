@@ -45,8 +45,8 @@ MAX_CALLS = 4
 #: The ``ui/message`` texts a widget keeps on show (the oldest go first), and the characters of each.
 MAX_SHOWN = 50
 MAX_SHOWN_CHARS = 10_000
-#: The views (renders on a page) a widget remembers having sent the tool's input and result; an older
-#: one that initializes again is sent them again (a page with more renders than this is no attack).
+#: The views (renders on a page) a widget keeps a bridge for; the bridge of an older one is dropped
+#: (a page with more renders than this is no attack).
 MAX_VIEWS = 64
 #: The iframe's height before the view says its size, and the most it may ask for, in pixels.
 START_HEIGHT = 320
@@ -91,22 +91,40 @@ def app_widget_class() -> type:
                 **kwargs,
             )
             self.view = view
-            self.bridge = AppBridge(
-                view.client,
-                view,
+            self._timeout = timeout
+            #: The bridge of messages that name no view (and the one whose timeout bounds ``close``).
+            self.bridge = self._new_bridge()
+            self._bridges: dict[str, AppBridge] = {}  # one a view (a render on a page), oldest first
+            self._lock = threading.Lock()
+            self._calls: set[threading.Thread] = set()
+            self._closed = False
+            self.on_msg(self._received)
+
+        def _new_bridge(self) -> AppBridge:
+            return AppBridge(
+                self.view.client,
+                self.view,
                 on_message=self._show_message,
                 on_open_link=lambda url: self._to_page({"type": "open-link", "url": url}),
                 on_size=self._resize,
                 on_request_teardown=self.close,
                 # A cell's width is the page's; its height follows the view, up to MAX_HEIGHT.
                 host_context={"containerDimensions": {"maxHeight": MAX_HEIGHT}},
-                timeout=timeout,
+                timeout=self._timeout,
             )
-            self._lock = threading.Lock()
-            self._calls: set[threading.Thread] = set()
-            self._closed = False
-            self._told: dict[str, None] = {}  # the views sent the tool's input and result (oldest first)
-            self.on_msg(self._received)
+
+        def _bridge_of(self, view: Optional[str]) -> AppBridge:
+            """The bridge of ``view``: each view initializes once, is sent the tool's input and result
+            once, and has its own rate (at most ``MAX_VIEWS`` kept; an older one starts afresh)."""
+            if view is None:
+                return self.bridge
+            with self._lock:
+                bridge = self._bridges.get(view)
+                if bridge is None:
+                    bridge = self._bridges[view] = self._new_bridge()
+                    while len(self._bridges) > MAX_VIEWS:
+                        del self._bridges[next(iter(self._bridges))]
+                return bridge
 
         def _to_page(self, content: dict[str, Any]) -> None:
             with self._lock:
@@ -131,33 +149,24 @@ def app_widget_class() -> type:
             view = content.get("view")
             view = view if isinstance(view, str) and len(view) <= 64 else None
             raw = content.get("message")
+            bridge = self._bridge_of(view)
             try:  # read once, here: the route depends on the method
                 message, size = parsed_sized(raw)
             except Invalid as exc:
-                self._to_view(self.bridge._invalid(exc), view)
+                self._to_view(bridge._invalid(exc), view)
                 return
             method = message.get("method")
             if method in _SERVER_METHODS:
                 self._start_call(message, size, view)
                 return
+            was_initialized = bridge.initialized.is_set()
             self._answer(message, size, view)
-            if method == "ui/notifications/initialized" and self.bridge.initialized.is_set() and self._first(view):
-                for notification in self.bridge.notifications():  # the view may now hear of the call
+            if method == "ui/notifications/initialized" and not was_initialized and bridge.initialized.is_set():
+                for notification in bridge.notifications():  # the view may now hear of the call, once
                     self._to_view(notification, view)
 
-        def _first(self, view: Optional[str]) -> bool:
-            """Whether ``view`` has not been sent the tool's input and result yet (and now counts as sent)."""
-            key = view or ""
-            with self._lock:
-                if key in self._told:
-                    return False
-                self._told[key] = None
-                while len(self._told) > MAX_VIEWS:
-                    del self._told[next(iter(self._told))]
-            return True
-
         def _answer(self, message: dict[str, Any], size: int, view: Optional[str]) -> None:
-            self._to_view(self.bridge._handle_checked(message, size), view)
+            self._to_view(self._bridge_of(view)._handle_checked(message, size), view)
 
         def _start_call(self, message: dict[str, Any], size: int, view: Optional[str]) -> None:
             with self._lock:

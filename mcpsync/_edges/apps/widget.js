@@ -4,12 +4,18 @@
 // only those whose source is this iframe's window are taken, and answers are posted to it alone.
 // Links the kernel approved open in a new tab (noopener, noreferrer); ui/message texts are shown under
 // the view (.mcpsync-app-message). When the view is removed, it is sent ui/resource-teardown.
-// A view that navigates its own frame elsewhere (a second load of the iframe) is cut off: a page it
-// loaded is not the view the kernel answers, and hears nothing more of it.
+// A view that navigates its own frame elsewhere is cut off: a page it loaded is not the view the kernel
+// answers, and hears nothing more of it. The host's guard script, the view's first (app_view.py), says
+// "pagehide" as the view's document goes, before the next page can speak, however early, stopped or
+// stalled the navigation; a second load of the iframe cuts it off too.
 // Each render is a view of its own (a cell shown twice, a page reloaded): its messages carry its id,
 // and what the kernel sends for one view (answers, the tool's input and result) reaches that one alone.
 
 const MAX_MESSAGE_CHARS = 4000000;
+// Milliseconds each message of the view waits before it goes to the kernel: a page the view's frame
+// navigated to may speak before the old document's "pagehide" notice arrives (they come from two
+// processes, in no fixed order); a message held this long is dropped if the notice comes meanwhile.
+const HOLD_MS = 50;
 
 let renders = 0;
 
@@ -40,11 +46,16 @@ function render({ model, el }) {
   root.appendChild(messages);
   let loads = 0;
   let cut = false;
-  function loaded() {
-    loads += 1;
-    if (loads > 1 && !cut) {
+  function cutOff() {
+    if (!cut) {
       cut = true;
       notice.textContent = "The view left its page: it is no longer connected to the kernel.";
+    }
+  }
+  function loaded() {
+    loads += 1;
+    if (loads > 1) {
+      cutOff();
     }
   }
   frame.addEventListener("load", loaded);
@@ -68,6 +79,14 @@ function render({ model, el }) {
   }
 
   function fromView(event) {
+    if (event.data && event.data.mcpsync === "pagehide" && (event.source === null || event.source === frame.contentWindow)) {
+      // The host's guard script (the view's first): its document is going, and whatever page comes
+      // next in its frame is not the view. Cut off now, before that page can post a word. By the time
+      // the notice is handled its window is gone (the source is null): a window that is gone can only
+      // cut a view off, never speak for it.
+      cutOff();
+      return;
+    }
     if (cut || event.source !== frame.contentWindow || frame.contentWindow === null) {
       return;
     }
@@ -80,7 +99,11 @@ function render({ model, el }) {
     if (typeof text !== "string" || text.length > MAX_MESSAGE_CHARS) {
       return;
     }
-    model.send({ type: "from-view", view: viewId, message: text });
+    setTimeout(() => {
+      if (!cut) {
+        model.send({ type: "from-view", view: viewId, message: text });
+      }
+    }, HOLD_MS);
   }
 
   function fromKernel(content) {

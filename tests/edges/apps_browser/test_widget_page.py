@@ -9,11 +9,15 @@ it uses their one browser (conftest.py).
 
 from __future__ import annotations
 
+import dataclasses
+import http.server
 import json
+import threading
+import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import pytest
 
@@ -57,14 +61,32 @@ def page(browser: Any) -> Iterator[Any]:
         tab.close()
 
 
+HEARD = """() => {
+  window.heard = [];
+  window.addEventListener("message", (e) => {
+    const frame = document.querySelector(".mcpsync-app-frame");
+    const from = e.source === null ? "gone" : frame && e.source === frame.contentWindow ? "frame" : "other";
+    window.heard.push({data: e.data, from});
+  });
+}"""
+
+
 @contextmanager
-def dashboard(page: Any) -> Iterator[tuple[list[Any], str]]:
-    """The bundled dashboard view mounted by widget.js on ``page``, its messages relayed to an ``AppBridge``
-    as the kernel's comm would: yields the ``ui/message`` contents the host was shown and the page's address."""
+def dashboard(
+    page: Any, html: Optional[str] = None, called: Optional[list[str]] = None
+) -> Iterator[tuple[list[Any], str]]:
+    """The bundled dashboard view (or ``html`` in its place) mounted by widget.js on ``page``, its
+    messages relayed to an ``AppBridge`` as the kernel's comm would: yields the ``ui/message`` contents
+    the host was shown and the page's address; the tools the bridge called go to ``called``."""
     shown: list[Any] = []
     links: list[dict[str, Any]] = []
     with mcpsync.connect(server_config(), timeout=T) as client:
         view = client.call_tool("show_dashboard", {"title": "q"}, timeout=T).ui
+        if html is not None:
+            view = dataclasses.replace(view, html=html)
+        if called is not None:
+            call_tool = client.call_tool
+            client.call_tool = lambda name, *a, **k: called.append(name) or call_tool(name, *a, **k)  # type: ignore[method-assign]
         bridge = mcpsync.AppBridge(
             client,
             view,
@@ -94,6 +116,9 @@ def dashboard(page: Any) -> Iterator[tuple[list[Any], str]]:
         }
         page.expose_function("kernel", kernel)
         page.set_content('<html><body><div id="cell"></div></body></html>')
+        # Every message the page gets from before the view is mounted (widget.js's listener comes after),
+        # with where it came from: the view's frame, a window gone, or another.
+        page.evaluate(HEARD)
         page.add_script_tag(
             content=WIDGET_JS.read_text().replace("export default { render };", "window.widget = { render };"),
             type="module",
@@ -175,4 +200,75 @@ def test_messages_from_the_notebook_page_and_another_iframe_never_reach_the_brid
         frame.locator("#message").click()
         frame.locator("#log").filter(has_text="message: ok").wait_for(timeout=T * 1000)
         assert shown == [{"role": "user", "content": [{"type": "text", "text": "Hello from the dashboard"}]}]
+        page.evaluate("window.cleanup()")
+
+
+#: What a page the view's frame navigated to says: a ``tools/call`` of the app-only tool, as the view's.
+FOREIGN = (
+    "<script>parent.postMessage({jsonrpc: '2.0', id: 5, method: 'tools/call', "
+    "params: {name: 'refresh_dashboard', arguments: {}}}, '*');</script>"
+)
+
+
+class StalledPage(http.server.BaseHTTPRequestHandler):
+    """A page whose load never finishes: its script (``FOREIGN``) arrives, the rest of the body never."""
+
+    release = threading.Event()
+    #: Seconds an idle connection is kept: Chromium opens spare ones (preconnects) and sends nothing on
+    #: them, and the server's close joins each connection's thread.
+    timeout = 1
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        self.wfile.write(("<html><head>" + FOREIGN + "</head><body>" + " " * 4096).encode())
+        self.wfile.flush()
+        self.release.wait(T)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def stalled_page() -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), StalledPage)
+    server.daemon_threads = False  # server_close() joins the request's thread
+    StalledPage.release.clear()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        StalledPage.release.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(T)
+
+
+def navigating_views(stalled: str) -> dict[str, str]:
+    """Views whose frame goes to a page of their own choosing: at once in their head, after
+    ``window.stop()``, and after their load, to a page whose load never finishes."""
+    data = "data:text/html," + urllib.parse.quote(FOREIGN)  # no "</script>" inside the view's script
+    return {
+        "early": f'<html><head><script>location.replace("{data}")</script></head><body>v</body></html>',
+        "stopped": f'<html><head><script>window.stop(); location.replace("{data}")</script></head></html>',
+        "stalled": f'<html><body>v<script>onload = () => setTimeout(() => {{ location.href = "{stalled}"; }}, 50)</script></body></html>',
+    }
+
+
+@pytest.mark.parametrize("how", ["early", "stopped", "stalled"])
+def test_a_page_the_view_navigated_to_is_cut_off_however_early_or_stalled(page: Any, how: str) -> None:
+    """Attack (issue 36, point 3): the view sends its frame elsewhere, in its head, after
+    ``window.stop()``, or after its load to a page whose load never finishes; that page (no policy of
+    ours) posts a ``tools/call`` as the view. Promise: the host's guard script says ``pagehide`` as the
+    view's document goes, widget.js cuts the view off before the next page speaks: the call never
+    reaches the server, and the cell says the view is no longer connected."""
+    called: list[str] = []
+    with stalled_page() as stalled, dashboard(page, navigating_views(stalled)[how], called):
+        page.locator(".mcpsync-app-notice").filter(has_text="no longer connected").wait_for(timeout=T * 1000)
+        page.wait_for_function("() => window.heard.some((m) => m.data && m.data.id === 5)", timeout=T * 1000)
+        ping = json.dumps({"type": "from-view", "message": json.dumps({"jsonrpc": "2.0", "id": "p", "method": "ping"})})
+        assert page.evaluate("(ping) => window.kernel(ping)", ping)[0]["message"]["result"] == {}
+        assert called == [], f"a page the view navigated to reached the server: {page.evaluate('window.heard')}"
         page.evaluate("window.cleanup()")
