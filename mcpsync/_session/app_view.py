@@ -157,6 +157,9 @@ def policy_of(lists: Mapping[str, list[str]]) -> str:
         f"connect-src {sources(*connect)}",
         f"frame-src {sources(*frames)}",
         f"base-uri {sources(*bases)}",
+        # CSP Level 3's: no WebRTC, a channel connect-src does not cover. Debian's Chromium 156 does not
+        # honour it yet (docs/api.md: what a policy cannot stop); a browser that does, blocks.
+        "webrtc 'block'",
     ]
     return "; ".join(directives)
 

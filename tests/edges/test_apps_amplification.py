@@ -122,3 +122,29 @@ def test_each_view_initializes_once_with_a_bridge_of_its_own(widget: Any) -> Non
     from_view(widget, "v2", initialize)
     answers = [(content["view"], "result" in content["message"]) for content in widget.sent]
     assert answers == [("v1", True), ("v1", False), ("v2", True)]
+
+
+def test_links_are_offered_to_the_person_one_at_a_time(widget: Any) -> None:
+    """15 ``ui/open-link`` of one view (issue 36, point 6: all 15 opened, no prompt): the first is shown
+    to the person (an ``open-link`` to that view's page side, which asks), the other 14 refused while it
+    waits; once the person answered, the next is offered."""
+
+    def open_link(n: int) -> str:
+        return json.dumps(
+            {"jsonrpc": "2.0", "id": n, "method": "ui/open-link", "params": {"url": f"https://e.example/{n}"}}
+        )
+
+    for n in range(15):
+        from_view(widget, "v1", open_link(n))
+    offered = [content for content in widget.sent if content["type"] == "open-link"]
+    assert offered == [{"type": "open-link", "url": "https://e.example/0", "view": "v1"}]
+    answers = [content["message"] for content in widget.sent if content["type"] == "to-view"]
+    assert "result" in answers[0]
+    assert [answer["error"]["message"] for answer in answers[1:]] == [
+        "a link is already waiting for the person to open or dismiss it"
+    ] * 14
+    from_view(widget, "v2", open_link(99))  # another view has its own
+    widget._received(widget, {"type": "link-answered", "view": "v1"})
+    from_view(widget, "v1", open_link(100))
+    urls = [content["url"] for content in widget.sent if content["type"] == "open-link"]
+    assert urls == ["https://e.example/0", "https://e.example/99", "https://e.example/100"]

@@ -70,7 +70,7 @@ def test_the_policy_allows_nothing_but_what_the_csp_declares():
     """No csp: every source 'none' but inline scripts and styles (and data: images and media)."""
     assert view().content_security_policy == (
         "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; "
-        "font-src 'none'; media-src data:; connect-src 'none'; frame-src 'none'; base-uri 'none'"
+        "font-src 'none'; media-src data:; connect-src 'none'; frame-src 'none'; base-uri 'none'; webrtc 'block'"
     )
     policy = view(
         UiCsp(
@@ -96,7 +96,7 @@ def test_a_domain_that_could_widen_the_policy_is_dropped_with_a_warning(bad):
     with pytest.warns(ProtocolWarning, match="dropped"):
         policy = view(UiCsp(connect_domains=(bad, "https://ok.example.com"))).content_security_policy
     assert "connect-src https://ok.example.com;" in policy
-    assert policy.count(";") == 8 and "*" not in policy and "unsafe-eval" not in policy
+    assert policy.count(";") == 9 and "*" not in policy and "unsafe-eval" not in policy
 
 
 WIDE = ["*.com", "https://*.com", "http://*.net:*", "wss://*.io", "https://*.co.uk", "*.github.io", "*.zz"]

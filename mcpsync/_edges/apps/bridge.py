@@ -79,7 +79,9 @@ class AppBridge:
         view: the ``AppView`` (``result.ui``).
         on_message: ``fn(params)`` for ``ui/message`` (``{"role": "user", "content": [...]}``); none:
             the request is refused.
-        on_open_link: ``fn(url)`` for ``ui/open-link`` with an ``http(s)`` URL; none: refused.
+        on_open_link: ``fn(url)`` for ``ui/open-link`` with an ``http(s)`` URL; none: refused. It
+            should show the person the URL before anything opens; ``False`` refuses the request (one
+            is waiting already, say).
         on_log: ``fn(level, logger, data)`` for the view's ``notifications/message``.
         on_size: ``fn(width, height)`` for ``ui/notifications/size-changed`` (each ``None`` when not
             said), clamped to ``0..MAX_SIZE``.
@@ -351,7 +353,8 @@ class AppBridge:
             raise _Refused(-32602, f"only http(s) links are opened, not {parts.scheme or 'this'}: links")
         if self.on_open_link is None:
             raise _Refused(-32601, "this host cannot open links")
-        self.on_open_link(url)
+        if self.on_open_link(url) is False:
+            raise _Refused(-32000, "a link is already waiting for the person to open or dismiss it")
         return {}
 
 

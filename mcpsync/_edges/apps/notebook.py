@@ -98,14 +98,15 @@ def app_widget_class() -> type:
             self._lock = threading.Lock()
             self._calls: set[threading.Thread] = set()
             self._closed = False
+            self._links_waiting: set[Optional[str]] = set()  # the views whose link the person has not answered
             self.on_msg(self._received)
 
-        def _new_bridge(self) -> AppBridge:
+        def _new_bridge(self, view: Optional[str] = None) -> AppBridge:
             return AppBridge(
                 self.view.client,
                 self.view,
                 on_message=self._show_message,
-                on_open_link=lambda url: self._to_page({"type": "open-link", "url": url}),
+                on_open_link=lambda url: self._offer_link(url, view),
                 on_size=self._resize,
                 on_request_teardown=self.close,
                 # A cell's width is the page's; its height follows the view, up to MAX_HEIGHT.
@@ -121,7 +122,7 @@ def app_widget_class() -> type:
             with self._lock:
                 bridge = self._bridges.get(view)
                 if bridge is None:
-                    bridge = self._bridges[view] = self._new_bridge()
+                    bridge = self._bridges[view] = self._new_bridge(view)
                     while len(self._bridges) > MAX_VIEWS:
                         del self._bridges[next(iter(self._bridges))]
                 return bridge
@@ -142,8 +143,26 @@ def app_widget_class() -> type:
                     content["view"] = view
                 self._to_page(content)
 
+        def _offer_link(self, url: str, view: Optional[str]) -> bool:
+            """Show the person ``url``, under ``view``, to open or dismiss (widget.js): one at a time for a
+            view (``False``: one is waiting, and the view is refused)."""
+            with self._lock:
+                if view in self._links_waiting:
+                    return False
+                self._links_waiting.add(view)
+            content: dict[str, Any] = {"type": "open-link", "url": url}
+            if view is not None:
+                content["view"] = view
+            self._to_page(content)
+            return True
+
         def _received(self, _widget: Any, content: Any, _buffers: Any = None) -> None:
             """A message from the page (on the kernel's comm thread): the view's, or the page's own."""
+            if isinstance(content, dict) and content.get("type") == "link-answered":
+                view = content.get("view")
+                with self._lock:
+                    self._links_waiting.discard(view if isinstance(view, str) else None)
+                return
             if not isinstance(content, dict) or content.get("type") != "from-view":
                 return  # nothing else is sent by widget.js
             view = content.get("view")

@@ -2,7 +2,8 @@
 // (srcdoc, with its Content-Security-Policy first in <head>; sandbox="allow-scripts": an opaque origin,
 // no top navigation, no popups). Messages are relayed between the iframe and the kernel's AppBridge:
 // only those whose source is this iframe's window are taken, and answers are posted to it alone.
-// Links the kernel approved open in a new tab (noopener, noreferrer); ui/message texts are shown under
+// A link the kernel approved is shown to the person, who opens it in a new tab (noopener, noreferrer)
+// or dismisses it, one at a time; ui/message texts are shown under
 // the view (.mcpsync-app-message). When the view is removed, it is sent ui/resource-teardown.
 // A view that navigates its own frame elsewhere is cut off: a page it loaded is not the view the kernel
 // answers, and hears nothing more of it. The host's guard script, the view's first (app_view.py), says
@@ -114,12 +115,42 @@ function render({ model, el }) {
       if (content.view === undefined || content.view === viewId) {
         toView(content.message);
       }
-    } else if (content.type === "open-link") {
-      const url = String(content.url || "");
-      if (/^https?:\/\//i.test(url)) {
-        window.open(url, "_blank", "noopener,noreferrer");
-      }
+    } else if (content.type === "open-link" && (content.view === undefined || content.view === viewId)) {
+      offerLink(String(content.url || ""));
     }
+  }
+
+  // A link the view asked for is shown to the person, who opens it (a new tab: noopener, noreferrer)
+  // or not; one at a time (the kernel refuses the view another until this one is answered).
+  let link = null;
+  function answerLink(open) {
+    if (link === null) {
+      return;
+    }
+    if (open && /^https?:\/\//i.test(link.url)) {
+      window.open(link.url, "_blank", "noopener,noreferrer");
+    }
+    link.box.remove();
+    link = null;
+    model.send({ type: "link-answered", view: viewId });
+  }
+  function offerLink(url) {
+    answerLink(false);
+    const box = document.createElement("div");
+    box.className = "mcpsync-app-link";
+    const text = document.createElement("span");
+    text.textContent = "The view asks to open " + url + " ";
+    const open = document.createElement("button");
+    open.className = "mcpsync-app-link-open";
+    open.textContent = "Open";
+    open.addEventListener("click", () => answerLink(true));
+    const dismiss = document.createElement("button");
+    dismiss.className = "mcpsync-app-link-dismiss";
+    dismiss.textContent = "Dismiss";
+    dismiss.addEventListener("click", () => answerLink(false));
+    box.append(text, open, dismiss);
+    root.insertBefore(box, messages);
+    link = { url, box };
   }
 
   function resize() {
@@ -132,6 +163,7 @@ function render({ model, el }) {
   model.on("change:messages", showMessages);
 
   return () => {
+    answerLink(false);
     toView({ jsonrpc: "2.0", id: "mcpsync-teardown", method: "ui/resource-teardown", params: {} });
     window.removeEventListener("message", fromView);
     frame.removeEventListener("load", loaded);

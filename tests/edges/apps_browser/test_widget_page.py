@@ -272,3 +272,26 @@ def test_a_page_the_view_navigated_to_is_cut_off_however_early_or_stalled(page: 
         assert page.evaluate("(ping) => window.kernel(ping)", ping)[0]["message"]["result"] == {}
         assert called == [], f"a page the view navigated to reached the server: {page.evaluate('window.heard')}"
         page.evaluate("window.cleanup()")
+
+
+def test_a_link_the_view_asks_for_is_shown_to_the_person_before_anything_opens(page: Any) -> None:
+    """``ui/open-link``: the cell shows the URL with Open and Dismiss; nothing opens until the person
+    clicks Open (then a new tab, without an opener); Dismiss opens nothing."""
+    with dashboard(page) as (_shown, _address):
+        frame = page.frame_locator(".mcpsync-app-frame")
+        frame.locator("#log").filter(has_text="initialize: ok").wait_for(timeout=T * 1000)
+        pages = len(page.context.pages)
+        frame.locator("#open-link").click()
+        prompt = page.locator(".mcpsync-app-link")
+        prompt.filter(has_text="The view asks to open https://example.com/").wait_for(timeout=T * 1000)
+        assert len(page.context.pages) == pages  # shown, not opened
+        page.locator(".mcpsync-app-link-dismiss").click()
+        prompt.wait_for(state="detached", timeout=T * 1000)
+        assert len(page.context.pages) == pages
+        frame.locator("#open-link").click()
+        with page.context.expect_page(timeout=T * 1000) as opened:
+            page.locator(".mcpsync-app-link-open").click()
+        tab = opened.value
+        assert tab.evaluate("() => window.opener") is None
+        tab.close()
+        page.evaluate("window.cleanup()")
