@@ -122,6 +122,7 @@ def test_a_prompt_by_its_qualified_name(home: Path) -> None:
     assert (done.returncode, done.stdout) == (0, "user: Write a casual greeting for Al.\n"), done.stderr
 
 
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_complete_a_prompt_argument_and_a_template_argument(home: Path) -> None:
     done = run(home, *INLINE, "complete", "prompt", "greet", "name=Al")
     assert (done.returncode, done.stdout, done.stderr) == (0, "Alan\nAlonzo\n", "")

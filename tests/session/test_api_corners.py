@@ -430,6 +430,7 @@ def test_every_typed_method_checks_its_capability_when_strict_and_request_does_n
         assert client.request("tools/list")["tools"][0]["name"] == "t"
 
 
+@pytest.mark.official  # the official SDK's server, a process: a peer (not in make check)
 def test_the_official_server_declares_what_its_methods_need():
     """Against the official SDK's server the checks let every declared feature through."""
 

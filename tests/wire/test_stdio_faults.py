@@ -166,6 +166,7 @@ def test_a_100_mb_stderr_flood_does_not_hold_up_the_calls():
 # -- huge messages and max_message_size ---------------------------------------------------------
 
 
+@pytest.mark.slow("moves 50 MB through a pipe and parses it: about 1 s")
 def test_a_50_mb_answer_passes_under_the_default_limit():
     with chaos_client() as client:
         assert client.transport.max_message_size == DEFAULT_MAX_MESSAGE_SIZE == 64 * 1024 * 1024
