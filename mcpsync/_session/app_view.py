@@ -170,10 +170,14 @@ def policy_of(lists: Mapping[str, list[str]]) -> str:
 #: the host, which then cuts the view off: a page the view navigated to never speaks for it, however
 #: early, stopped or stalled the navigation. The view cannot take the listeners back (it has no
 #: reference to them) nor reach the window through a ``parent`` it replaced.
-PAGEHIDE_NOTICE = {"mcpsync": "pagehide"}
+#: A host that puts the view in several frames (a notebook cell shown twice) replaces ``VIEW_MARK`` in
+#: ``srcdoc()`` (its first occurrence: the guard's) with an id of its own for each frame, so that one
+#: frame's notice cuts off that frame alone.
+VIEW_MARK = "__MCPSYNC_VIEW__"
+PAGEHIDE_NOTICE = {"mcpsync": "pagehide", "view": VIEW_MARK}
 _GUARD = (
     "<script>(function () { var host = window.parent;"
-    ' function leaving() { host.postMessage({mcpsync: "pagehide"}, "*"); }'
+    f' function leaving() {{ host.postMessage({{mcpsync: "pagehide", view: "{VIEW_MARK}"}}, "*"); }}'
     ' window.addEventListener("beforeunload", leaving, true); window.addEventListener("pagehide", leaving, true);'
     " })();</script>"
 )

@@ -22,7 +22,9 @@ let renders = 0;
 
 function render({ model, el }) {
   renders += 1;
-  const viewId = renders + "-" + Math.random().toString(36).slice(2);
+  // Unguessable: a view's guard says it (below), so that a notice cuts off its own frame alone.
+  const random = window.crypto && window.crypto.randomUUID ? window.crypto.randomUUID() : String(Math.random()).slice(2);
+  const viewId = renders + "-" + random;
   const root = document.createElement("div");
   root.className = "mcpsync-app";
   const frame = document.createElement("iframe");
@@ -37,7 +39,7 @@ function render({ model, el }) {
   frame.style.width = "100%";
   frame.style.height = model.get("height") + "px";
   frame.style.border = model.get("prefers_border") ? "1px solid #ccc" : "none";
-  frame.srcdoc = model.get("srcdoc");
+  frame.srcdoc = String(model.get("srcdoc")).replace("__MCPSYNC_VIEW__", viewId); // the guard's mark, first
   const messages = document.createElement("div");
   messages.className = "mcpsync-app-messages";
   const notice = document.createElement("div");
@@ -80,11 +82,10 @@ function render({ model, el }) {
   }
 
   function fromView(event) {
-    if (event.data && event.data.mcpsync === "pagehide" && (event.source === null || event.source === frame.contentWindow)) {
-      // The host's guard script (the view's first): its document is going, and whatever page comes
+    if (event.data && event.data.mcpsync === "pagehide" && event.data.view === viewId) {
+      // The host's guard script (this view's first): its document is going, and whatever page comes
       // next in its frame is not the view. Cut off now, before that page can post a word. By the time
-      // the notice is handled its window is gone (the source is null): a window that is gone can only
-      // cut a view off, never speak for it.
+      // the notice is handled its window may be gone (the source is null): the id says whose it is.
       cutOff();
       return;
     }

@@ -295,3 +295,25 @@ def test_a_link_the_view_asks_for_is_shown_to_the_person_before_anything_opens(p
         assert tab.evaluate("() => window.opener") is None
         tab.close()
         page.evaluate("window.cleanup()")
+
+
+def test_another_frames_goodbye_never_cuts_this_view_off(page: Any) -> None:
+    """Another frame on the page (another cell's view, navigating away) says the guard's words as it
+    goes (its window gone when they arrive), with an id that is not this view's: this view stays
+    connected (a view's notice cuts off its own frame alone)."""
+    with dashboard(page) as (shown, _address):
+        frame = page.frame_locator(".mcpsync-app-frame")
+        frame.locator("#log").filter(has_text="initialize: ok").wait_for(timeout=T * 1000)
+        page.evaluate(
+            """() => { const other = document.createElement("iframe");
+            other.srcdoc = "<script>addEventListener('pagehide', () => parent.postMessage("
+              + "{mcpsync: 'pagehide', view: '1-guess'}, '*')); setTimeout(() => location.replace("
+              + "'data:text/html,gone'), 50)</" + "script>";
+            document.body.appendChild(other); }"""
+        )
+        page.wait_for_function("() => window.heard.some((m) => m.data && m.data.view === '1-guess')", timeout=T * 1000)
+        assert "no longer connected" not in page.locator(".mcpsync-app-notice").inner_text()
+        frame.locator("#message").click()
+        frame.locator("#log").filter(has_text="message: ok").wait_for(timeout=T * 1000)
+        assert shown == [{"role": "user", "content": [{"type": "text", "text": "Hello from the dashboard"}]}]
+        page.evaluate("window.cleanup()")
