@@ -133,6 +133,26 @@ class PrivateDirectory:
             return None
         return data
 
+    def read_entry(self, name: str, limit: int) -> Optional[bytes]:
+        """``read`` of one entry, the directory opened (``open``) and closed around it; ``None`` also
+        when there is no directory."""
+        descriptor = self.open(create=False)
+        if descriptor is None:
+            return None
+        try:
+            return self.read(descriptor, name, limit)
+        finally:
+            os.close(descriptor)
+
+    def write_entry(self, name: str, data: bytes) -> None:
+        """``write`` of one entry, the directory made if need be, opened and closed around it."""
+        descriptor = self.open(create=True)
+        assert descriptor is not None
+        try:
+            self.write(descriptor, name, data)
+        finally:
+            os.close(descriptor)
+
     @staticmethod
     def write(descriptor: int, name: str, data: bytes) -> None:
         """Write ``data`` to a new file of mode 0600 beside ``name``, then put it in its place: a reader

@@ -182,7 +182,7 @@ class FileTokenStore:
         Raises:
             TokenStoreError: the directory is refused (the text says why, and how to put it right).
         """
-        descriptor = self._open_directory(create=False)
+        descriptor = self._files.open(create=False)
         if descriptor is not None:
             os.close(descriptor)
 
@@ -192,13 +192,9 @@ class FileTokenStore:
             f"the token store {where} is refused: {why}; nothing is read from it or kept in it", path=where
         )
 
-    def _open_directory(self, *, create: bool) -> Optional[int]:
-        """A descriptor of the directory, checked (``PrivateDirectory``); ``None`` when there is none."""
-        return self._files.open(create=create)
-
-    def _read(self, descriptor: int, name: str) -> Any:
-        """The JSON of one entry; ``None`` when there is none or it is unreadable (half written, not JSON)."""
-        data = self._files.read(descriptor, name, MAX_ENTRY_BYTES)
+    def _parsed(self, data: Optional[bytes], name: str) -> Any:
+        """The JSON of one entry's bytes; ``None`` when there were none or they are unreadable (half
+        written, not JSON)."""
         if data is None:
             return None
         try:
@@ -208,13 +204,8 @@ class FileTokenStore:
             return None
 
     def load(self, key: str) -> Optional[dict[str, Any]]:
-        descriptor = self._open_directory(create=False)
-        if descriptor is None:
-            return None
-        try:
-            entry = self._read(descriptor, self._name(key))
-        finally:
-            os.close(descriptor)
+        name = self._name(key)
+        entry = self._parsed(self._files.read_entry(name, MAX_ENTRY_BYTES), name)
         if not isinstance(entry, dict) or entry.get("key") != key or not isinstance(entry.get("value"), dict):
             return None
         value: dict[str, Any] = entry["value"]
@@ -230,12 +221,7 @@ class FileTokenStore:
         data = json.dumps({"key": key, "value": value}, indent=1, sort_keys=True).encode("utf-8")
         with self._lock:
             try:
-                descriptor = self._open_directory(create=True)
-                assert descriptor is not None
-                try:
-                    self._files.write(descriptor, self._name(key), data)
-                finally:
-                    os.close(descriptor)
+                self._files.write_entry(self._name(key), data)
             except OSError as exc:
                 raise TokenStoreError(
                     f"the token store {self.directory} could not keep an entry: {exc.strerror or exc}; "
@@ -245,7 +231,7 @@ class FileTokenStore:
 
     def delete(self, key: str) -> None:
         with self._lock:
-            descriptor = self._open_directory(create=False)
+            descriptor = self._files.open(create=False)
             if descriptor is None:
                 return
             try:
@@ -272,7 +258,7 @@ class FileTokenStore:
                 yield
             return
         end = time.monotonic() + max(0.0, timeout)
-        descriptor = self._open_directory(create=True)
+        descriptor = self._files.open(create=True)
         assert descriptor is not None
         try:
             name = ".lock-" + self._name(key)[: -len(".json")]
@@ -305,7 +291,7 @@ class FileTokenStore:
             os.close(file)
 
     def keys(self) -> list[str]:
-        descriptor = self._open_directory(create=False)
+        descriptor = self._files.open(create=False)
         if descriptor is None:
             return []
         found = []
@@ -314,7 +300,7 @@ class FileTokenStore:
                 if not name.endswith(".json") or name.startswith(".tmp-"):
                     continue
                 try:
-                    entry = self._read(descriptor, name)
+                    entry = self._parsed(self._files.read(descriptor, name, MAX_ENTRY_BYTES), name)
                 except TokenStoreError as exc:
                     logger.warning("%s", exc)
                     continue

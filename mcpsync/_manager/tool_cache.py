@@ -86,13 +86,7 @@ class ToolCache:
 
     def _read(self) -> dict[str, Any]:
         try:
-            descriptor = self._files.open(create=False)
-            if descriptor is None:
-                return {}
-            try:
-                raw = self._files.read(descriptor, self.path.name, MAX_BYTES)
-            finally:
-                os.close(descriptor)
+            raw = self._files.read_entry(self.path.name, MAX_BYTES)
             if raw is None:
                 return {}
             data = jsonrpc.decode(raw.decode("utf-8"))
@@ -154,12 +148,7 @@ class ToolCache:
             }
             data = json.dumps({"version": _FORMAT_VERSION, "servers": servers}).encode("utf-8")
             try:
-                descriptor = self._files.open(create=True)
-                assert descriptor is not None
-                try:
-                    self._files.write(descriptor, self.path.name, data)
-                finally:
-                    os.close(descriptor)
+                self._files.write_entry(self.path.name, data)
             except _Refused as exc:
                 logger.warning("%s", exc)
             except OSError as exc:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import html as html_text
+import json
 import re
 import warnings
 from collections.abc import Mapping
@@ -177,7 +178,7 @@ VIEW_MARK = "__MCPSYNC_VIEW__"
 PAGEHIDE_NOTICE = {"mcpsync": "pagehide", "view": VIEW_MARK}
 _GUARD = (
     "<script>(function () { var host = window.parent;"
-    f' function leaving() {{ host.postMessage({{mcpsync: "pagehide", view: "{VIEW_MARK}"}}, "*"); }}'
+    f' function leaving() {{ host.postMessage({json.dumps(PAGEHIDE_NOTICE)}, "*"); }}'
     ' window.addEventListener("beforeunload", leaving, true); window.addEventListener("pagehide", leaving, true);'
     " })();</script>"
 )

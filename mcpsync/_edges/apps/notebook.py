@@ -127,7 +127,10 @@ def app_widget_class() -> type:
                         del self._bridges[next(iter(self._bridges))]
                 return bridge
 
-        def _to_page(self, content: dict[str, Any]) -> None:
+        def _to_page(self, content: dict[str, Any], view: Optional[str] = None) -> None:
+            """Send ``content`` to the page: to the render ``view`` alone when one is named."""
+            if view is not None:
+                content = {**content, "view": view}
             with self._lock:
                 if self._closed:
                     return
@@ -138,10 +141,7 @@ def app_widget_class() -> type:
 
         def _to_view(self, message: Optional[dict[str, Any]], view: Optional[str] = None) -> None:
             if message is not None:
-                content: dict[str, Any] = {"type": "to-view", "message": message}
-                if view is not None:
-                    content["view"] = view
-                self._to_page(content)
+                self._to_page({"type": "to-view", "message": message}, view)
 
         def _offer_link(self, url: str, view: Optional[str]) -> bool:
             """Show the person ``url``, under ``view``, to open or dismiss (widget.js): one at a time for a
@@ -150,10 +150,7 @@ def app_widget_class() -> type:
                 if view in self._links_waiting:
                     return False
                 self._links_waiting.add(view)
-            content: dict[str, Any] = {"type": "open-link", "url": url}
-            if view is not None:
-                content["view"] = view
-            self._to_page(content)
+            self._to_page({"type": "open-link", "url": url}, view)
             return True
 
         def _received(self, _widget: Any, content: Any, _buffers: Any = None) -> None:
