@@ -5,11 +5,16 @@ a ``server/discover`` or ``initialize`` answer says.
 the modern headers too). A ``DiscoverResult`` means a modern server; an
 ``UnsupportedProtocolVersionError`` (-32022) a modern one that wants another
 version; any other error, a result that is no ``DiscoverResult`` (no
-``supportedVersions``: a server that answers whatever it is asked), a ``4xx``
-without a modern error in its body, or (on stdio) no answer within
-``PROBE_TIMEOUT`` means a legacy server, and the client falls back to the
+``supportedVersions``: a server that answers whatever it is asked), or a ``4xx``
+without a modern error in its body means a legacy server, and the client falls back to the
 ``initialize`` handshake (``legacy_handshake``). With the era forced
 (``protocol=``), there is no fallback: the error says why.
+
+On stdio a legacy server may never answer a request before ``initialize``, and a modern one may take
+longer than ``PROBE_TIMEOUT`` to start (``uvx``, ``npx -y`` or ``docker run`` on a first run): with no
+answer by then, ``initialize`` goes out while ``server/discover`` still waits (``handshake_or_late_discover``),
+and the first success decides. A late discover answer is an answer: a dual-era server that gives
+it commits its connection to the modern era and refuses the handshake that followed.
 
 Every choice of a version after a refusal is ``choose_version``'s: at the probe,
 on a discover answer that lists others, and when a server refuses a request of
@@ -23,8 +28,9 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from .._core.authorizer import Authorizer
 from .._core.eras import (
@@ -43,6 +49,7 @@ from .._core.errors import (
     WriteTimeout,
 )
 from .._core.feature_errors import UnsupportedProtocolVersion
+from .._core.pending import RequestFuture
 from .._core.timeouts import USE_DEFAULT, Deadline
 from .channel import Channel
 from .era import AUTO, LEGACY
@@ -57,10 +64,12 @@ __all__ = [
     "PROBE_TIMEOUT",
     "SUPPORTED_PROTOCOL_VERSIONS",
     "Agreement",
+    "Unanswered",
     "call_headers",
     "choose_version",
     "from_discover",
     "from_initialize",
+    "handshake_or_late_discover",
     "legacy_handshake",
     "listed_versions",
     "modern_capabilities",
@@ -81,7 +90,8 @@ ALL_PROTOCOL_VERSIONS: tuple[str, ...] = MODERN_VERSIONS + LEGACY_VERSIONS
 SUPPORTED_PROTOCOL_VERSIONS: tuple[str, ...] = HANDSHAKE_PROTOCOL_VERSIONS
 #: The version ``initialize`` offers: the newest of the handshake.
 LATEST_PROTOCOL_VERSION = HANDSHAKE_PROTOCOL_VERSIONS[0]
-#: Seconds the stdio probe waits for an answer: a legacy server may not answer a request before ``initialize``.
+#: Seconds the stdio probe waits for an answer before ``initialize`` goes out too: a legacy server may
+#: never answer a request before ``initialize``. The probe keeps waiting beside the handshake after it.
 PROBE_TIMEOUT = 5.0
 #: The HTTP statuses with which a legacy Streamable HTTP server refuses a modern request.
 _LEGACY_STATUSES = (400, 404, 405, 406, 415, 422)
@@ -230,6 +240,8 @@ def negotiate(
             timeout=deadline.left(),
             stdio=transport.kind == "stdio",
         )
+        if isinstance(discovered, Unanswered):
+            return handshake_or_late_discover(channel, discovered, capabilities, modern, client_info, deadline)
         if discovered is not None:
             return discovered, from_discover(discovered, channel.version)
     return legacy_handshake(channel, capabilities, client_info, deadline)
@@ -245,18 +257,26 @@ def call_headers(tools: Optional[list[Tool]], method: str, params: Optional[dict
     return {}
 
 
+def _initialize_params(capabilities: Mapping[str, Any], client_info: Mapping[str, Any]) -> dict[str, Any]:
+    return {"protocolVersion": LATEST_PROTOCOL_VERSION, "capabilities": capabilities, "clientInfo": client_info}
+
+
 def legacy_handshake(
     channel: Channel, capabilities: Mapping[str, Any], client_info: Mapping[str, Any], deadline: Deadline
 ) -> tuple[dict[str, Any], Agreement]:
     """The legacy handshake: ``initialize``, its answer checked, then ``notifications/initialized``;
     every step within ``deadline``. Returns the raw answer and what it settles."""
+    try:
+        result = channel.request("initialize", _initialize_params(capabilities, client_info), timeout=deadline.left())
+    except RequestTimeout:
+        raise RequestTimeout("initialize", deadline.seconds or 0.0) from None  # the timeout given, not what was left
+    return result, _initialized(channel, result, deadline)
+
+
+def _initialized(channel: Channel, result: dict[str, Any], deadline: Deadline) -> Agreement:
+    """The handshake's end, after ``initialize``'s answer ``result``: checked, then ``notifications/initialized``."""
     transport = channel.transport
     given = deadline.seconds or 0.0
-    params = {"protocolVersion": LATEST_PROTOCOL_VERSION, "capabilities": capabilities, "clientInfo": client_info}
-    try:
-        result = channel.request("initialize", params, timeout=deadline.left())
-    except RequestTimeout:
-        raise RequestTimeout("initialize", given) from None  # the timeout given, not what was left
     agreement = from_initialize(result)
     transport.negotiated(agreement.version)
     # The caller's timeout bounds every step, this POST (or write) too: not only the write timeout.
@@ -271,7 +291,91 @@ def legacy_handshake(
             raise  # the write timeout's own verdict, not the handshake's
         raise RequestTimeout("notifications/initialized", given) from None
     transport.handshake_complete(deadline=deadline.at())
-    return result, agreement
+    return agreement
+
+
+@dataclass(frozen=True)
+class Unanswered:
+    """A stdio ``server/discover`` with no answer within ``PROBE_TIMEOUT``, still waiting for one."""
+
+    future: RequestFuture
+    #: The version it was sent with (its ``_meta`` and the agreement if it is answered after all).
+    version: str
+
+
+def handshake_or_late_discover(
+    channel: Channel,
+    discover: Unanswered,
+    capabilities: Mapping[str, Any],
+    modern: Mapping[str, Any],
+    client_info: Mapping[str, Any],
+    deadline: Deadline,
+) -> tuple[dict[str, Any], Agreement]:
+    """``initialize`` beside a ``server/discover`` still unanswered, within ``deadline``: the first success
+    decides. A ``DiscoverResult`` is a modern server, slow to start (``initialize`` is given up, never
+    cancelled: the server refuses it or has); ``initialize``'s result a legacy server (the discover is
+    cancelled once the handshake is over). ``initialize`` refused with a modern error (the server
+    committed to the modern era on the discover) waits for the discover's answer; any other error of
+    ``initialize`` is the answer, at once.
+
+    Raises:
+        RequestTimeout: neither succeeded in time (``initialize``, with the timeout given).
+        ServerError, ProtocolError, UnsupportedProtocolVersion: as the handshake or the discover answer says.
+    """
+    given = deadline.seconds or 0.0
+    initialize = channel.send_request("initialize", _initialize_params(capabilities, client_info))
+    waiting: set[RequestFuture] = {discover.future, initialize}
+    try:
+        while True:
+            if discover.future in waiting and discover.future.done():
+                waiting.discard(discover.future)
+                found = _late_discover(channel, discover)
+                if found is not None:
+                    channel.abandon(initialize, "the server answered server/discover")
+                    channel.use_version(discover.version, modern, client_info)
+                    return found, from_discover(found, discover.version)
+            if initialize in waiting and initialize.done():
+                waiting.discard(initialize)
+            if initialize not in waiting and (discover.future not in waiting or not _refused_as_modern(initialize)):
+                result = initialize.result()  # or its error: a legacy server's, or the discover decided nothing
+                agreement = _initialized(channel, result, deadline)
+                channel.abandon(discover.future, "the server took the initialize handshake")
+                return result, agreement
+            left = deadline.left()
+            if (left is not None and left <= 0) or not wait(waiting, left, FIRST_COMPLETED).done:
+                raise RequestTimeout("initialize", given)
+    except BaseException as exc:
+        for future in (discover.future, initialize):
+            channel.abandon(future, "the connection is given up")
+        if isinstance(exc, KeyboardInterrupt) and not exc.args:
+            server = channel.transport.name
+            raise KeyboardInterrupt(f"initialize interrupted: the connection to {server!r} is given up") from None
+        raise
+
+
+def _refused_as_modern(initialize: RequestFuture) -> bool:
+    """Whether ``initialize`` failed with an error only a modern server sends (-32022: "this connection
+    serves the 2026-07-28 revision"): the discover's answer is on its way, and decides."""
+    error = initialize.exception()
+    return isinstance(error, ServerError) and is_modern_error(error.code)
+
+
+def _late_discover(channel: Channel, discover: Unanswered) -> Optional[dict[str, Any]]:
+    """The ``DiscoverResult`` a ``server/discover`` answered after ``PROBE_TIMEOUT`` carries, or ``None``
+    (an error, or an answer that is none: a legacy server)."""
+    error = discover.future.exception()
+    if error is None:
+        result = discover.future.result()
+        if isinstance(result, dict) and isinstance(result.get("supportedVersions"), list):
+            logger.info(
+                "server %r answered server/discover after %gs: a modern server, slow to start",
+                channel.transport.name,
+                PROBE_TIMEOUT,
+            )
+            return result
+    why = error or "an answer without supportedVersions"
+    logger.debug("server %r: server/discover gave %s: a legacy server", channel.transport.name, why)
+    return None
 
 
 def _modern_error_in(error: HTTPStatusError) -> Optional[ServerError]:
@@ -294,9 +398,10 @@ def probe(
     client_info: Mapping[str, Any],
     timeout: Optional[float],
     stdio: bool,
-) -> Optional[dict[str, Any]]:
+) -> Union[dict[str, Any], Unanswered, None]:
     """The ``DiscoverResult`` of a modern server (``channel`` then carries the modern ``_meta``), or
-    ``None`` for a legacy one (``channel`` as it was).
+    ``None`` for a legacy one (``channel`` as it was); on stdio with ``"auto"``, ``Unanswered`` if no
+    answer came within ``PROBE_TIMEOUT`` (``channel`` as it was; the request still waits).
 
     Raises:
         UnsupportedProtocolVersion: a modern server that shares no version with us.
@@ -304,30 +409,38 @@ def probe(
     """
     versions = [protocol] if protocol in MODERN_VERSIONS else list(MODERN_VERSIONS)
     forced = protocol != AUTO
-    wait = timeout
-    if stdio and not forced:
-        wait = PROBE_TIMEOUT if timeout is None else min(timeout, PROBE_TIMEOUT)
+    limit = timeout
+    racing = stdio and not forced  # no answer in time is no verdict yet: initialize goes beside it
+    if racing:
+        limit = PROBE_TIMEOUT if timeout is None else min(timeout, PROBE_TIMEOUT)
     tried: set[str] = set()
     retried: list[str] = []
     version = versions[0]
-    deadline = Deadline(wait)
+    deadline = Deadline(limit)
     while True:
         tried.add(version)
         channel.use_version(version, capabilities, client_info)
         try:
-            result = channel.request("server/discover", None, timeout=deadline.left())
+            if racing:
+                future = channel.send_request("server/discover")
+                if not _settled_in(channel, future, deadline.left()):
+                    channel.use_version(None)
+                    return Unanswered(future, version)
+                result = future.settled_result()
+            else:
+                result = channel.request("server/discover", None, timeout=deadline.left())
         except ServerError as exc:
             error: Optional[ServerError] = exc
+            why = str(exc)
         except HTTPStatusError as exc:
             error = _modern_error_in(exc)
             if error is None and (forced or exc.status_code not in _LEGACY_STATUSES):
                 channel.use_version(None)
                 raise
+            why = str(exc)
         except RequestTimeout:
-            if forced or not stdio:
-                channel.use_version(None)
-                raise
-            error = None
+            channel.use_version(None)
+            raise
         else:
             if isinstance(result, dict) and isinstance(result.get("supportedVersions"), list):
                 return result
@@ -357,8 +470,17 @@ def probe(
             channel.use_version(None)
             raise error
         channel.use_version(None)
-        _legacy(channel, str(error) if error is not None else "no answer", forced)
+        _legacy(channel, why, forced)
         return None
+
+
+def _settled_in(channel: Channel, future: RequestFuture, timeout: Optional[float]) -> bool:
+    """Whether ``future`` settled within ``timeout``; a Ctrl-C meanwhile gives it up first."""
+    try:
+        return future.wait_settled(timeout)
+    except KeyboardInterrupt:
+        channel.abandon(future, "interrupted by the user")
+        raise
 
 
 def _legacy(channel: Channel, why: str, forced: bool) -> None:

@@ -129,6 +129,19 @@ def test_auto_falls_back_to_the_handshake_with_a_legacy_server_and_modern_refuse
         mcpsync.connect(legacy, protocol="modern", timeout=T)
 
 
+def test_a_slow_start_past_the_probe_timeout_still_finds_the_modern_era(monkeypatch) -> None:
+    """Issue 37, point 1: the SDK's server started after the probe gave up waiting (``sh -c "sleep ...;
+    exec ..."`` as ``uvx`` or ``npx -y`` on a first run): it answers the discover late and refuses the
+    ``initialize`` that followed (-32022); the late answer is taken. PROBE_TIMEOUT cut to 0.3 s here."""
+    from mcpsync._session import negotiation
+
+    monkeypatch.setattr(negotiation, "PROBE_TIMEOUT", 0.3)
+    command = ["sh", "-c", f'sleep 1; exec "{sys.executable}" "{SERVER_SCRIPT}" stdio']
+    with mcpsync.connect(command, timeout=T) as client:
+        assert client.era == "modern" and client.protocol_version == "2026-07-28"
+        assert client.call_tool("add", {"a": 20, "b": 22}, timeout=T).structured_content == {"total": 42}
+
+
 def test_a_bad_protocol_is_refused_at_once(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="protocol must be"):
         mcpsync.Client(mcpsync.create_transport(server_config()), protocol="2099-01-01")
