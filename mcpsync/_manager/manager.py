@@ -209,11 +209,14 @@ class Manager:
         self._servers: dict[str, ServerSupervisor] = {}
         with DEFERRED:
             exit_cleanup.track(self)
-        cached = self._cache.get_many(self.config.enabled()) if self._cache is not None else {}
+        cached, missing = self._cache.lookup(self.config.enabled()) if self._cache is not None else ({}, {})
         for name, entry in self.config.servers.items():
             raw_tools = cached.get(name)
             tools = self._tools_from(raw_tools, name) if raw_tools is not None else None
-            self._servers[name] = ServerSupervisor(entry, tools, link, tool_filter=filters[name], idle=start == "lazy")
+            why = missing.get(name) if self._cache is not None else "the manager has no tool cache (tool_cache=False)"
+            self._servers[name] = ServerSupervisor(
+                entry, tools, link, tool_filter=filters[name], idle=start == "lazy", not_cached=why
+            )
         for server in self._servers.values():
             if server.state is not ServerState.IDLE:
                 server.start()

@@ -39,6 +39,9 @@ class ServerStatus:
     attempts: int = 0  # failed attempts since the last success
     retry_in: Optional[float] = None  # seconds until the next attempt
     server_info: Optional[ServerInfo] = None
+    #: With ``start="lazy"``: why the server runs instead of being idle ("first used", "started at
+    #: once: no tool list cached yet", "started on every run: its tool list is private ...").
+    not_idle: Optional[str] = None
 
 
 @dataclass(frozen=True)

@@ -83,8 +83,10 @@ class ServerSupervisor:
         *,
         tool_filter: Optional[ToolFilter] = None,
         idle: bool = False,
+        not_cached: Optional[str] = None,
     ) -> None:
-        """``idle``: wait, not started, until first used (only with ``cached_tools`` to offer meanwhile)."""
+        """``idle``: wait, not started, until first used (only with ``cached_tools`` to offer meanwhile);
+        ``not_cached``: why there are none (the tool cache's word), said by ``status()`` then."""
         self.entry = entry
         self.name = entry.name
         self.config: Optional[ServerConfig] = entry.config
@@ -98,6 +100,11 @@ class ServerSupervisor:
             self._state = ServerState.IDLE
         else:
             self._state = ServerState.CONNECTING
+        #: With ``start="lazy"``: why the server is not idle (``None``: it is, or the manager is eager).
+        self._not_idle: Optional[str] = None
+        if idle and entry.enabled and cached_tools is None:
+            self._not_idle = f"started at once: {not_cached or 'no tool list cached'}"
+        self._lazy = idle
         self._client: Optional[Client] = None  # connected (or just lost)
         self._connecting: Optional[Client] = None  # being connected; stop() closes it
         self._tools: Optional[list[Tool]] = None  # live, or last known while reconnecting
@@ -185,6 +192,7 @@ class ServerSupervisor:
                 attempts=self._attempts,
                 retry_in=max(0.0, self._retry_at - now) if self._retry_at is not None else None,
                 server_info=client.server_info if client is not None else None,
+                not_idle=self._not_idle,
             )
 
     # -- what the manager does --------------------------------------------------------------
@@ -196,6 +204,7 @@ class ServerSupervisor:
                 return
             if self._state is ServerState.IDLE:
                 logger.info("manager: server %r: first used; starting it", self.name)
+                self._not_idle = "first used"
                 self._state = ServerState.CONNECTING
                 self._changed()
             elif self._state is not ServerState.CONNECTING:
@@ -265,7 +274,7 @@ class ServerSupervisor:
             self._relist_applied = number
             self._tools = sorted(tools, key=lambda t: t.name)
             self._changed()
-        self._save_tools(tools, client.cache_scope("tools"))
+        self._save_tools(client, tools)
         self._link.announce_tools()
         return True
 
@@ -360,7 +369,7 @@ class ServerSupervisor:
         logger.info("manager: server %r connected (%d tools)", self.name, len(tools))
         if outdated and self.relist(client):
             return client  # list_changed came while we connected: the list above may predate it
-        self._save_tools(tools, client.cache_scope("tools"))
+        self._save_tools(client, tools)
         self._link.announce_tools()
         return client
 
@@ -441,6 +450,12 @@ class ServerSupervisor:
         self._revision += 1
         self._link.changes.notify_all()
 
-    def _save_tools(self, tools: list[Tool], scope: Optional[str]) -> None:
-        if self._link.cache is not None and self.config is not None:
-            self._link.cache.put(self.name, self.config, [dict(t.raw) for t in tools], scope)
+    def _save_tools(self, client: Client, tools: list[Tool]) -> None:
+        if self._link.cache is None or self.config is None:
+            return
+        raw = [dict(t.raw) for t in tools]
+        scope, whole = client.cache_scope("tools"), client.transport.context_in_config()
+        why = self._link.cache.put(self.name, self.config, raw, scope, context_in_config=whole)
+        if why is not None and self._lazy:
+            with self._link.lock:
+                self._not_idle = f"started on every run: {why}"

@@ -7,8 +7,11 @@ One JSON file (by default ``tools.json`` in ``mcpsync.paths.user_cache_dir()``):
 An entry counts only for the same server name *and* the same configuration
 (``key`` is a hash of it, so no secret from ``env`` or ``headers`` is stored),
 and only until it is older than the expiry. A list the server marks
-``cacheScope: "private"`` (2026-07-28) is never written: every run reads the
-file, whoever it is authorized as. What a cached list says reaches a model
+``cacheScope: "private"`` (2026-07-28) is for the authorization context it was
+fetched in: it is kept only where the configuration is that context whole (a
+stdio server has none but its command, arguments, environment and directory;
+an HTTP server without OAuth sends what its configuration says), never for a
+server authorized by OAuth, whose account the file cannot tell apart. What a cached list says reaches a model
 (descriptions, which tools are for it), so the file is kept by the token
 store's rules (``mcpsync._auth.private_files``): its directory is the user's
 alone, the file the user's own regular file, never reached through a link,
@@ -110,35 +113,58 @@ class ToolCache:
 
     def get_many(self, configs: Mapping[str, ServerConfig]) -> dict[str, list[dict[str, Any]]]:
         """The cached tool dicts of each server with its configuration, reading the file once."""
+        return self.lookup(configs)[0]
+
+    def lookup(self, configs: Mapping[str, ServerConfig]) -> tuple[dict[str, list[dict[str, Any]]], dict[str, str]]:
+        """The cached tool dicts of each server with its configuration (reading the file once), and
+        for each of the others why it has none (``"no tool list cached yet"``, say)."""
         with self._lock:
             servers = self._read()
-        found = {}
+        found, missing = {}, {}
         now = time.time()
         for name, config in configs.items():
             entry = servers.get(name)
-            if not isinstance(entry, dict) or entry.get("key") != config_key(config):
-                continue
-            saved, tools = entry.get("saved"), entry.get("tools")
-            if not self._fresh(saved, now):
-                continue
-            if isinstance(tools, list) and all(isinstance(t, dict) for t in tools):
+            saved = entry.get("saved") if isinstance(entry, dict) else None
+            tools = entry.get("tools") if isinstance(entry, dict) else None
+            if not isinstance(entry, dict):
+                missing[name] = "no tool list cached yet"
+            elif entry.get("key") != config_key(config):
+                missing[name] = "the cached tool list is of another configuration of it"
+            elif not self._fresh(saved, now):
+                missing[name] = f"the cached tool list is older than {self.max_age:g} s (or dated ahead)"
+            elif isinstance(tools, list) and all(isinstance(t, dict) for t in tools):
                 found[name] = tools
-        return found
+            else:
+                missing[name] = "the cached tool list is not a list of tools"
+        return found, missing
 
-    def put(self, name: str, config: ServerConfig, tools: list[dict[str, Any]], scope: Optional[str] = None) -> None:
-        """Store the tool dicts of server ``name``; failures are logged, not raised.
+    def put(
+        self,
+        name: str,
+        config: ServerConfig,
+        tools: list[dict[str, Any]],
+        scope: Optional[str] = None,
+        *,
+        context_in_config: bool = False,
+    ) -> Optional[str]:
+        """Store the tool dicts of server ``name``; failures are logged, not raised. Returns why the
+        list was not kept (``None``: it was, or the file could not be written, which is logged).
 
         ``scope``: the listing's ``cacheScope``. A ``"private"`` list is for the authorization
-        context it was fetched in, and this file is read by every run, whatever token it has: it is
-        never written, and what the file held for the server is removed.
+        context it was fetched in, and this file is read by every run: it is kept only when
+        ``context_in_config`` (the configuration, whose hash keys the entry, is that context whole:
+        a stdio server, an HTTP server without OAuth); else it is not written, and what the file
+        held for the server is removed.
         """
         with self._lock:
             servers = self._read()
-            if scope == "private":
+            if scope == "private" and not context_in_config:
+                why = "its tool list is private (cacheScope) and it is authorized by OAuth: not cached"
                 if servers.pop(name, None) is None:
-                    return
-                logger.info("tool cache: the tools of %r are private (cacheScope); not kept", name)
+                    return why
+                logger.info("tool cache: the tools of %r are private (cacheScope), of an OAuth account; not kept", name)
             else:
+                why = None
                 servers[name] = {"key": config_key(config), "saved": time.time(), "tools": tools}
             now = time.time()
             servers = {
@@ -153,3 +179,4 @@ class ToolCache:
                 logger.warning("%s", exc)
             except OSError as exc:
                 logger.warning("tool cache %s not written: %s", self.path, exc)
+        return why

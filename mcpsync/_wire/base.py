@@ -319,6 +319,11 @@ class Transport:
         ``cacheScope: "private"`` is served again only while this stays the same."""
         return ""
 
+    def context_in_config(self) -> bool:
+        """Whether the configuration is the whole authorization context (a stdio server: its command,
+        arguments, environment and directory), so that a private result may be kept under it."""
+        return True
+
     @property
     def stderr_tail(self) -> tuple[str, ...]:
         """The last lines the server wrote to stderr (stdio; ``()`` for the others)."""

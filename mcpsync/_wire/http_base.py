@@ -129,6 +129,15 @@ class HTTPTransportBase(Transport):
 
         return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
 
+    def context_in_config(self) -> bool:
+        """Whether what authorizes the requests is all in the configuration (its headers, or nothing):
+        not once an OAuth token (or another authorizer's credential) is sent, nor with the auth of a
+        session of the user's, whose account the configuration does not name."""
+        applied = self._http.auth if self._http is not None else None
+        if applied is not None and applied.authorization_context():
+            return False
+        return self._session is None or self._session.auth is None
+
     def _open_http(self, max_connections: int) -> HTTPClient:
         self._http = HTTPClient(
             self.name,

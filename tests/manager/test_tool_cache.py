@@ -91,36 +91,87 @@ def test_a_manager_starts_despite_a_cache_nested_without_end(tmp_path, caplog):
     assert "unreadable, ignored" in caplog.text
 
 
-def test_a_private_tool_list_is_never_written_and_removes_what_was(tmp_path):
-    """``cacheScope: "private"``: the file is read by every run, whatever token it has, so a private list
-    is not written, and an earlier (public) entry of the server is removed; a public one is kept."""
+def test_a_private_tool_list_is_kept_only_under_a_configuration_that_is_its_whole_context(tmp_path):
+    """``cacheScope: "private"``: the file is read by every run. Authorized by OAuth (the account is
+    not in the configuration), a private list is not written, an earlier entry of the server is
+    removed, and ``put`` says why; with its context in the configuration (stdio) it is kept."""
     path = tmp_path / "tools.json"
     config = StdioServerConfig("python", name="s")
     cache = ToolCache(path)
     cache.put("s", config, TOOLS, "public")
     cache.put("t", config, TOOLS)
     assert cache.get("s", config) == TOOLS
-    cache.put("s", config, [{"name": "mine", "inputSchema": {"type": "object"}}], "private")
+    why = cache.put("s", config, [{"name": "mine", "inputSchema": {"type": "object"}}], "private")
+    assert why == "its tool list is private (cacheScope) and it is authorized by OAuth: not cached"
     assert cache.get("s", config) is None and cache.get("t", config) == TOOLS
     assert "mine" not in path.read_text()
+    mine = [{"name": "mine", "inputSchema": {"type": "object"}}]
+    assert cache.put("s", config, mine, "private", context_in_config=True) is None
+    assert cache.get("s", config) == mine
 
 
-def test_a_manager_never_writes_a_servers_private_tool_list(tmp_path):
-    """A server whose ``tools/list`` says ``cacheScope: "private"`` (and one that says ``"public"``):
-    the manager offers both servers' tools, and the tool cache holds the public list only (the
-    unfixed manager wrote both)."""
-    import mcpsync
+def test_lookup_says_why_a_server_has_no_cached_list(tmp_path):
+    path = tmp_path / "tools.json"
+    cache = ToolCache(path, max_age=60)
+    config = StdioServerConfig("python", name="s")
+    cache.put("old", config, TOOLS)
+    cache.put("moved", config, TOOLS)
+    data = json.loads(path.read_text())
+    data["servers"]["old"]["saved"] = time.time() - 120
+    path.write_text(json.dumps(data))
+    found, missing = cache.lookup({"old": config, "moved": StdioServerConfig("python3", name="moved"), "new": config})
+    assert found == {}
+    assert missing == {
+        "old": "the cached tool list is older than 60 s (or dated ahead)",
+        "moved": "the cached tool list is of another configuration of it",
+        "new": "no tool list cached yet",
+    }
+
+
+def private_server(tool: str, log=None) -> dict:
+    """A stdio server whose ``tools/list`` says ``cacheScope: "private"`` (as the official SDK 2.3's do)."""
     from tests.helpers import scripted_server
 
-    def server(scope: str, tool: str) -> dict:
-        command = scripted_server(
-            {"tools/list": [{"tools": [{"name": tool, "inputSchema": {"type": "object"}}], "cacheScope": scope}]}
-        )
-        return {"command": command[0], "args": command[1:]}
+    command = scripted_server(
+        {"tools/list": [{"tools": [{"name": tool, "inputSchema": {"type": "object"}}], "cacheScope": "private"}]},
+        log,
+    )
+    return {"command": command[0], "args": command[1:]}
+
+
+def test_a_stdio_servers_private_tool_list_is_cached_and_a_lazy_manager_leaves_it_idle(tmp_path):
+    """Issue 37, point 2: the official SDK 2.3's servers mark their lists private, and a lazy manager
+    started them on every run. A stdio server's context is its configuration: the list is kept under
+    it, and the next lazy run offers the tool without starting the server; ``status()`` says why
+    the first run started it."""
+    import mcpsync
 
     path = tmp_path / "tools.json"
-    servers = {"mine": server("private", "secret_tool"), "shared": server("public", "shared_tool")}
-    with mcpsync.Manager(servers, tool_cache=path, startup_timeout=20) as manager:
-        assert {tool.name for tool in manager.list_tools()} == {"mine__secret_tool", "shared__shared_tool"}
-    written = path.read_text()
-    assert "shared_tool" in written and "secret_tool" not in written
+    log = tmp_path / "received.jsonl"
+    servers = {"mine": private_server("secret_tool", log)}
+    with mcpsync.Manager(servers, tool_cache=path, start="lazy", startup_timeout=20) as manager:
+        assert manager.status()["mine"].not_idle == "started at once: no tool list cached yet"
+        assert {tool.name for tool in manager.list_tools()} == {"mine__secret_tool"}
+    assert "secret_tool" in path.read_text()
+    log.unlink()
+    with mcpsync.Manager(servers, tool_cache=path, start="lazy", startup_timeout=20) as manager:
+        status = manager.status()["mine"]
+        assert status.state is mcpsync.ServerState.IDLE and status.not_idle is None
+        assert [tool.name for tool in manager.list_tools()] == ["mine__secret_tool"]
+    assert not log.exists()  # never started
+
+
+def test_status_says_a_lazy_server_was_started_because_it_was_first_used(tmp_path):
+    import mcpsync
+
+    path = tmp_path / "tools.json"
+    servers = {"mine": private_server("secret_tool")}
+    with mcpsync.Manager(servers, tool_cache=path, start="lazy", startup_timeout=20):
+        pass
+    with mcpsync.Manager(servers, tool_cache=path, start="lazy", startup_timeout=20) as manager:
+        manager.client("mine", timeout=20)
+        assert manager.status()["mine"].not_idle == "first used"
+    with mcpsync.Manager(servers, tool_cache=False, start="lazy", startup_timeout=20) as manager:
+        assert manager.status()["mine"].not_idle == (
+            "started at once: the manager has no tool cache (tool_cache=False)"
+        )

@@ -93,6 +93,8 @@ def test_a_plain_authorizer_of_the_users_own_puts_its_headers_on_and_answers_a_4
             two = transport.authorization_context()
             auth.token = "three"
             assert transport.authorization_context() != two
+            # Whose account this is, the configuration does not say: a private tool list is not cached.
+            assert not transport.context_in_config()
     assert auth.bound == [URL]
     assert auth.challenges == [(401, 'Bearer error="invalid_token"', "Bearer one")]
     assert [h["Authorization"] for h in seen[:2]] == ["Bearer one", "Bearer two"]
@@ -166,3 +168,37 @@ def test_a_requests_auth_object_or_pair_is_wrapped_and_applied_by_requests() -> 
         with pytest.raises(mcpsync.HTTPStatusError):
             call_mcp(URL, "ping", auth=("u", "p"), timeout=T)
     assert seen[0]["Authorization"].startswith("Basic ")
+
+
+def test_credentials_in_the_configuration_are_the_whole_authorization_context() -> None:
+    """An ``Authorization`` header of the configuration (and nothing else) authorizes the requests: a
+    private tool list may be kept under the configuration (issue 37, point 2); OAuth bound but with no
+    token sent (a server that never asked) keeps that true."""
+    seen: list[dict[str, str]] = []
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
+        mock.add_callback(responses.POST, URL, callback=serve(seen))
+        mock.add(responses.DELETE, URL, status=204)
+        transport = StreamableHTTPTransport(URL, headers={"Authorization": "Bearer two"}, listen=False)
+        with mcpsync.Client(transport, protocol="legacy") as client:
+            client.ping(timeout=T)
+            assert transport.authorizer is None and transport.context_in_config()
+
+    def open_server(request: Any) -> tuple[int, dict[str, str], str]:
+        message = json.loads(request.body)
+        if "id" not in message:
+            return (202, {}, "")
+        result = INIT if message["method"] == "initialize" else {}
+        return (
+            200,
+            {"Content-Type": "application/json"},
+            json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}),
+        )
+
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
+        mock.add_callback(responses.POST, URL, callback=open_server)
+        mock.add(responses.DELETE, URL, status=204)
+        transport = StreamableHTTPTransport(URL, listen=False)
+        with mcpsync.Client(transport, protocol="legacy") as client:
+            client.ping(timeout=T)
+            assert transport.authorizer is not None  # the default OAuth, ready for a 401 that never came
+            assert transport.context_in_config()
