@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any, Callable, Optional, Protocol, Union
 
 from .._core.eras import MODERN_VERSIONS
-from .._core.errors import ProtocolError, RequestTimeout, ServerError, UnknownNameError
+from .._core.errors import MCPError, ProtocolError, RequestTimeout, ServerError, UnknownNameError
 from .._core.feature_errors import TaskNotFound
 from .._core.jsonrpc import ErrorCode
 from .._core.text import cut, did_you_mean
@@ -65,10 +65,10 @@ class ToolMethods:
         A tool's own failure comes back as ``result.is_error`` (call
         ``result.raise_for_error()`` to raise ``ToolError``); a JSON-RPC error
         (bad arguments, say) raises ``ServerError``. A name the server does not
-        list, once the client holds its tool list (``list_tools``, or a
-        Manager's), raises ``UnknownNameError`` with the closest names, whether
-        the server answered with an error or with an ``is_error`` result (most
-        do): a typo is never a result to overlook.
+        list raises ``UnknownNameError`` with the closest names, whether the
+        server answered with an error or with an ``is_error`` result (most do),
+        and whether or not the tools were listed first (if not, a failed call
+        lists them once to decide): a typo is never a result to overlook.
 
         A call the server runs as a task (the tasks extension on 2026-07-28, or
         a 2025-11-25 tool whose ``execution.taskSupport`` asks for one) is
@@ -305,7 +305,9 @@ class ToolCalls:
             except ServerError as exc:
                 # -32602 is what the spec has a server answer for an unknown tool; other errors say something else.
                 unknown = (
-                    self.unknown_tool(name, exc.message) if type(exc) is ServerError and exc.code == -32602 else None
+                    self.unknown_tool(name, exc.message, _left(seconds, started))
+                    if type(exc) is ServerError and exc.code == -32602
+                    else None
                 )
                 if unknown is not None:
                     raise unknown from exc
@@ -321,7 +323,7 @@ class ToolCalls:
         snapshot = created_task(result, modern=modern) if ("resultType" if modern else "task") in result else None
         if snapshot is None:
             if result.get("isError") is True:
-                unknown = self.unknown_tool(name, CallToolResult.from_dict(result, name).text)
+                unknown = self.unknown_tool(name, CallToolResult.from_dict(result, name).text, _left(seconds, started))
                 if unknown is not None:
                     raise unknown
             typed = typed_call_result(result, name, (view_of, client, arguments))
@@ -363,11 +365,20 @@ class ToolCalls:
             )
         return self.task(tool, snapshot, on_status)
 
-    def unknown_tool(self, name: str, said: str) -> Optional[UnknownNameError]:
-        """The error for a failed call of a tool the held tool list does not name (``None``: it names
-        it, or no list is held). ``said``: the server's words, whose start the message quotes."""
+    def unknown_tool(self, name: str, said: str, timeout: Optional[float]) -> Optional[UnknownNameError]:
+        """The error for a failed call of a tool the server's tool list does not name (``None``: it names
+        it, or the list cannot be had). ``said``: the server's words, whose start the message quotes.
+
+        With no list held yet, the tools are listed once, within ``timeout``: a typo is the same
+        ``UnknownNameError`` whether or not the caller listed the tools first (a list that fails,
+        or a server that lists none, leaves the server's answer as it was)."""
         tools = self._held_tools()
-        if tools is None or any(tool.name == name for tool in tools):
+        if tools is None:
+            try:
+                tools = self._client.list_tools(timeout=timeout)
+            except MCPError:
+                return None
+        if any(tool.name == name for tool in tools):
             return None
         known = [tool.name for tool in tools]
         hint = did_you_mean(name, known) or (f"; its tools: {cut(', '.join(known), 200)}" if known else "")

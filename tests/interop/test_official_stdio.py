@@ -188,13 +188,17 @@ def test_call_tool_raising_tool_error(client: mcpsync.Client) -> None:
 
 
 def test_call_unknown_tool(client: mcpsync.Client) -> None:
-    """SDK: an unknown tool is an isError result, not the -32602 protocol error the spec's example shows."""
-    result = client.call_tool("no_such_tool", {}, timeout=TIMEOUT)
+    """SDK: an unknown tool is an isError result, not the -32602 protocol error the spec's example shows;
+    ``call_tool`` makes it ``UnknownNameError`` (listing the tools once if it must), with the SDK's words."""
+    raw = client.request("tools/call", {"name": "no_such_tool", "arguments": {}}, timeout=TIMEOUT)
+    result = mcpsync.CallToolResult.from_dict(raw, "no_such_tool")
     assert result.is_error is True
     assert result.text == "Unknown tool: no_such_tool"
     assert "error: text 'Unknown tool: no_such_tool'" in repr(result)
     with pytest.raises(mcpsync.ToolError, match="Unknown tool: no_such_tool"):
         result.raise_for_error()
+    with pytest.raises(mcpsync.UnknownNameError, match=r"no tool named 'no_such_tool'.*Unknown tool: no_such_tool"):
+        client.call_tool("no_such_tool", {}, timeout=TIMEOUT)
 
 
 def test_a_mistyped_tool_raises_once_the_tools_are_listed(client: mcpsync.Client) -> None:
