@@ -7,7 +7,9 @@ terminal; off in scripts whose output goes to a file or pipe. Switch them for
 every call with ``mcpsync.set_progress_bars(True | False | None)`` (``None``:
 decide as above), or for one call with ``call_tool(..., progress_bar=...)``.
 A bar appears with the server's first progress notification, so a call that
-reports none shows nothing.
+reports none shows nothing. Where a bar would be shown and tqdm is missing,
+the first call that reports progress says so once (a ``ConfigurationWarning``
+naming the extra), and no call fails for it.
 
 They belong to the session layer (not to the edges) because a call makes
 them: ``call_tool(progress_bar=...)``. tqdm is imported only for a bar.
@@ -19,14 +21,30 @@ import functools
 import html
 import sys
 import threading
-from typing import Any, Optional
+import warnings
+from typing import Any, Optional, Union
 
-from .._core.errors import NotSupportedError
+from .._core.errors import ConfigurationWarning, NotSupportedError
 from .progress import ProgressCallback
 
-__all__ = ["ProgressBar", "nobody_watches", "progress_bar_for", "set_progress_bars", "watched"]
+__all__ = [
+    "NO_TQDM",
+    "ProgressBar",
+    "UnshownProgress",
+    "nobody_watches",
+    "progress_bar_for",
+    "set_progress_bars",
+    "watched",
+]
 
 _settings: dict[str, Optional[bool]] = {"progress_bars": None}
+#: What a watched call that reports progress says once when tqdm is missing.
+NO_TQDM = (
+    "the server reports progress, but progress bars need tqdm (and ipywidgets in a notebook): "
+    "install mcpsync's notebook extra (pip install -e '.[notebook]' in a checkout), or "
+    "mcpsync.set_progress_bars(False) to stop this notice"
+)
+_told: list[bool] = []  # NO_TQDM said already (once a process)
 
 
 def set_progress_bars(enabled: Optional[bool]) -> None:
@@ -143,6 +161,26 @@ class _FinalState:
         return f"<pre style='margin:0'>{html.escape(self.text)}</pre>"
 
 
+class UnshownProgress:
+    """Where a bar would be shown but tqdm is missing: the progress goes on to the caller's callback,
+    and ``close`` (on the caller's thread, where a warning reaches the cell) says once in a process
+    how to get bars, if the call reported progress."""
+
+    def __init__(self, chained: Optional[ProgressCallback] = None) -> None:
+        self._chained = chained
+        self._reported = False
+
+    def update(self, progress: float, total: Optional[float], message: Optional[str]) -> None:
+        self._reported = True
+        if self._chained is not None:
+            self._chained(progress, total, message)
+
+    def close(self) -> None:
+        if self._reported and not _told:
+            _told.append(True)
+            warnings.warn(NO_TQDM, ConfigurationWarning, stacklevel=3)
+
+
 def _is_notebook_bar(cls: Any) -> bool:
     try:
         from tqdm.notebook import tqdm as notebook_bar
@@ -153,8 +191,9 @@ def _is_notebook_bar(cls: Any) -> bool:
 
 def progress_bar_for(
     enabled: Optional[bool], description: str, chained: Optional[ProgressCallback]
-) -> Optional[ProgressBar]:
-    """The bar for a call (``enabled``: the call's ``progress_bar`` argument), or ``None`` for no bar.
+) -> Union[ProgressBar, UnshownProgress, None]:
+    """The bar for a call (``enabled``: the call's ``progress_bar`` argument), or ``None`` for no bar
+    (``UnshownProgress`` where one would be shown but tqdm is missing).
 
     Raises:
         NotSupportedError: a bar was asked for explicitly and tqdm is not installed.
@@ -171,5 +210,5 @@ def progress_bar_for(
     except ImportError:
         if explicit:
             raise NotSupportedError("progress bars need tqdm: pip install 'mcpsync[notebook]'") from None
-        return None
+        return None if _told else UnshownProgress(chained)
     return ProgressBar(description, chained)

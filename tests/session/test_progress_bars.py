@@ -6,6 +6,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 
 import pytest
 
@@ -69,7 +70,32 @@ def test_asking_for_a_bar_without_tqdm_is_a_clear_error(monkeypatch):
         interactive.progress_bar_for(True, "x", None)
     interactive.set_progress_bars(None)
     monkeypatch.setattr(interactive, "watched", lambda: True)
-    assert interactive.progress_bar_for(None, "x", None) is None  # automatic: quietly no bar
+    monkeypatch.setattr(interactive, "_told", [])
+    unshown = interactive.progress_bar_for(None, "x", None)  # automatic: no bar, and no error
+    assert isinstance(unshown, interactive.UnshownProgress)
+
+
+def test_a_watched_call_that_reports_progress_without_tqdm_says_once_how_to_get_bars(client, monkeypatch):
+    """Issue 37, point 10: someone watches, tqdm is missing: the first call that reports progress
+    warns once (at the caller's line) with the extra to install; a call without progress, and every
+    later call, says nothing; the user's own callback still gets each step."""
+    from mcpsync._session import tool_calls
+
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)
+    monkeypatch.setattr(interactive, "watched", lambda: True)
+    monkeypatch.setattr(tool_calls, "nobody_watches", lambda: False)
+    monkeypatch.setattr(interactive, "_told", [])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert client.call_tool("echo", {"text": "quiet"}, timeout=T).text == "quiet"
+        assert caught == []  # no progress: nothing to say
+        seen: list[float] = []
+        client.call_tool("progress", {"steps": 2, "delay": 0.0}, timeout=T, on_progress=lambda *a: seen.append(a[0]))
+        client.call_tool("progress", {"steps": 2, "delay": 0.0}, timeout=T)
+    assert seen == [1, 2]
+    notices = [w for w in caught if issubclass(w.category, mcpsync.ConfigurationWarning)]
+    assert len(notices) == 1 and "progress bars need tqdm" in str(notices[0].message)
+    assert "[notebook]" in str(notices[0].message) and notices[0].filename == __file__
 
 
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="needs the main thread")
