@@ -310,7 +310,10 @@ class Channel:
             # The answer won the race: the reader took it from the table and was settling the future.
             result: dict[str, Any] = future.settled_result()
             return result
-        raise RequestTimeout(future.method, limit, detail=held_up_by or "") from None
+        note = getattr(self.transport, "timeout_note", "")  # a transport of the user's may have none
+        if note and limit != self.transport.default_timeout:
+            note = ""  # the caller's own timeout: nothing of the configuration's to say
+        raise RequestTimeout(future.method, limit, detail=held_up_by or note) from None
 
     def _cancelled(self, future: RequestFuture) -> None:
         self.abandon(future, "cancelled by the caller")

@@ -15,6 +15,7 @@ from .._core.timeouts import USE_DEFAULT, Deadline, Timeout, resolve_timeout
 from .._wire import create_transport
 from .._wire.config import (
     HTTP_OPTIONS,
+    STDERR_MODES,
     STDIO_OPTIONS,
     HTTPServerConfig,
     ServerConfig,
@@ -137,6 +138,13 @@ def with_options(config: ServerConfig, options: Mapping[str, Any]) -> ServerConf
         if isinstance(config, StdioServerConfig)
         else (HTTP_OPTIONS, "a URL (an HTTP server)")
     )
+    if not isinstance(config, StdioServerConfig):
+        # What a helper passes for every server, as the Manager takes it: ``stderr=`` (a mode, checked)
+        # and the stdio options at their defaults mean nothing for a URL, and are ignored.
+        stderr = options.get("stderr", STDERR_MODES[0])
+        if stderr not in STDERR_MODES:
+            raise ConfigurationError(f"{config.display_name}: stderr= must be one of {STDERR_MODES}, not {stderr!r}")
+        options = {key: value for key, value in options.items() if key != "stderr" and not _at_default(key, value)}
     wrong = [key for key in options if key not in fits]
     if wrong:
         takes = ", ".join(f"{k}=" for k in fits)
@@ -145,6 +153,11 @@ def with_options(config: ServerConfig, options: Mapping[str, Any]) -> ServerConf
             f"{'does' if len(wrong) == 1 else 'do'} not fit {kind}, which takes {takes}"
         )
     return dataclasses.replace(config, **options)
+
+
+def _at_default(key: str, value: Any) -> bool:
+    """Whether a stdio option is at its default (``env=None``, ``cwd=None``, ``inherit_env=False``)."""
+    return key in STDIO_OPTIONS and (value is None or value is False)
 
 
 def handshake(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .base import Transport, TransportState, TransportStats
-from .config import HTTPServerConfig, ServerConfig, StdioServerConfig, server_config_from
+from .config import ServerConfig, StdioServerConfig, server_config_from
 from .stdio import StdioTransport
 
 if TYPE_CHECKING:
@@ -55,15 +55,19 @@ def create_transport(config: Any, **kwargs: Any) -> Transport:
     """
     server: ServerConfig = server_config_from(config)
     kwargs.setdefault("max_message_size", server.max_message_size)
+    transport: Transport
     if isinstance(server, StdioServerConfig):
-        return StdioTransport.from_config(server, **kwargs)
-    assert isinstance(server, HTTPServerConfig)
-    if server.type == "http":
+        transport = StdioTransport.from_config(server, **kwargs)
+    elif server.type == "http":
         from .streamable_http import StreamableHTTPTransport
 
-        return StreamableHTTPTransport(
+        transport = StreamableHTTPTransport(
             server.url, headers=server.headers, name=server.name, timeout=server.timeout, **kwargs
         )
-    from .legacy_sse import SSETransport
+    else:
+        from .legacy_sse import SSETransport
 
-    return SSETransport(server.url, headers=server.headers, name=server.name, timeout=server.timeout, **kwargs)
+        transport = SSETransport(server.url, headers=server.headers, name=server.name, timeout=server.timeout, **kwargs)
+    if "timeout" not in kwargs:  # the configuration's timeout it is
+        transport.timeout_note = server.timeout_note
+    return transport

@@ -140,6 +140,9 @@ class Transport:
         self.write_timeout = math.inf if writes is None else writes
         #: The server's requests' default timeout in seconds (``None``: no limit).
         self.default_timeout: Optional[float] = DEFAULT_TIMEOUT if timeout is USE_DEFAULT else timeout
+        #: Where ``default_timeout`` came from, said by a request that times out after it (a file's
+        #: ``"timeout": 30``, in milliseconds); ``""``: nothing to say.
+        self.timeout_note = ""
         size = DEFAULT_MAX_MESSAGE_SIZE if max_message_size is USE_DEFAULT else max_message_size
         #: This connection's JSON-RPC endpoint: ids, pending requests, what comes in.
         self.endpoint = Endpoint(name, size)
@@ -331,18 +334,24 @@ class Transport:
 
     def timeout_error(self, error: RequestTimeout) -> RequestTimeout:
         """``error`` telling what the server sent instead of an answer, when that says something: the
-        messages that were not JSON-RPC (how many, the first), and (stdio) its last stderr lines."""
+        messages that were not JSON-RPC (how many, the first), and (stdio) its last stderr lines; and
+        where the timeout came from, when ``timeout_note`` says (a file's ``"timeout": 30``)."""
+        note = self.timeout_note if error.timeout == self.default_timeout else ""
         if error.detail or error.stderr_tail:
-            return error
-        stats, (unit, verb, where) = self.endpoint.stats, self._units
-        detail = ""
-        if stats.malformed:
-            count = stats.malformed
-            are = f"{count} {unit}s that are" if count > 1 else f"1 {unit} that is"
-            detail = f"the server {verb} {are} not JSON-RPC{where}, for example {self.endpoint.first_malformed}"
-        elif not stats.received and where:
-            detail = f"the server {verb} nothing{where}"
-        tail = self.stderr_tail[-TIMEOUT_STDERR_LINES:]
+            if not note or note in error.detail:
+                return error
+            detail, tail = error.detail, error.stderr_tail
+        else:
+            stats, (unit, verb, where) = self.endpoint.stats, self._units
+            detail = ""
+            if stats.malformed:
+                count = stats.malformed
+                are = f"{count} {unit}s that are" if count > 1 else f"1 {unit} that is"
+                detail = f"the server {verb} {are} not JSON-RPC{where}, for example {self.endpoint.first_malformed}"
+            elif not stats.received and where:
+                detail = f"the server {verb} nothing{where}"
+            tail = self.stderr_tail[-TIMEOUT_STDERR_LINES:]
+        detail = "; ".join(part for part in (detail, note) if part)
         if not detail and not tail:
             return error
         return RequestTimeout(error.method, error.timeout, detail=detail, stderr_tail=tail)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional, Union
@@ -23,6 +22,7 @@ from typing import Any, Literal, Optional, Union
 from .._core.errors import ConfigurationError, ConfigurationWarning
 from .._core.text import did_you_mean
 from .._core.timeouts import USE_DEFAULT, Timeout, UseDefault, check_timeout
+from .._core.user_warnings import warn_at_caller
 
 __all__ = [
     "STDERR_MODES",
@@ -104,6 +104,9 @@ class StdioServerConfig:
     max_message_size: MessageSize = USE_DEFAULT
     connect_timeout: Timeout = USE_DEFAULT
     stderr: str = "inherit"
+    #: Where ``timeout`` came from, when a request's timeout should say it (a file's ``"timeout": 30``:
+    #: milliseconds); ``""`` else.
+    timeout_note: str = field(default="", init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         where = f"server {self.name!r}" if self.name else "stdio server"
@@ -177,6 +180,8 @@ class HTTPServerConfig:
     oauth: Optional[Mapping[str, Any]] = None
     type_given: bool = field(default=True, compare=False, repr=False)
     connect_timeout: Timeout = USE_DEFAULT
+    #: As ``StdioServerConfig.timeout_note``.
+    timeout_note: str = field(default="", init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         where = f"server {self.name!r}" if self.name else "http server"
@@ -240,11 +245,16 @@ def server_config_from_dict(entry: Mapping[str, Any], name: Optional[str] = None
         kind = "http" if "url" in entry else "stdio"
     timeout = _milliseconds(entry, "timeout", where)
     connect_timeout = _milliseconds(entry, "connectTimeout", where)
+    value = entry.get("timeout")
+    note = ""
+    if isinstance(value, (int, float)) and _likely_seconds(value):
+        note = f"the configured 'timeout' {value:g} is milliseconds: {value:g} seconds is {value * 1000:g}"
     max_message_size = entry.get("maxMessageSize", USE_DEFAULT)
+    config: ServerConfig
     if kind == "stdio":
         if "command" not in entry:
             raise ConfigurationError(f"{where}: a stdio server needs 'command'")
-        return StdioServerConfig(
+        config = StdioServerConfig(
             command=entry["command"],
             args=entry.get("args") or (),
             env=entry.get("env"),
@@ -256,12 +266,12 @@ def server_config_from_dict(entry: Mapping[str, Any], name: Optional[str] = None
             connect_timeout=connect_timeout,
             stderr=entry.get("stderr", "inherit"),
         )
-    if kind in HTTP_TYPES:
+    elif kind in HTTP_TYPES:
         if "url" not in entry:
             raise ConfigurationError(f"{where}: an {kind} server needs 'url'")
         if "stderr" in entry:
             raise ConfigurationError(f"{where}: 'stderr' is for a stdio server; an {kind} server has none")
-        return HTTPServerConfig(
+        config = HTTPServerConfig(
             url=entry["url"],
             headers=entry.get("headers"),
             type=kind,
@@ -272,7 +282,11 @@ def server_config_from_dict(entry: Mapping[str, Any], name: Optional[str] = None
             type_given=type_given,
             connect_timeout=connect_timeout,
         )
-    raise ConfigurationError(f"{where}: unknown 'type' {kind!r}; expected 'stdio', 'http' or 'sse'")
+    else:
+        raise ConfigurationError(f"{where}: unknown 'type' {kind!r}; expected 'stdio', 'http' or 'sse'")
+    if note:  # not a parameter: what the file said, kept for the timeout's message
+        object.__setattr__(config, "timeout_note", note)
+    return config
 
 
 def _milliseconds(entry: Mapping[str, Any], key: str, where: str) -> Timeout:
@@ -282,14 +296,18 @@ def _milliseconds(entry: Mapping[str, Any], key: str, where: str) -> Timeout:
         return USE_DEFAULT
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ConfigurationError(f"{where}: {key!r} must be milliseconds (a number), not {value!r}")
-    if 0 < value < LIKELY_SECONDS:
-        warnings.warn(
+    if _likely_seconds(value):
+        warn_at_caller(
             f"{where}: {key!r} is {value:g} milliseconds ({value / 1000:g} s); MCP configuration gives "
             f"milliseconds: for {value:g} seconds write {value * 1000:g}",
             ConfigurationWarning,
-            stacklevel=3,
         )
     return value / 1000.0
+
+
+def _likely_seconds(value: Any) -> bool:
+    """A ``timeout`` of milliseconds that looks like seconds (``30``)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < LIKELY_SECONDS
 
 
 def _check_oauth(value: Any, where: str) -> dict[str, Any]:

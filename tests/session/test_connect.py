@@ -175,6 +175,28 @@ def test_a_config_timeout_that_looks_like_seconds_gets_a_warning_naming_the_unit
     server_config_from_dict({"command": "x", "timeout": 30000})  # no warning (warnings are errors here)
 
 
+def test_the_unit_warning_points_at_the_users_line_and_the_timeout_says_where_it_came_from(tmp_path):
+    """Issue 37, point 11: a file read by ``Manager.from_config`` with ``"timeout": 30``: the warning
+    names this file's line (not mcpsync's), and the timeout that follows says the value was
+    milliseconds from the configuration."""
+    import json
+
+    from mcpsync.testing import server_config
+
+    bundled = server_config()
+    path = tmp_path / "mcp.json"
+    entry = {"command": bundled.command, "args": list(bundled.args), "timeout": 30}
+    path.write_text(json.dumps({"mcpServers": {"s": entry}}))
+    with pytest.warns(mcpsync.ConfigurationWarning, match="'timeout' is 30 milliseconds") as caught:
+        manager = mcpsync.Manager.from_config(path, tool_cache=False, startup_timeout=T)
+    with manager:
+        assert [w.filename for w in caught] == [__file__]
+        status = manager.status()["s"]
+    assert status.state is mcpsync.ServerState.FAILED
+    assert "Request timeout after 0.03s" in status.error
+    assert "the configured 'timeout' 30 is milliseconds: 30 seconds is 30000" in status.error
+
+
 def test_a_command_takes_env_and_cwd_as_keywords(tmp_path):
     """``connect([cmd], env={...}, cwd=...)`` (a TypeError before): the server runs in ``cwd`` and sees ``env``."""
     from mcpsync.testing import server_command
@@ -200,6 +222,21 @@ def test_a_keyword_that_does_not_fit_the_target_is_named():
         mcpsync.connect("http://127.0.0.1:1/mcp", env={"A": "1"})
     with pytest.raises(mcpsync.ConfigurationError, match=r"headers= does not fit a command .* which takes env=, cwd="):
         mcpsync.connect(["python", "server.py"], headers={"A": "1"})
+
+
+def test_what_a_helper_passes_for_every_server_is_ignored_for_a_url(server_in_thread):
+    """Issue 37, point 13: ``stderr="quiet"`` (any mode, as ``Manager(stderr=)`` takes it) and the stdio
+    options at their defaults (``env=None``, ``cwd=None``, ``inherit_env=False``) mean nothing for a
+    URL and are ignored; a mode that is none, and a real ``env``, are still refused."""
+    from tests.http_server import running_http_server
+
+    with running_http_server() as base:
+        with mcpsync.connect(base + "/mcp", stderr="quiet", env=None, cwd=None, inherit_env=False, timeout=T) as client:
+            assert client.call_tool("echo", {"text": "hi"}, timeout=T).text == "hi"
+    with pytest.raises(mcpsync.ConfigurationError, match=r"stderr= must be one of \('inherit', 'log', 'quiet'\)"):
+        mcpsync.connect("http://127.0.0.1:1/mcp", stderr="loud")
+    with pytest.raises(mcpsync.ConfigurationError, match="inherit_env= does not fit a URL"):
+        mcpsync.connect("http://127.0.0.1:1/mcp", inherit_env=True)
 
 
 def fallback_timeout(monkeypatch: pytest.MonkeyPatch, first_attempt: float, person: float) -> float:
