@@ -28,6 +28,7 @@ __all__ = [
     "build_parser",
     "check_argument_names",
     "load_servers",
+    "missing_required",
     "only_server",
     "place_positionals",
     "root_uris",
@@ -214,7 +215,9 @@ def build_parser() -> argparse.ArgumentParser:
     call = command("call", "call a tool", usage="mcpsync call [options] [SERVER] TOOL [JSON | key=value ...]")
     call.add_argument("server", metavar="SERVER")
     call.add_argument("tool", nargs="?", metavar="TOOL")
-    call.add_argument("arguments", nargs="*", metavar="ARG", help="one JSON object, or key=value pairs")
+    call.add_argument(
+        "arguments", nargs="*", metavar="ARG", help="one JSON object (- reads it from stdin), or key=value pairs"
+    )
     call.add_argument(
         "--no-wait",
         action="store_true",
@@ -461,8 +464,15 @@ def _show(word: str) -> str:
     return repr(cut(word, _SHOW_LIMIT))
 
 
+#: The most of stdin ``-`` reads as a call's JSON arguments (bytes).
+MAX_STDIN_ARGUMENTS = 16 << 20
+
+
 def split_tool_arguments(words: Sequence[str]) -> Union[dict[str, Any], list[tuple[str, str]]]:
-    """Check the arguments' form before any server starts: one JSON object, or ``key=value`` pairs."""
+    """Check the arguments' form before any server starts: one JSON object (``-``: read from stdin),
+    or ``key=value`` pairs."""
+    if list(words) == ["-"]:
+        return _stdin_arguments()
     if len(words) == 1 and words[0].lstrip().startswith("{"):
         try:
             value = jsonrpc.decode(words[0])
@@ -480,6 +490,55 @@ def split_tool_arguments(words: Sequence[str]) -> Union[dict[str, Any], list[tup
             raise UsageError(f"argument {_show(word)}: {key!r} is given twice")
         pairs.append((key, text))
     return pairs
+
+
+def _stdin_arguments() -> dict[str, Any]:
+    """``-``: one JSON object read from stdin (at most ``MAX_STDIN_ARGUMENTS`` bytes)."""
+    import sys
+
+    stream = sys.stdin.buffer if sys.stdin is not None else None
+    data = stream.read(MAX_STDIN_ARGUMENTS + 1) if stream is not None else b""
+    if len(data) > MAX_STDIN_ARGUMENTS:
+        raise UsageError(f"argument '-': stdin holds more than {MAX_STDIN_ARGUMENTS} bytes of arguments")
+    try:
+        value = jsonrpc.decode(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise UsageError(f"argument '-': stdin is not one JSON object: {exc}") from None
+    if not isinstance(value, dict):
+        raise UsageError("argument '-': stdin must hold one JSON object")
+    return value
+
+
+def stdin_unread() -> bool:
+    """Whether stdin is piped or redirected from a non-empty file (and not read: ``-`` was not given)."""
+    import os
+    import stat
+    import sys
+
+    try:
+        fd = sys.stdin.fileno() if sys.stdin is not None else -1
+        mode = os.fstat(fd).st_mode if fd >= 0 else 0
+        size = os.fstat(fd).st_size if fd >= 0 else 0
+    except (OSError, ValueError, AttributeError):
+        return False
+    return stat.S_ISFIFO(mode) or (stat.S_ISREG(mode) and size > 0)
+
+
+def missing_required(arguments: Mapping[str, Any], input_schema: Mapping[str, Any], what: str) -> None:
+    """Refuse a call given no arguments while the tool requires some and stdin went unread: the arguments
+    were surely piped, and ``-`` reads them.
+
+    Raises:
+        UsageError: naming the required parameters and ``-``.
+    """
+    required = input_schema.get("required")
+    names = [name for name in required if isinstance(name, str)] if isinstance(required, list) else []
+    if arguments or not names or not stdin_unread():
+        return
+    raise UsageError(
+        f"{what} requires {', '.join(map(repr, names))}, and none was given; stdin is piped but not read: "
+        f"give - as the only argument to read the arguments from it as one JSON object"
+    )
 
 
 def _is_string(schema: Any) -> bool:

@@ -25,7 +25,7 @@ from .._session.client import Client
 from .._session.models import CallToolResult, parameters_signature
 from .._session.server_capabilities import items_served
 from .._session.tasks import status_as_progress
-from .cli_args import UsageError, check_argument_names, tool_arguments
+from .cli_args import UsageError, check_argument_names, missing_required, tool_arguments
 from .cli_format import (
     ProgressLine,
     describe_contents,
@@ -256,6 +256,7 @@ def _run_call(run: Run) -> int:
     client = run.manager.client(server, timeout=run.timeout)
     arguments = tool_arguments(run.args.arguments, tool.input_schema)
     check_argument_names(list(arguments), tool.input_schema, f"tool {tool.name!r}")
+    missing_required(arguments, tool.input_schema, f"tool {tool.name!r}")
     if run.args.no_wait:
         task = client.start_tool(tool.name, arguments, timeout=run.timeout)
         if task.id is None:  # answered at once: the result is there

@@ -191,6 +191,26 @@ def test_call_with_key_value_arguments(home: Path) -> None:
 
 
 @pytest.mark.slow(RUNS_THE_CLI)
+def test_call_reads_its_json_arguments_from_stdin_with_a_dash(home: Path) -> None:
+    """Issue 37, point 12: ``-`` reads one JSON object from stdin; stdin that is not one is exit 2, saying so."""
+    done = run(home, *INLINE, "call", "add", "-", stdin_text='{"a": 2, "b": 40}')
+    assert (done.returncode, done.stdout, done.stderr) == (0, '{"sum": 42}\n', "")
+    bad = run(home, *INLINE, "call", "add", "-", stdin_text="[1, 2]")
+    assert bad.returncode == 2 and "argument '-': stdin must hold one JSON object" in bad.stderr
+
+
+@pytest.mark.slow(RUNS_THE_CLI)
+def test_piped_arguments_without_a_dash_are_not_ignored_in_silence(home: Path) -> None:
+    """Piped JSON and no ARG, for a tool that requires arguments: exit 2 naming them and ``-``, nothing
+    sent; a tool without required parameters runs as before."""
+    done = run(home, *INLINE, "call", "add", stdin_text='{"a": 2, "b": 40}')
+    assert done.returncode == 2 and done.stdout == ""
+    assert "tool 'add' requires 'a', 'b', and none was given; stdin is piped but not read: give -" in done.stderr
+    quiet = run(home, *INLINE, "call", "cancelled_requests", stdin_text="ignored")
+    assert quiet.returncode == 0, quiet.stderr
+
+
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_call_prints_structured_content_that_is_an_array_or_a_number_once(home: Path) -> None:
     """2026-07-28 ``structuredContent`` of any JSON value: the test server's ``users`` (an array, its JSON
     text block the same) and ``word_count`` (a number). The unfixed CLI failed on a ProtocolError."""
