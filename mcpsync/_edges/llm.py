@@ -137,6 +137,9 @@ class ToolBox:
     ) -> None:
         self._source = source
         self._search = ToolSearch(always, search_limit, self._start_servers) if search else None
+        not_listed = None if isinstance(source, Client) else getattr(source, "not_listed", None)
+        if self._search is not None and callable(not_listed):  # a Manager's servers still starting
+            self._search.missing = not_listed
         self._always = tuple(always)
         self._timeout = timeout
         self._filter_options = (include_tools, exclude_tools)
@@ -284,6 +287,8 @@ class ToolBox:
         items: list[dict[str, Any]] = [dict(VENDOR_SEARCH[format])] if deferred and not client else []
         if search is not None and (client or not deferred):
             items.append(search.client_tool() if client else definition(format, *search.parts()))
+            if not client:  # OpenAI loads what its client-executed search found: no dispatcher needed
+                items.append(definition(format, *search.dispatcher_parts()))
         dropped: dict[str, list[str]] = {}
         everyone = [name for name in self._entries if name in self._always] if client else list(self._entries)
         for name in everyone if deferred else self._shown():
@@ -331,7 +336,12 @@ class ToolBox:
         ``refresh()`` brings a server's changes to it. With ``search=True``: ``search_tools`` first, then
         the always-on tools and those found so far (ask again after a search).
         """
-        offered = [] if self._search is None else [OfferedTool(*self._search.parts(), self._search.tool)]
+        search = self._search
+        offered = (
+            []
+            if search is None
+            else [OfferedTool(*search.parts(), search.tool), OfferedTool(*search.dispatcher_parts(), search.dispatcher)]
+        )
         for name in self._shown():
             entry = self._entries[name]
             offered.append(OfferedTool(name, entry.description, copy.deepcopy(dict(entry.schema)), entry.tool))
@@ -503,7 +513,12 @@ class ToolBox:
         """
         if self._search is not None and name == self._search.name:
             text, error = self._search.answer(dict(arguments or {}), lambda found: self._one(None, found)[0])
-            return CallToolResult.from_dict({"content": [{"type": "text", "text": text}], "isError": error}, name)
+            return _text_result(name, text, error)
+        if self._search is not None and name == self._search.dispatcher.name:  # a found tool, by its name
+            try:
+                name, arguments = self._search.dispatched(dict(arguments or {}))
+            except ValueError as exc:
+                return _text_result(name, str(exc), True)
         entry = self._entries.get(name)
         if entry is None:
             if name in self.held_back:
@@ -530,32 +545,43 @@ class ToolBox:
         if data.get("type") == "tool_search_call" and self._search is not None:  # OpenAI's, execution "client"
             return self._search.output(data, lambda found: self._one("openai-responses", found)[0])
         format, call_id, name, arguments = read_call(data)
+        shown = name  # the answer goes under the name the model called (the dispatcher's, say)
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments) if arguments.strip() else {}
+            except ValueError as exc:
+                return result_of(format, call_id, shown, [f"The arguments are not valid JSON: {exc}"], True)
+        if not isinstance(arguments, dict):
+            return result_of(format, call_id, shown, ["The arguments must be a JSON object."], True)
+        if self._search is not None and name == self._search.dispatcher.name:
+            try:
+                name, arguments = self._search.dispatched(arguments)
+            except ValueError as exc:
+                return result_of(format, call_id, shown, [str(exc)], True)
         entry = self._entries.get(name)
         search = self._search if self._search is not None and name == self._search.name else None
         known = ", ".join(sorted(self._entries)) or "none" if self._search is None else f"ask {self._search.name}"
         if entry is None and name in self.held_back:
             refusal = f"The tool {name!r} is not for the model: {self.held_back[name]}. It was not called."
-            return result_of(format, call_id, name, [refusal], True)
+            return result_of(format, call_id, shown, [refusal], True)
         if entry is None and search is None:
-            return result_of(format, call_id, name, [f"There is no tool named {name!r}. The tools: {known}."], True)
-        if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments) if arguments.strip() else {}
-            except ValueError as exc:
-                return result_of(format, call_id, name, [f"The arguments are not valid JSON: {exc}"], True)
-        if not isinstance(arguments, dict):
-            return result_of(format, call_id, name, ["The arguments must be a JSON object."], True)
+            return result_of(format, call_id, shown, [f"There is no tool named {name!r}. The tools: {known}."], True)
         if search is not None:
             text, error = search.answer(arguments, lambda found: self._one(format, found)[0])
-            return result_of(format, call_id, name, [text], error)
+            return result_of(format, call_id, shown, [text], error)
         assert entry is not None
         try:
             result = entry.call(arguments, self._timeout if timeout is USE_DEFAULT else timeout)
         except (TransportError, AuthorizationError):
             raise
         except MCPError as exc:  # the server refused the call (bad arguments, say), or it timed out
-            return result_of(format, call_id, name, [f"The call failed: {exc}"], True)
-        return tool_result(format, call_id, name, result)
+            return result_of(format, call_id, shown, [f"The call failed: {exc}"], True)
+        return tool_result(format, call_id, shown, result)
+
+
+def _text_result(name: str, text: str, is_error: bool) -> CallToolResult:
+    """A result of the box's own (a search's answer, a refusal) as a ``CallToolResult`` of one text block."""
+    return CallToolResult.from_dict({"content": [{"type": "text", "text": text}], "isError": is_error}, name)
 
 
 def _caller(target: Any, name: str) -> Callable[[dict[str, Any], Timeout], CallToolResult]:

@@ -22,10 +22,22 @@ from typing import Any
 from .._core.errors import ConfigurationWarning
 from .._session.models import Tool
 
-__all__ = ["DEFAULT_LIMIT", "SEARCH_TOOL", "VENDOR_SEARCH", "ToolIndex", "ToolSearch", "search_tool", "words"]
+__all__ = [
+    "CALL_TOOL",
+    "DEFAULT_LIMIT",
+    "SEARCH_TOOL",
+    "VENDOR_SEARCH",
+    "ToolIndex",
+    "ToolSearch",
+    "dispatch_tool",
+    "search_tool",
+    "words",
+]
 
 #: The meta-tool's name (letters and ``_``: every vendor's format takes it).
 SEARCH_TOOL = "search_tools"
+#: The dispatcher's name: it calls a found tool by name (``dispatch_tool``).
+CALL_TOOL = "call_tool"
 #: The vendors' own tool searches (``ToolBox.definitions(format, deferred=True)``): the rest is ``defer_loading``.
 VENDOR_SEARCH = {
     "anthropic": {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"},
@@ -110,24 +122,43 @@ class ToolIndex:
         return sorted(scored, key=lambda name: (-scored[name], name))[:limit]
 
 
-def search_tool(name: str, limit: int, searchable: int) -> Tool:
+def search_tool(name: str, limit: int, searchable: int, dispatcher: str = CALL_TOOL) -> Tool:
     """The meta-tool as a ``Tool``: what a model, or an agent framework, is handed."""
     description = (
         f"Search the {searchable} further tools that are available but not yet loaded, by what you need done "
         f"(a few keywords: an action, a thing, a service). Returns the definitions of at most {limit} best "
-        "matching tools; from then on they can be called like any other tool. Search again with other "
-        "words if none fits."
+        f"matching tools; call one through {dispatcher} with its name and arguments. Search again with "
+        "other words if none fits."
     )
     query = {"type": "string", "description": "Keywords for the tool you need, e.g. 'create invoice customer'."}
     schema = {"type": "object", "properties": {"query": query}, "required": ["query"]}
     return Tool.from_dict({"name": name, "description": description, "inputSchema": schema})
 
 
+def dispatch_tool(name: str, search: str) -> Tool:
+    """The dispatcher as a ``Tool``: it calls a tool ``search`` found, by name. An agent framework fixes
+    its tools when a run starts (LangChain, LlamaIndex, smolagents, the Agents SDK's function tools): a
+    tool found in the run is called through this one, which the run has had from its start."""
+    description = (
+        f"Call a tool that {search} found, by its name, with the arguments its definition asks for. "
+        "Returns what the tool returns."
+    )
+    properties = {
+        "name": {"type": "string", "description": f"The tool's name, as {search} gave it."},
+        "arguments": {"type": "object", "description": "The tool's arguments, as its definition describes them."},
+    }
+    schema = {"type": "object", "properties": properties, "required": ["name"]}
+    return Tool.from_dict({"name": name, "description": description, "inputSchema": schema})
+
+
 class ToolSearch:
-    """A box's search: its always-on tools, the tools found so far (offered from then on), the index.
+    """A box's search: its always-on tools, the tools found so far (offered from then on), the index,
+    and the dispatcher that calls a found tool by name (``call_tool``: a run whose tools were fixed
+    at its start reaches what it found through it).
 
     ``rebuild`` after the box's tools changed (the found ones still there stay found); ``shown`` the
-    names a model is handed now; ``answer`` runs one call of the meta-tool.
+    names a model is handed now; ``answer`` runs one call of the meta-tool; ``missing`` (set by the
+    box) names the servers whose tools are not in the index yet.
     """
 
     def __init__(self, always: Iterable[str], limit: int, found_by: Callable[[list[str]], None]) -> None:
@@ -142,15 +173,19 @@ class ToolSearch:
         self.found: dict[str, None] = {}
         self._warned: set[str] = set()
         self.index = ToolIndex(())
-        self.tool = search_tool(self.name, limit, 0)
+        self.dispatcher = dispatch_tool(CALL_TOOL, self.name)
+        self.tool = search_tool(self.name, limit, 0, self.dispatcher.name)
+        #: The servers whose tools the index lacks now (still starting, no tools cached), said in each answer.
+        self.missing: Callable[[], list[str]] = list
 
     def rebuild(self, tools: Mapping[str, tuple[Tool, Mapping[str, Any]]]) -> None:
         """Index ``tools`` (``{box name: (tool, schema)}``) but the always-on ones; an ``always`` name
         that is none of them is a ``ConfigurationWarning`` (once)."""
         self.name = SEARCH_TOOL if SEARCH_TOOL not in tools else f"mcpsync_{SEARCH_TOOL}"
+        self.dispatcher = dispatch_tool(CALL_TOOL if CALL_TOOL not in tools else f"mcpsync_{CALL_TOOL}", self.name)
         self.index = ToolIndex((name, *tools[name]) for name in tools if name not in self.always)
         self.found = {name: None for name in self.found if name in tools}
-        self.tool = search_tool(self.name, self.limit, len(self.index))
+        self.tool = search_tool(self.name, self.limit, len(self.index), self.dispatcher.name)
         for name in self.always:
             if name not in tools and name not in self._warned:
                 self._warned.add(name)
@@ -159,6 +194,25 @@ class ToolSearch:
     def parts(self) -> tuple[str, str, dict[str, Any]]:
         """The meta-tool's name, description and input schema."""
         return self.tool.name, self.tool.description or "", dict(self.tool.input_schema)
+
+    def dispatcher_parts(self) -> tuple[str, str, dict[str, Any]]:
+        """The dispatcher's name, description and input schema."""
+        return self.dispatcher.name, self.dispatcher.description or "", dict(self.dispatcher.input_schema)
+
+    def dispatched(self, arguments: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The tool name and arguments a dispatcher call names.
+
+        Raises:
+            ValueError: ``name`` is no string or ``arguments`` no object (the text is for the model).
+        """
+        name, given = arguments.get("name"), arguments.get("arguments", {})
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"{self.dispatcher.name} needs 'name': the name of a tool {self.name} found.")
+        if given is None:
+            given = {}
+        if not isinstance(given, Mapping):
+            raise ValueError(f"{self.dispatcher.name}: 'arguments' must be a JSON object, the tool's arguments.")
+        return name, dict(given)
 
     def client_tool(self) -> dict[str, Any]:
         """The meta-tool as OpenAI Responses' client-executed ``tool_search``."""
@@ -196,8 +250,15 @@ class ToolSearch:
         if not isinstance(query, str) or not query.strip():
             return "The search needs a 'query': a few keywords saying what the tool should do.", True
         names = self.index.search(query, self.limit)
+        missing = self.missing()
+        later = (
+            f" The tools of {', '.join(map(repr, missing))} are not searched yet (still starting): search again soon."
+            if missing
+            else ""
+        )
         if not names:
-            return f"No tool matches {query!r}. Try other words (an action, a thing, a service).", False
+            return f"No tool matches {query!r}. Try other words (an action, a thing, a service).{later}", False
         self._found(names)
         definitions = json.dumps([definition(name) for name in names], ensure_ascii=False)
-        return f"Found {len(names)} tool(s); they can be called now. Their definitions:\n{definitions}", False
+        how = f'call one through {self.dispatcher.name} with {{"name": <its name>, "arguments": {{...}}}}'
+        return f"Found {len(names)} tool(s): {how}.{later} Their definitions:\n{definitions}", False

@@ -46,7 +46,7 @@ from .._core.errors import (
     UnknownNameError,
 )
 from .._core.text import did_you_mean
-from .._core.timeouts import USE_DEFAULT, Timeout
+from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
 from .._session import exit_cleanup, server_capabilities
 from .._session.client import Client
 from .._session.models import CallToolResult, GetPromptResult, ReadResourceResult, Tool
@@ -54,6 +54,7 @@ from .._session.tracebacks import shorten_interrupts
 from .._threads.latches import Changes
 from .._threads.signals import DEFERRED
 from .._wire.config import STDERR_MODES
+from .announcer import Announcer
 from .attempt import ConnectSettings
 from .config_files import LoadedConfig, load_config, parse_config
 from .naming import DEFAULT_SEPARATOR, Collision, qualify_all, server_prefix
@@ -85,7 +86,8 @@ class Manager:
         config: a ``LoadedConfig`` (``mcpsync.load_config``), an ``mcpServers``
             / VS Code style dict (or a bare ``{name: entry}`` dict), or the path
             of a configuration file.
-        startup_timeout: seconds the constructor waits for servers to connect.
+        startup_timeout: seconds the constructor waits for servers to connect (and ``list_tools``, by
+            default, for those still connecting with no tools cached).
         connect_timeout: seconds one connection attempt may take (``USE_DEFAULT``: the server's
             configured ``connectTimeout``, else its ``timeout``, else 30 s; ``None``: no limit).
         stderr: what every stdio server's stderr does, in place of each entry's own ``stderr``:
@@ -157,6 +159,7 @@ class Manager:
         self.separator = separator
         server_prefix("", separator)  # a bad separator fails here, not at the first list
         self.connect_timeout = connect_timeout
+        self.startup_timeout = startup_timeout
         if stderr is not None and stderr not in STDERR_MODES:
             raise ConfigurationError(f"Manager: stderr must be one of {STDERR_MODES}, not {stderr!r}")
         self.stderr = stderr
@@ -185,8 +188,9 @@ class Manager:
         self._lock = threading.RLock()
         self._changes = Changes()  # notified under _lock; waited on without it (see Changes)
         self._closing = False
-        self._announcing = False  # a thread is calling on_tools_changed
-        self._announce_wanted = False  # the tools changed since it took them
+        self._announcer = Announcer(
+            self._lock, self._managed_tools, lambda: self._closing, lambda: self.on_tools_changed
+        )
         self._tool_names: dict[str, tuple[str, str]] = {}  # see _names()
         self._named_revisions: Optional[tuple[int, ...]] = None
         self._collisions: list[Collision] = []
@@ -204,7 +208,7 @@ class Manager:
             policy=self.policy,
             settings=ConnectSettings(self._client_options, connect_timeout, stderr),
             cache=self._cache,
-            announce_tools=self._announce_tools,
+            announce_tools=self._announcer.announce,
         )
         self._servers: dict[str, ServerSupervisor] = {}
         with DEFERRED:
@@ -284,11 +288,16 @@ class Manager:
 
     def wait_until_ready(self, timeout: Optional[float] = None) -> bool:
         """Wait until no server is connecting or reconnecting; ``False`` if ``timeout`` passed first."""
-        deadline = None if timeout is None else time.monotonic() + timeout
         busy = (ServerState.CONNECTING, ServerState.RECONNECTING)
+        return self._wait_until(lambda: not any(s.state in busy for s in self._servers.values()), timeout)
+
+    def _wait_until(self, done: Callable[[], bool], timeout: Optional[float]) -> bool:
+        """Wait until ``done()`` (asked under the lock) holds, woken by each change; ``False`` if
+        ``timeout`` passed first (``None``: no limit)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             with self._lock:
-                if not any(s.state in busy for s in self._servers.values()):
+                if done():
                     return True
                 changed = self._changes.current()
             remaining = _POLL if deadline is None else min(_POLL, deadline - time.monotonic())
@@ -298,13 +307,35 @@ class Manager:
 
     # -- tools ----------------------------------------------------------------------------
 
-    def list_tools(self) -> list[ManagedTool]:
+    def list_tools(self, *, timeout: Timeout = USE_DEFAULT) -> list[ManagedTool]:
         """Every tool offered: of the connected servers (and cached ones of servers idle or still
-        connecting), qualified, those the tool filters take out left out."""
+        connecting), qualified, those the tool filters take out left out.
+
+        A server still connecting with no cached tools to offer (``not_listed()``) is waited for,
+        within ``timeout`` (default: the manager's ``startup_timeout``; ``0``: no wait; ``None``: until
+        each has connected or failed): a slow server holds up a listing no longer than the
+        constructor. What is still missing after it is logged, and ``not_listed()`` names it.
+        """
+        self._wait_until(
+            lambda: not self._not_listed(), 0.0 if timeout == 0 else resolve_timeout(timeout, self.startup_timeout)
+        )
         with self._lock:
             tools = self._managed_tools()
+            missing = self._not_listed()
+        if missing:
+            logger.info("manager: tools of %s not listed: still connecting", ", ".join(map(repr, missing)))
         self._warn_unmatched()
         return tools
+
+    def not_listed(self) -> list[str]:
+        """The servers whose tools ``list_tools()`` lacks now: still connecting, no cached tools to offer."""
+        with self._lock:
+            return self._not_listed()
+
+    def _not_listed(self) -> list[str]:
+        return [
+            s.name for s in self._servers.values() if s.state is ServerState.CONNECTING and not s.visible_tools()[0]
+        ]
 
     def filtered_out(self, name: str, server: Optional[str] = None) -> Optional[str]:
         """Why the tool ``name`` is not offered, when a tool filter took it out; else ``None``.
@@ -561,37 +592,6 @@ class Manager:
             tools, deferred = server.visible_tools()
             result.extend(ManagedTool(by_pair[(server.name, t.name)], server.name, t, deferred) for t in tools)
         return result
-
-    def _announce_tools(self) -> None:
-        """Call ``on_tools_changed`` with the tools now; one call at a time, the last with the latest list.
-
-        Threads announce at once (supervisors, dispatch threads). The first
-        becomes the announcer and runs the callback, without a lock, until no
-        change is left to announce; the others only ask it for one more round.
-        """
-        if self.on_tools_changed is None:
-            return
-        with self._lock:
-            self._announce_wanted = True
-            if self._announcing:
-                return
-            self._announcing = True
-        try:
-            while True:
-                with self._lock:
-                    if not self._announce_wanted or self._closing:
-                        self._announcing = False  # in the same hold as the check: no request is missed
-                        return
-                    self._announce_wanted = False
-                    tools = self._managed_tools()
-                try:
-                    self.on_tools_changed(tools)
-                except Exception:
-                    logger.exception("manager: on_tools_changed failed")
-        except BaseException:  # Ctrl-C in the callback: let the next change find no announcer
-            with self._lock:
-                self._announcing = False
-            raise
 
     @staticmethod
     def _tools_from(raw_tools: list[dict[str, Any]], server: str) -> Optional[list[Tool]]:

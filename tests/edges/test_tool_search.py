@@ -129,13 +129,15 @@ def test_a_query_of_unknown_words_finds_nothing_and_the_limit_holds() -> None:
 
 
 def test_the_model_is_handed_the_search_and_the_always_on_tools_only() -> None:
-    """Of 60 tools, the definitions hold ``search_tools`` and the one named in ``always``; every format."""
+    """Of 60 tools, the definitions hold ``search_tools``, its dispatcher ``call_tool`` and the one named
+    in ``always``; every format."""
     box, _ = searching(always=["crm__crm_get_issue"])
-    assert [d["name"] for d in box.anthropic()] == ["search_tools", "crm__crm_get_issue"]
-    assert [d["function"]["name"] for d in box.openai()] == ["search_tools", "crm__crm_get_issue"]
-    assert [d["name"] for d in box.openai_responses()] == ["search_tools", "crm__crm_get_issue"]
+    shown = ["search_tools", "call_tool", "crm__crm_get_issue"]
+    assert [d["name"] for d in box.anthropic()] == shown
+    assert [d["function"]["name"] for d in box.openai()] == shown
+    assert [d["name"] for d in box.openai_responses()] == shown
     declarations = box.gemini()[0]["function_declarations"]
-    assert [d["name"] for d in declarations] == ["search_tools", "crm__crm_get_issue"]
+    assert [d["name"] for d in declarations] == shown
     search = box.anthropic()[0]
     assert search["input_schema"]["required"] == ["query"]
     assert "59 further tools" in search["description"]  # 60, less the always-on one
@@ -153,13 +155,13 @@ def test_a_search_hands_back_definitions_and_the_found_tools_are_offered_and_rou
     first = json.loads(text.split("\n", 1)[1])[0]
     assert set(first) == {"name", "description", "input_schema"}  # Anthropic's shape
     assert manager.calls == []  # a search calls no server
-    assert [d["name"] for d in box.anthropic()] == ["search_tools", *found_in(text)]
+    assert [d["name"] for d in box.anthropic()] == ["search_tools", "call_tool", *found_in(text)]
     done = box.run(use("billing__billing_create_project", fields={"title": "Q3"}))
     assert manager.calls == [("billing__billing_create_project", {"fields": {"title": "Q3"}})]
     assert "is_error" not in done
     box.run(use("search_tools", query="tracker list issues"))
     assert "tracker__tracker_list_issues" in {d["name"] for d in box.anthropic()}  # found ones add up
-    assert len(box.anthropic()) <= 1 + 2 + 2
+    assert len(box.anthropic()) <= 2 + 2 + 2
 
 
 def test_every_format_s_search_answer_is_in_its_own_shape() -> None:
@@ -188,7 +190,7 @@ def test_a_search_without_a_query_is_an_error_the_model_can_read_and_no_match_sa
     assert missing["is_error"] is True and "'query'" in missing["content"][0]["text"]
     nothing = box.run(use("search_tools", query="weather forecast"))
     assert "is_error" not in nothing and "No tool matches" in nothing["content"][0]["text"]
-    assert [d["name"] for d in box.anthropic()] == ["search_tools"]
+    assert [d["name"] for d in box.anthropic()] == ["search_tools", "call_tool"]
     unknown = box.run(use("crm_get_issue"))  # a name it guessed: pointed to the search, not told all 60
     assert unknown["content"][0]["text"] == "There is no tool named 'crm_get_issue'. The tools: ask search_tools."
 
@@ -207,7 +209,7 @@ def test_definitions_and_answers_fit_the_vendors_own_types() -> None:
     for definition in box.openai_responses():
         assert_fits(definition, openai_responses.FunctionToolParam)
     genai_types.Tool.model_validate(box.gemini()[0])
-    assert len(box.anthropic()) == 1 + 1 + 5
+    assert len(box.anthropic()) == 2 + 1 + 5
 
 
 def test_the_vendors_deferred_forms_fit_their_types() -> None:
@@ -270,19 +272,56 @@ def test_offered_follows_the_search_so_a_framework_gets_it() -> None:
     (as a framework's tool does) and hands back the found definitions as MCP lists them; after
     ``refresh()`` the found tools still listed stay offered."""
     box, manager = searching(always=["tracker__tracker_get_issue"], search_limit=3)
-    assert [o.name for o in box.offered()] == ["search_tools", "tracker__tracker_get_issue"]
+    assert [o.name for o in box.offered()] == ["search_tools", "call_tool", "tracker__tracker_get_issue"]
     result = box.call("search_tools", {"query": "billing invoices customers export"})
     assert not result.is_error
     definitions = json.loads(result.content[0].text.split("\n", 1)[1])
     assert set(definitions[0]) == {"name", "description", "inputSchema"}
     names = [o.name for o in box.offered()]
-    assert names[:2] == ["search_tools", "tracker__tracker_get_issue"] and len(names) == 5
-    assert set(names[2:]) == {d["name"] for d in definitions}  # in the box's order
-    box.call(names[2], {"format": "csv"})
-    assert manager.calls == [(names[2], {"format": "csv"})]
-    manager.tools = [tool for tool in manager.tools if tool.name != names[3]]  # the server dropped one
+    assert names[:3] == ["search_tools", "call_tool", "tracker__tracker_get_issue"] and len(names) == 6
+    assert set(names[3:]) == {d["name"] for d in definitions}  # in the box's order
+    box.call(names[3], {"format": "csv"})
+    assert manager.calls == [(names[3], {"format": "csv"})]
+    manager.tools = [tool for tool in manager.tools if tool.name != names[4]]  # the server dropped one
     box.refresh()
-    assert [o.name for o in box.offered()] == [*names[:3], *names[4:]]  # the other found ones stay found
+    assert [o.name for o in box.offered()] == [*names[:4], *names[5:]]  # the other found ones stay found
+
+
+def test_the_dispatcher_calls_a_found_tool_by_name_in_every_path() -> None:
+    """Issue 37, point 3: ``call_tool`` (the dispatcher) runs the tool it names: through ``call`` (the
+    frameworks' way) and ``run`` (the vendors': the answer under the dispatcher's call id and name);
+    the answer of a search says to use it; a call without a name, or with arguments that are no
+    object, is an error the model can read, and a held-back tool stays refused."""
+    box, manager = searching(search_limit=2)
+    answer = box.call("search_tools", {"query": "create an invoice for a billing customer"}).content[0].text
+    assert answer.startswith('Found 2 tool(s): call one through call_tool with {"name": <its name>, "arguments"')
+    found = found_in(answer)
+    result = box.call("call_tool", {"name": found[0], "arguments": {"fields": {"title": "Q3"}}})
+    assert not result.is_error and manager.calls == [(found[0], {"fields": {"title": "Q3"}})]
+    block = box.run({"type": "tool_use", "id": "toolu_1", "name": "call_tool", "input": {"name": found[1]}})
+    assert block["tool_use_id"] == "toolu_1" and "is_error" not in block
+    assert manager.calls[-1] == (found[1], {})
+    part = box.run({"function_call": {"name": "call_tool", "args": {"name": found[1], "arguments": {"x": 1}}}})
+    assert part["function_response"]["name"] == "call_tool"  # Gemini's answer names the call it answers
+    assert box.call("call_tool", {}).is_error
+    refused = box.run(
+        {"type": "tool_use", "id": "t2", "name": "call_tool", "input": {"name": found[0], "arguments": [1]}}
+    )
+    assert refused["is_error"] is True and "'arguments' must be a JSON object" in refused["content"][0]["text"]
+    unknown = box.run({"type": "tool_use", "id": "t3", "name": "call_tool", "input": {"name": "nope"}})
+    assert unknown["content"][0]["text"].startswith("There is no tool named 'nope'")
+
+
+def test_a_search_says_which_servers_are_not_searched_yet() -> None:
+    """Issue 37, point 4: a Manager's servers still starting (``not_listed()``) are named in the answer
+    the model reads, found tools or none."""
+    manager = StandInManager()
+    manager.not_listed = lambda: ["time"]  # type: ignore[attr-defined]  # as a Manager's, a server starting
+    box = ToolBox(manager, search=True, search_limit=1)
+    answer = box.call("search_tools", {"query": "billing customer"}).content[0].text
+    assert "The tools of 'time' are not searched yet (still starting): search again soon." in answer.split("\n")[0]
+    nothing = box.call("search_tools", {"query": "weather forecast"}).content[0].text
+    assert nothing.endswith("The tools of 'time' are not searched yet (still starting): search again soon.")
 
 
 def test_an_unknown_always_name_warns_a_bad_limit_is_refused_and_a_tool_named_search_tools_stays() -> None:
@@ -300,24 +339,32 @@ def test_an_unknown_always_name_warns_a_bad_limit_is_refused_and_a_tool_named_se
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         box = ToolBox(manager, search=True, always=["search_tools"])
-    assert [o.name for o in box.offered()] == ["mcpsync_search_tools", "search_tools"]
+    assert [o.name for o in box.offered()] == ["mcpsync_search_tools", "call_tool", "search_tools"]
     assert "matches" not in box.call("search_tools").content[0].text  # the server's own tool, called
 
 
-def test_langchain_agent_searches_then_calls_the_found_tool() -> None:
-    """A LangChain agent (the LangChain tests' scripted model) is handed ``box.langchain()``: ``search_tools`` alone; it searches;
-    the tools asked for again hold what it found, and the agent made of them calls the tool on its server."""
+def test_langchain_agent_searches_then_calls_the_found_tool_in_one_run() -> None:
+    """Issue 37, point 3: one LangChain agent run (a scripted model of LangChain's own interface):
+    ``search_tools``, then ``call_tool`` with the found tool's name. The run's tools were fixed at its
+    start (``search_tools`` and ``call_tool`` alone), and the found tool is called on its server
+    (before, the answer said "they can be called now", and LangChain refused the found tool's name)."""
     pytest.importorskip("langchain.agents")
-    from tests.edges.frameworks.test_langchain import agent_of, order, tool_message
+    from langchain.agents import create_agent
+
+    from tests.edges.frameworks.langchain_model import PlannedChatModel
 
     box, manager = searching(search_limit=2)
-    assert [tool.name for tool in box.langchain()] == ["search_tools"]
-    searched = tool_message(agent_of(box).invoke(order("search_tools", query="crm list customers")))
-    assert searched.status == "success" and "crm__crm_list_issues" in searched.text
-    tools = {tool.name for tool in box.langchain()}
-    assert "crm__crm_list_issues" in tools and len(tools) == 3
-    called = tool_message(agent_of(box).invoke(order("crm__crm_list_issues", state="open")))
-    assert called.status == "success" and manager.calls == [("crm__crm_list_issues", {"state": "open"})]
+    assert [tool.name for tool in box.langchain()] == ["search_tools", "call_tool"]
+    plan = [
+        {"tool": "search_tools", "args": {"query": "crm list customers"}},
+        {"tool": "call_tool", "args": {"name": "crm__crm_list_issues", "arguments": {"state": "open"}}},
+    ]
+    agent = create_agent(PlannedChatModel(), box.langchain())
+    state = agent.invoke({"messages": [{"role": "user", "content": json.dumps(plan)}]})
+    answers = [m for m in state["messages"] if type(m).__name__ == "ToolMessage"]
+    assert [m.status for m in answers] == ["success", "success"], state["messages"]
+    assert "call one through call_tool" in answers[0].text and "crm__crm_list_issues" in answers[0].text
+    assert manager.calls == [("crm__crm_list_issues", {"state": "open"})]
 
 
 def entry(marker: Path, prefix: str) -> dict[str, Any]:

@@ -105,6 +105,21 @@ def test_a_server_that_never_answers_does_not_hold_up_the_others(tmp_path: Path)
     assert m.status()["mute"].state is ServerState.CLOSED
 
 
+def test_list_tools_waits_for_a_server_still_starting_and_names_what_it_still_lacks(tmp_path: Path) -> None:
+    """Issue 37, point 4: a server slower than the constructor's wait, with no tools cached: ``list_tools()``
+    waits for it (within its timeout, by default ``startup_timeout``) instead of leaving its tools out in
+    silence; ``timeout=0`` answers at once, and ``not_listed()`` names the server its answer lacks."""
+    from tests.helpers import INITIALIZE_RESULT, scripted_server
+
+    tools = {"tools": [{"name": "now", "inputSchema": {"type": "object"}}]}
+    command = scripted_server({"initialize": [{"after": 0.4, "answer": INITIALIZE_RESULT}], "tools/list": [tools]})
+    with manager({"slow": {"command": command[0], "args": command[1:]}}, tmp_path, startup_timeout=0.01) as m:
+        assert m.not_listed() == ["slow"]  # it answers the handshake after 0.4 s
+        assert m.list_tools(timeout=0) == []
+        assert [t.name for t in m.list_tools(timeout=T)] == ["slow__now"]
+        assert m.not_listed() == []
+
+
 def test_an_entry_without_type_reaches_an_http_sse_server_by_the_fallback(tmp_path: Path) -> None:
     """Issue 16: a file's ``{"url": ".../sse"}`` (no ``type``) falls back to HTTP+SSE, as
     ``mcpsync.connect`` does; with ``"type": "http"`` it does not, and the error says which type to use."""

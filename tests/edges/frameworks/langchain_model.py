@@ -38,3 +38,29 @@ class ScriptedChatModel(lc_models.BaseChatModel):
         self, messages: list[lc_messages.BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
     ) -> Any:
         return self._generate(messages)
+
+
+class PlannedChatModel(lc_models.BaseChatModel):
+    """A chat model of LangChain's own interface whose user message is a plan: a JSON list of
+    ``{"tool": ..., "args": ...}``, called one after the other in one run (each after the answer to
+    the one before); then it answers with the last tool's text."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "planned"
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> PlannedChatModel:
+        return self
+
+    def _generate(
+        self, messages: list[lc_messages.BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> Any:
+        plan = json.loads(next(m for m in messages if isinstance(m, lc_messages.HumanMessage)).text)
+        done = [m for m in messages if isinstance(m, lc_messages.ToolMessage)]
+        if len(done) >= len(plan):
+            message = lc_messages.AIMessage(content=done[-1].text if done else "")
+        else:
+            step = plan[len(done)]
+            call = {"name": step["tool"], "args": step["args"], "id": f"call_{len(done)}", "type": "tool_call"}
+            message = lc_messages.AIMessage(content="", tool_calls=[call])
+        return lc_outputs.ChatResult(generations=[lc_outputs.ChatGeneration(message=message)])

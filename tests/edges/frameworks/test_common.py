@@ -203,6 +203,27 @@ def test_the_frameworks_get_their_tools_from_offered_alone(monkeypatch: pytest.M
         assert [t.name for t in box.smolagents()] == ["echo", "add"]
 
 
+def test_every_framework_gets_the_dispatcher_of_a_search_and_it_calls_the_found_tool() -> None:
+    """Issue 37, point 3: a framework fixes its tools when a run starts; with ``search=True`` each gets
+    ``search_tools`` and ``call_tool`` from the start, and the framework's own tool object of
+    ``call_tool`` runs the tool it names on the server (LangChain, LlamaIndex, smolagents)."""
+    pytest.importorskip("langchain_core")
+    pytest.importorskip("llama_index.core")
+    pytest.importorskip("smolagents")
+    with target_of("stdio") as target:
+        box = ToolBox(target.client, search=True, timeout=T)
+        order = {"name": "echo", "arguments": {"text": "found"}}
+        lc = {t.name: t for t in box.langchain()}
+        assert list(lc) == ["search_tools", "call_tool"]
+        assert "found" in str(lc["call_tool"].invoke(order))
+        li = {t.metadata.name: t for t in box.llama_index()}
+        assert list(li) == ["search_tools", "call_tool"]
+        assert li["call_tool"].call(**order).content == "found"
+        sa = {t.name: t for t in box.smolagents()}
+        assert list(sa) == ["search_tools", "call_tool"]
+        assert sa["call_tool"](**order) == "found"
+
+
 @pytest.mark.slow("runs the example as a Python process (imports the framework)")
 @pytest.mark.parametrize("framework", ["langchain", "llama_index", "smolagents"])
 def test_each_frameworks_example_runs_without_an_api_key(framework: str) -> None:
