@@ -24,9 +24,10 @@ RUNTIME_STAMP := $(VENV)/.installed-runtime
 TEST_STAMP := $(VENV)/.installed-test
 DEV_STAMP := $(VENV)/.installed-dev
 MUTATE_STAMP := $(VENV)/.installed-mutate
+DIST_STAMP := $(VENV)/.installed-dist
 MUTATE_MODULES ?=
 
-.PHONY: install demo notebook test check conformance lint typecheck bench soak mutate clean
+.PHONY: install demo notebook test check conformance lint typecheck bench soak mutate dist clean
 
 $(VENV_PYTHON):
 	$(PYTHON) -m venv $(VENV)
@@ -142,6 +143,20 @@ $(MUTATE_STAMP): setup.cfg setup.py pyproject.toml | $(VENV_PYTHON)
 ## mutate: mutmut over the modules that carry the promises, each against its own tests (setup.cfg's [mutate]; MUTATE_MODULES=pending,timeouts to pick); survivors in build/mutate/*/survivors.txt
 mutate: $(MUTATE_STAMP)
 	MUTATE_MODULES=$(MUTATE_MODULES) $(VENV_PYTHON) tests/mutate_runner.py
+
+$(DIST_STAMP): setup.cfg setup.py pyproject.toml | $(VENV_PYTHON)
+	$(PIP) install -e '.[dist]'
+	touch $@ $(RUNTIME_STAMP)
+
+# mcpsync is on no package index: what installs it where there is no checkout is the wheel built here
+# (pip install dist/mcpsync-*.whl). python -m build makes the sdist, then the wheel from the sdist (so
+# the sdist holds all a build needs), each with pyproject.toml's build requirements in an environment of
+# its own; twine check reads both as an index would (the README is the long description).
+## dist: build the sdist and, from it, the wheel into dist/ (python -m build), then check both (twine check)
+dist: $(DIST_STAMP)
+	rm -rf dist
+	$(VENV_PYTHON) -m build --outdir dist .
+	$(VENV_PYTHON) -m twine check --strict dist/*
 
 ## clean: remove the virtualenv and build leftovers
 clean:
