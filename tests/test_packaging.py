@@ -175,3 +175,42 @@ def test_the_sdist_builds_the_wheel_that_installs_and_runs_without_the_checkout(
     command = python.parent / "mcpsync"
     assert command.is_file(), "the wheel installed no mcpsync command"
     assert succeeded(run([command, "--help"], cwd=away), "mcpsync --help").startswith("usage: mcpsync")
+
+
+#: A user's typed code with two type errors that only mcpsync's own annotations reveal (with mcpsync
+#: unseen, both names are ``Any`` and mypy finds nothing but the missing module).
+TYPED_USE = """\
+import mcpsync
+
+
+def first_tool(client: mcpsync.Client) -> None:
+    client.call_tool(42)
+
+
+version: int = mcpsync.__version__
+"""
+
+
+@pytest.mark.slow("an editable install and mypy from the registry into a fresh environment, then mypy over mcpsync")
+def test_the_readmes_editable_install_is_one_mypy_sees(tmp_path: Path) -> None:
+    """``pip install -e .`` exactly as the README gives it (in the tree, with a fresh environment's
+    pip), then setup.cfg's mypy (the dev extra's pin) in that environment, run away from the checkout
+    on a script that uses mcpsync wrongly: mypy finds mcpsync (no "Cannot find implementation or
+    library stub") and reports both errors, so it read mcpsync's types and took none as ``Any``."""
+    source = copy_of_the_tree(tmp_path / "source")
+    python = fresh_venv(tmp_path / "venv")
+    pip_install(python, "-e", ".", cwd=source)
+    (mypy,) = (requirement for requirement in extra("dev") if requirement.startswith("mypy=="))
+    pip_install(python, mypy, cwd=tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "uses_mcpsync.py").write_text(TYPED_USE)
+    (work / "mypy.ini").write_text("[mypy]\nstrict = True\n")
+    done = run([python, "-m", "mypy", "--config-file", "mypy.ini", "uses_mcpsync.py"], cwd=work)
+    output = done.stdout + done.stderr
+    pth = "".join(path.read_text() for path in site_packages(python).glob("__editable__*.pth"))
+    assert "Cannot find implementation or library stub" not in output, f"{output}\nthe editable .pth: {pth}"
+    assert re.search(r'Argument 1 to "call_tool" of "\w+" has incompatible type "int"; expected "str"', output), output
+    assert 'Incompatible types in assignment (expression has type "str", variable has type "int")' in output, output
+    assert "Found 2 errors in 1 file" in output, output
+    assert done.returncode == 1, output
