@@ -1,6 +1,6 @@
 """MCP tools in a LangChain agent (a LangGraph graph underneath): ``box.langchain()``, sync and async.
 
-    pip install mcpsync langchain            # langchain brings langchain-core and langgraph
+    pip install -e . langchain    # in mcpsync's checkout; langchain brings langchain-core and langgraph
     python examples/frameworks_langchain.py
 
 Runs without an API key: ``OfflineModel`` is a chat model of LangChain's own interface that asks

@@ -1,6 +1,6 @@
 """MCP tools in a LlamaIndex agent: ``box.llama_index()`` gives ``FunctionTool``s for a ``FunctionAgent``.
 
-    pip install mcpsync llama-index-core
+    pip install -e . llama-index-core    # in mcpsync's checkout
     python examples/frameworks_llama_index.py
 
 Runs without an API key: the LLM is LlamaIndex's own ``MockFunctionCallingLLM``, scripted by

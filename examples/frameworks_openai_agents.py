@@ -1,7 +1,7 @@
 """MCP tools in an OpenAI Agents SDK agent: ``box.openai_agents_server()`` is the SDK's own MCP server,
 for ``Agent(mcp_servers=[...])`` (``box.openai_agents()`` gives plain ``FunctionTool``s instead).
 
-    pip install mcpsync openai-agents
+    pip install -e . openai-agents    # in mcpsync's checkout
     python examples/frameworks_openai_agents.py
 
 Runs without an API key: ``OfflineModel`` is a model of the SDK's own interface that asks for the

@@ -1,6 +1,6 @@
 """MCP tools in a Pydantic AI agent: ``box.pydantic_ai()`` is a toolset, for ``Agent(toolsets=[...])``.
 
-    pip install mcpsync pydantic-ai-slim
+    pip install -e . pydantic-ai-slim    # in mcpsync's checkout
     python examples/frameworks_pydantic_ai.py
 
 Runs without an API key: ``offline_model`` (in Pydantic AI's own ``FunctionModel``) asks for the ``add``

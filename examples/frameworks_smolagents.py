@@ -1,6 +1,6 @@
 """MCP tools in a smolagents agent: ``box.smolagents()`` gives ``Tool``s for a ``ToolCallingAgent``.
 
-    pip install mcpsync smolagents
+    pip install -e . smolagents    # in mcpsync's checkout
     python examples/frameworks_smolagents.py
 
 Runs without an API key: ``OfflineModel`` is a model of smolagents' own interface that asks for the

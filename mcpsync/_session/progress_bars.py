@@ -1,7 +1,7 @@
 """Progress bars for long calls, when a person at a notebook or terminal is watching.
 
 Progress bars use ``tqdm.auto`` (a widget in Jupyter, text in a terminal),
-installed with ``pip install mcpsync[notebook]``. They are on by default only
+installed with mcpsync's ``notebook`` extra. They are on by default only
 when someone is watching: in a Jupyter/IPython kernel or with stderr on a
 terminal; off in scripts whose output goes to a file or pipe. Switch them for
 every call with ``mcpsync.set_progress_bars(True | False | None)`` (``None``:
@@ -209,6 +209,6 @@ def progress_bar_for(
         import tqdm.auto  # noqa: F401
     except ImportError:
         if explicit:
-            raise NotSupportedError("progress bars need tqdm: pip install 'mcpsync[notebook]'") from None
+            raise NotSupportedError("progress bars need tqdm: pip install tqdm ipywidgets") from None
         return None if _told else UnshownProgress(chained)
     return ProgressBar(description, chained)

@@ -66,7 +66,7 @@ def test_a_call_without_progress_shows_no_bar(client, capsys):
 
 def test_asking_for_a_bar_without_tqdm_is_a_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "tqdm.auto", None)  # import tqdm.auto now fails
-    with pytest.raises(mcpsync.NotSupportedError, match=r"pip install 'mcpsync\[notebook\]'"):
+    with pytest.raises(mcpsync.NotSupportedError, match=r"need tqdm: pip install tqdm ipywidgets$"):
         interactive.progress_bar_for(True, "x", None)
     interactive.set_progress_bars(None)
     monkeypatch.setattr(interactive, "watched", lambda: True)

@@ -250,7 +250,7 @@ def show_app(
     try:
         widget_class = app_widget_class()
     except ImportError:
-        raise NotSupportedError("show_app needs anywidget: pip install 'mcpsync[notebook]'") from None
+        raise NotSupportedError("show_app needs anywidget: pip install anywidget") from None
     return widget_class(view, timeout=timeout)
 
 
