@@ -41,8 +41,8 @@ _settings: dict[str, Optional[bool]] = {"progress_bars": None}
 #: What a watched call that reports progress says once when tqdm is missing.
 NO_TQDM = (
     "the server reports progress, but progress bars need tqdm (and ipywidgets in a notebook): "
-    "install mcpsync's notebook extra (pip install -e '.[notebook]' in a checkout), or "
-    "mcpsync.set_progress_bars(False) to stop this notice"
+    "pip install tqdm ipywidgets (mcpsync's notebook extra), or mcpsync.set_progress_bars(False) "
+    "to stop this notice"
 )
 _told: list[bool] = []  # NO_TQDM said already (once a process)
 

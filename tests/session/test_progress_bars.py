@@ -95,7 +95,7 @@ def test_a_watched_call_that_reports_progress_without_tqdm_says_once_how_to_get_
     assert seen == [1, 2]
     notices = [w for w in caught if issubclass(w.category, mcpsync.ConfigurationWarning)]
     assert len(notices) == 1 and "progress bars need tqdm" in str(notices[0].message)
-    assert "[notebook]" in str(notices[0].message) and notices[0].filename == __file__
+    assert "pip install tqdm ipywidgets" in str(notices[0].message) and notices[0].filename == __file__
 
 
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="needs the main thread")
