@@ -126,6 +126,15 @@ def _status_html(status: ServerStatus) -> str:
     return status_html([status])
 
 
+@to_html.register
+def _dict_html(items: dict) -> Optional[str]:  # type: ignore[type-arg]
+    """``manager.status()`` (``{name: ServerStatus}``) as the status table; any other dict has no view."""
+    statuses = list(items.values())
+    if statuses and all(isinstance(status, ServerStatus) for status in statuses):
+        return status_html(statuses)
+    return None
+
+
 def status_html(statuses: Iterable[ServerStatus]) -> str:
     """The manager's status table: server, state, transport, tools, server info, source, error."""
     rows = []
@@ -133,6 +142,8 @@ def status_html(statuses: Iterable[ServerStatus]) -> str:
         state = state_badge(status.state.value)
         if status.retry_in is not None:
             state += f"<br>{muted(f'next attempt in {status.retry_in:.0f}s ({status.attempts} failed)')}"
+        if status.not_idle:
+            state += f"<br>{muted(esc(cut(status.not_idle, CELL_LIMIT)))}"
         tools = str(status.tools) + (f" {muted('(cached)')}" if status.tools_from_cache else "")
         info = status.server_info
         error = esc(first_line(status.error, CELL_LIMIT)) if status.error else ""

@@ -67,7 +67,9 @@ CELLS = [
     "client.call_tool('show_dashboard')",
     # 4: one without a view displays as before
     "client.call_tool('echo', {'text': 'plain'})",
-    # 5: closing leaves nothing behind
+    # 5: the widget as a cell's last value: what a saved notebook shows without a kernel (issue 37, point 9)
+    "w",
+    # 6: closing leaves nothing behind
     "w.close()\n"
     "client.close()\n"
     "print(json.dumps({'comm': w.comm is not None,\n"
@@ -156,6 +158,16 @@ def test_a_result_with_a_view_displays_as_the_widget_with_its_html_beside(cells)
     assert WIDGET_VIEW not in data_of(cells[4])
 
 
+def test_a_saved_notebook_names_the_view_without_a_kernel(cells):
+    """The widget's bundle: the widget view, and for a page without a kernel a text and an HTML box that
+    name the view, its tool and server (no ``<... object at 0x...>``)."""
+    bundle = data_of(cells[5])
+    assert WIDGET_VIEW in bundle
+    plain = bundle["text/plain"]
+    assert plain.startswith("<MCP App view 'ui://") and "of tool 'show_dashboard'" in plain and "0x" not in plain
+    assert "drawn while its kernel runs" in bundle["text/html"] and "show_dashboard" in bundle["text/html"]
+
+
 def test_closing_leaves_no_comm_and_no_thread(cells):
     """After close(), the widget has no comm and no mcpsync thread is left in the kernel."""
-    assert printed(cells[5]) == {"comm": False, "threads": []}
+    assert printed(cells[6]) == {"comm": False, "threads": []}

@@ -442,6 +442,20 @@ def test_the_status_table_colours_states_and_shows_the_first_line_of_errors() ->
     assert "slow" in safe(to_html(list(statuses))).all_text
 
 
+def test_the_status_dict_shows_as_the_status_table_and_other_dicts_have_no_view() -> None:
+    """Issue 37, point 9: ``manager.status()`` is a dict: in a notebook it was a plain dict; now the
+    table (a lazy server's ``not_idle`` under its state, escaped); any other dict keeps its repr."""
+    statuses = {
+        "a<b>": status(name="a<b>", state=ServerState.CONNECTED, not_idle="started at once: <no> tool list cached"),
+        "idle": status(name="idle", state=ServerState.IDLE),
+    }
+    markup = to_html(statuses)
+    assert markup is not None and "<b>a&lt;b&gt;</b>" in markup
+    text = safe(markup).all_text
+    assert "MCP servers" in text and "idle" in text and "started at once: <no> tool list cached" in text
+    assert to_html({"a": 1}) is None and to_html({}) is None
+
+
 def test_a_manager_shows_its_status_table() -> None:
     config = {"mcpServers": {"off": {"command": "/nonexistent/server", "disabled": True}}}
     with mcpsync.Manager(config, tool_cache=False, startup_timeout=0) as manager:

@@ -97,6 +97,9 @@ def test_the_example_notebook_runs_top_to_bottom(tmp_path: Path) -> None:
     )  # the server saw it
     assert text_of(cell_with(executed, '"still connected"')) == "'still connected'"
     assert "hello from the server's stderr" in text_of(cell_with(executed, '"stderr"'))  # stderr reached the notebook
+    statuses = [o for o in cell_with(executed, "manager.status()").outputs if o["output_type"] == "execute_result"]
+    assert len(statuses) == 1 and "MCP servers" in statuses[0]["data"]["text/html"]  # the table, not a dict
+    assert "connected" in statuses[0]["data"]["text/html"]
     assert "via the manager" in text_of(cell_with(executed, "second__echo"))
     assert text_of(cell_with(executed, "tool.name.endswith")) == "['first__echo', 'second__echo']"
     assert "closed" in text_of(cell_with(executed, "manager.close()"))

@@ -101,6 +101,19 @@ def app_widget_class() -> type:
             self._links_waiting: set[Optional[str]] = set()  # the views whose link the person has not answered
             self.on_msg(self._received)
 
+        def __repr__(self) -> str:
+            return f"<{_saved_text(self.view)}>"
+
+        def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+            """The widget's bundle, with what a saved notebook shows without a kernel: ``text/plain``
+            and a ``text/html`` box naming the view (a widget cannot be drawn then)."""
+            bundle = super()._repr_mimebundle_(**kwargs)
+            data = bundle[0] if isinstance(bundle, tuple) else bundle
+            if isinstance(data, dict):
+                data["text/plain"] = repr(self)
+                data.setdefault("text/html", _saved_html(self.view))
+            return bundle
+
         def _new_bridge(self, view: Optional[str] = None) -> AppBridge:
             return AppBridge(
                 self.view.client,
@@ -252,6 +265,20 @@ def show_app(
     except ImportError:
         raise NotSupportedError("show_app needs anywidget: pip install anywidget") from None
     return widget_class(view, timeout=timeout)
+
+
+def _saved_text(view: AppView) -> str:
+    """What an app view is, in words: for a saved notebook, which has no kernel to draw it."""
+    server = getattr(view.client, "name", None)
+    of = f" of server {server!r}" if server else ""
+    return f"MCP App view {view.resource_uri!r} of tool {view.tool_name!r}{of}: drawn while its kernel runs"
+
+
+def _saved_html(view: AppView) -> str:
+    """``_saved_text`` as a small box (escaped: the names are the server's)."""
+    from ..safe_html import esc
+
+    return f'<div style="border:1px solid #ccc;padding:6px;color:#555">{esc(_saved_text(view))}</div>'
 
 
 def app_bundle(result: CallToolResult) -> Optional[dict[str, Any]]:
