@@ -68,6 +68,7 @@ from .._core.errors import ConfigurationError
 from .._core.paths import user_config_dir
 from .._core.text import cut, did_you_mean
 from .._wire.config import ServerConfig, server_config_from_dict
+from .config_check import plainly_valid
 
 __all__ = [
     "CONFIG_ENV_VAR",
@@ -432,6 +433,8 @@ def _check(part: str, instance: Any, where: str) -> None:
     ``part`` is ``"file"`` (the top level), ``"entry"`` (any server entry) or
     ``"server"`` (a switched-on one); ``where`` starts the message.
     """
+    if plainly_valid(part, instance):  # most are: jsonschema (its import) only for the others
+        return
     errors = list(_validators()[part].iter_errors(instance))
     if errors:
         # One error, the same every run: the object's own (a missing member)
