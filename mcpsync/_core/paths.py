@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Optional
 
-__all__ = ["APP_NAME", "user_cache_dir", "user_config_dir", "user_data_dir"]
+__all__ = ["APP_NAME", "user_cache_dir", "user_config_dir", "user_data_dir", "user_home_dir"]
 
 #: The directory name under each platform directory.
 APP_NAME = "mcpsync"
@@ -55,6 +55,11 @@ def _user_dir(
     # The XDG Base Directory spec says a relative path in these variables is invalid and must be ignored.
     root = Path(value) if value and os.path.isabs(value) else _home(environ) / fallback
     return root / APP_NAME
+
+
+def user_home_dir(*, environ: Optional[Mapping[str, str]] = None) -> Path:
+    """The user's home directory: ``$HOME``, else what ``Path.home()`` says."""
+    return _home(os.environ if environ is None else environ)
 
 
 def _home(environ: Mapping[str, str]) -> Path:

@@ -2,11 +2,12 @@
 
 ``mcpsync tools`` in a cloned repository whose ``.mcp.json`` names
 ``sh -c '...'`` used to run that command without asking. Now a project
-configuration found by discovery (``./.mcp.json``, ``./mcp.json``; not a file
-named with ``--config`` or ``$MCPSYNC_CONFIG``, nor the user's own file) must
-be trusted first, as coding agents do: on a terminal the user is asked once
-(shown what would start); the answer is remembered for the file's path and
-content (``mcpsync._manager.trust``); with nobody to ask, the command stops
+configuration found by discovery (``./.mcp.json``, ``./mcp.json``, and the other
+clients' ``./.cursor/mcp.json``, ``./.vscode/mcp.json``, ``./.gemini/settings.json``;
+not a file named with ``--config`` or ``$MCPSYNC_CONFIG``, nor a user file, Claude
+Code's ``~/.claude.json`` with its local scope included) must be trusted first, as
+coding agents do: on a terminal the user is asked once (shown what would start); the
+answer is remembered for the file's path and content (``mcpsync._manager.trust``); with nobody to ask, the command stops
 with the flag to use, ``--trust``. A project file is known by the name it was
 found under, however it is reached: a symbolic link (into a subfolder, the
 parent folder, anywhere: git stores them) needs consent as a file does; the
@@ -23,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Callable, Optional, TextIO
 
-from .._manager.config_files import CONFIG_ENV_VAR, PROJECT_FILES, LoadedConfig, ServerEntry
+from .._manager.config_files import CONFIG_ENV_VAR, LoadedConfig, ServerEntry, candidate_files
 from .._manager.trust import TrustStore
 from .._wire.config import HTTPServerConfig, StdioServerConfig
 from .cli_args import UsageError
@@ -32,17 +33,14 @@ __all__ = ["check_project_trust", "project_files"]
 
 
 def project_files(config: LoadedConfig, cwd: Optional[Path] = None) -> list[Path]:
-    """The files of ``config`` that discovery took from the working directory (not ``$MCPSYNC_CONFIG``'s)."""
-    base = (cwd or Path.cwd()).resolve()
+    """The files of ``config`` that discovery took from the working directory as project files (not
+    ``$MCPSYNC_CONFIG``'s; in the home directory, ``./.cursor/mcp.json`` is the user's own)."""
+    base = cwd or Path.cwd()
     named = os.environ.get(CONFIG_ENV_VAR)
     chosen = (base / named).resolve() if named else None
-    found = []
-    for source in config.sources:
-        path = Path(source)
-        # The name and folder it was found under, not where a link leads: a link is the repository's too.
-        if path.name in PROJECT_FILES and path.parent.resolve() == base and path.resolve() != chosen:
-            found.append(path)
-    return found
+    # The name and folder it was found under, not where a link leads: a link is the repository's too.
+    projects = {str(file.path) for file in candidate_files(cwd=cwd) if file.scope == "project"}
+    return [Path(source) for source in config.sources if source in projects and Path(source).resolve() != chosen]
 
 
 def _named(file: Path) -> str:

@@ -20,7 +20,9 @@ __all__ = ["plainly_valid"]
 #: ``type`` values of a server entry.
 _TYPES = frozenset({"stdio", "http", "sse", "streamableHttp", "streamable-http"})
 _STDERR_MODES = frozenset({"inherit", "log", "quiet"})
-_PATTERN_LISTS = ("includeTools", "excludeTools", "disabledTools")
+_PATTERN_LISTS = ("includeTools", "excludeTools", "disabledTools", "enabled_tools", "disabled_tools")
+#: The members that name where a server is: one of them at most.
+_TARGETS = ("command", "url", "httpUrl", "serverUrl")
 
 
 def plainly_valid(part: str, instance: Any) -> bool:
@@ -51,14 +53,14 @@ def _entry(entry: dict[str, Any]) -> bool:
 
 
 def _server(entry: dict[str, Any]) -> bool:
-    given = [key for key in ("command", "url", "httpUrl") if key in entry]
+    given = [key for key in _TARGETS if key in entry]
     if len(given) > 1:
         return False
     kind = entry.get("type")
     if "type" in entry:
         if type(kind) is not str or kind not in _TYPES:
             return False
-        needs = ("command",) if kind == "stdio" else ("url",) if kind == "sse" else ("url", "httpUrl")
+        needs = ("command",) if kind == "stdio" else ("url", "serverUrl") if kind == "sse" else _TARGETS[1:]
         if not any(key in entry for key in needs):
             return False
     elif not given:
@@ -115,6 +117,7 @@ _MEMBERS: dict[str, Callable[[Any], bool]] = {
     "cwd": _string,
     "url": _string,
     "httpUrl": _string,
+    "serverUrl": _string,
     "timeout": _positive_number,
     "connectTimeout": _positive_number,
     "stderr": _stderr,

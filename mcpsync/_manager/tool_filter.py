@@ -2,8 +2,9 @@
 
 A server entry may say which of its tools are wanted, in the spellings other clients write:
 
-- ``includeTools`` (Gemini CLI): only these;
-- ``excludeTools`` (Gemini CLI) and ``disabledTools`` (Roo Code, Kilo Code, Kiro): not these.
+- ``includeTools`` (Gemini CLI) and ``enabled_tools`` (Codex): only these;
+- ``excludeTools`` (Gemini CLI), ``disabledTools`` (Roo Code, Kilo Code, Kiro) and ``disabled_tools``
+  (Codex): not these.
 
 ``Manager(include_tools=, exclude_tools=)`` adds rules of the same kinds, for one server
 (``{"github": ["search_*"]}``) or, as a list, for every server. A tool is offered when every
@@ -40,10 +41,10 @@ __all__ = [
     "why_filtered",
 ]
 
-#: Members of a server entry that list the tools to offer.
-INCLUDE_KEYS = ("includeTools",)
+#: Members of a server entry that list the tools to offer (Codex's ``config.toml`` writes ``enabled_tools``).
+INCLUDE_KEYS = ("includeTools", "enabled_tools")
 #: Members of a server entry that list the tools not to offer.
-EXCLUDE_KEYS = ("excludeTools", "disabledTools")
+EXCLUDE_KEYS = ("excludeTools", "disabledTools", "disabled_tools")
 
 #: What ``Manager(include_tools=, exclude_tools=)`` takes: patterns for every server, or by server name.
 Patterns = Union[Sequence[str], Mapping[str, Sequence[str]], None]

@@ -23,6 +23,7 @@ SERVER_KEYS = [
     "cwd",
     "url",
     "httpUrl",
+    "serverUrl",
     "headers",
     "timeout",
     "connectTimeout",
@@ -35,6 +36,8 @@ SERVER_KEYS = [
     "includeTools",
     "excludeTools",
     "disabledTools",
+    "enabled_tools",
+    "disabled_tools",
     "other",
 ]
 FILE_KEYS = ["mcpServers", "servers", "disabledServers", "inputs", "other"]
@@ -67,6 +70,8 @@ BASES = [
     {"type": "http", "httpUrl": "u"},
     {"type": "sse", "url": "u"},
     {"type": "streamable-http", "url": "u"},
+    {"serverUrl": "u"},
+    {"type": "sse", "serverUrl": "u"},
 ]
 near_valid = st.builds(
     lambda base, changes: {**base, **changes},
@@ -135,6 +140,8 @@ def test_what_people_write_takes_the_fast_path() -> None:
         {"type": "http", "url": "https://x/mcp", "oauth": {"clientId": "c"}, "includeTools": ["read_*"]},
         {"httpUrl": "https://x/mcp", "timeout": 5000.5},
         {"type": "sse", "url": "https://x/sse", "disabled": False},
+        {"serverUrl": "https://x/mcp", "headers": {"A": "${env:KEY}"}, "disabledTools": ["drop"]},  # Windsurf
+        {"type": "http", "url": "https://x/mcp", "enabled_tools": ["get_*"], "disabled_tools": []},  # Codex's, made
     ]
     for server in servers:
         assert plainly_valid("entry", server) and plainly_valid("server", server), server
