@@ -21,8 +21,10 @@ Commands::
     mcpsync demo                         the demo against the bundled test server
 
 Which servers: those of ``--config PATH``, else of the files discovery finds
-(``$MCPSYNC_CONFIG``, ``./.mcp.json``, ``./mcp.json``, the user's ``mcp.json``;
-see ``mcpsync.config_files``). Or one server given inline: ``--stdio "command
+(``$MCPSYNC_CONFIG``, ``./.mcp.json``, ``./mcp.json``, the user's ``mcp.json``, then the
+project files and the user files of Claude Code, Claude Desktop, Cursor, VS Code, Windsurf,
+Gemini CLI and Codex; see ``mcpsync._manager.config_files``); ``--from CLIENT`` keeps only
+those clients' files. Or one server given inline: ``--stdio "command
 args"`` (``--env KEY=VALUE``), or ``--url URL`` (``--header "Name: value"``,
 ``--sse`` for the HTTP+SSE transport), called ``inline`` unless ``--name`` says
 otherwise. SERVER may be left out with an inline server or when only one
@@ -73,7 +75,7 @@ Exit codes:
   whatever the servers' states: reporting them is its job.
 - 2: usage: bad options or arguments, bad JSON, a configuration error, an
   unknown server, tool, prompt or argument name, a name several servers have, or no
-  configuration at all.
+  server configured at all.
 - 130: interrupted (Ctrl-C).
 """
 

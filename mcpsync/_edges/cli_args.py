@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from .._core import jsonrpc
-from .._core.errors import UnknownNameError
-from .._core.paths import user_config_dir
+from .._core.errors import ConfigurationError, UnknownNameError
 from .._core.text import cut, did_you_mean
-from .._manager.config_files import PROJECT_FILES, USER_FILE, LoadedConfig, ServerEntry, load_config
+from .._manager.client_files import CLIENTS, check_clients
+from .._manager.config_files import LoadedConfig, ServerEntry, load_config
+from .._manager.discovery_report import places_looked_at
 from .._manager.naming import server_prefix
 from .._version import __version__
 from .._wire.config import HTTPServerConfig, StdioServerConfig, server_config_from
@@ -43,12 +44,14 @@ INLINE_SOURCE = "<command line>"
 #: The longest argument an error message quotes.
 _SHOW_LIMIT = 60
 
-#: The end of ``mcpsync --help`` (a ``str.format`` template: the files depend on the platform).
+#: The end of ``mcpsync --help`` (a ``str.format`` template: the clients are CLIENTS).
 EPILOG = """\
 servers:
-  --config PATH, else the first of $MCPSYNC_CONFIG, {project_files},
-  {user_file} that defines each name;
-  or one server inline: --stdio "command args" | --url URL.
+  --config PATH, else the first file that defines each name: mcpsync's ($MCPSYNC_CONFIG,
+  ./.mcp.json, ./mcp.json, the user's mcp.json), then the other clients' project files
+  (./.cursor, ./.vscode, ./.gemini), then their user files; --from CLIENT reads only those
+  clients' ({clients}).
+  Or one server inline: --stdio "command args" | --url URL.
   SERVER may be left out when only one server is enabled (or given inline);
   call and prompt also take the names tools and prompts print (SERVER__TOOL),
   or a bare TOOL that only one server has.
@@ -129,6 +132,15 @@ def _add_common_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
         default=default(False),
         help="trust the project configuration found in this directory (remembered until the file changes)",
     )
+    servers.add_argument(
+        "--from",
+        dest="clients",
+        metavar="CLIENT",
+        action="append",
+        type=_client_names,
+        default=default([]),
+        help="discover only this client's files (repeatable, or CLIENT,CLIENT; see below)",
+    )
     output = parser.add_argument_group("output")
     output.add_argument("--json", action="store_true", default=default(False), help="machine output (JSON on stdout)")
     output.add_argument(
@@ -181,9 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mcpsync",
         description="Look at MCP servers and call their tools.",
-        epilog=EPILOG.format(
-            project_files=", ".join("./" + name for name in PROJECT_FILES), user_file=user_config_dir() / USER_FILE
-        ),
+        epilog=EPILOG.format(clients=", ".join(CLIENTS)),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"mcpsync {__version__}")
@@ -261,6 +271,8 @@ def _inline_config(args: argparse.Namespace) -> Optional[LoadedConfig]:
         raise UsageError("give --stdio or --url, not both")
     if args.config is not None and (args.stdio is not None or args.url is not None):
         raise UsageError("give --config or an inline server (--stdio, --url), not both")
+    if args.clients and (args.config is not None or args.stdio is not None or args.url is not None):
+        raise UsageError("--from chooses among the files discovery finds: give it without --config, --stdio or --url")
     if args.header and args.url is None:
         raise UsageError("--header goes with --url")
     if args.sse and args.url is None:
@@ -304,14 +316,29 @@ def load_servers(args: argparse.Namespace) -> tuple[LoadedConfig, Optional[str]]
     inline = _inline_config(args)
     if inline is not None:
         return inline, next(iter(inline.servers))
-    config = load_config(args.config)
-    if not config.sources:
-        looked = ["$MCPSYNC_CONFIG", *("./" + f for f in PROJECT_FILES), str(user_config_dir() / USER_FILE)]
+    config = load_config(args.config, clients=args.clients or None)
+    if args.config is None and not config.servers:
+        found = (
+            f"no server configured in {', '.join(config.sources)}" if config.sources else "no configuration file found"
+        )
+        looked = "".join(
+            f"\n  {client}: {', '.join(places)}"
+            for client, places in places_looked_at(clients=args.clients or None).items()
+        )
         raise UsageError(
-            f"no configuration file found (looked for {', '.join(looked)}); "
-            "give one with --config PATH, or a server with --stdio or --url"
+            f"{found}; looked for:{looked}\ngive one with --config PATH, or a server with --stdio or --url"
         )
     return config, None
+
+
+def _client_names(text: str) -> str:
+    """``--from``'s value, checked: client names (``CLIENTS``), comma-separated."""
+    try:
+        if not check_clients(text):
+            raise ConfigurationError(f"expected a client's name ({', '.join(CLIENTS)})")
+    except ConfigurationError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def _looks_like_argument(word: str) -> bool:
