@@ -3,6 +3,7 @@
 Commands::
 
     mcpsync servers                      each server: state, transport, tools, source, error
+    mcpsync config                       each file discovery looks at: client, found, its servers
     mcpsync tools [SERVER]               tools: name, parameters, description
     mcpsync call [SERVER] TOOL [ARG ...] call a tool: ARG is one JSON object, or key=value pairs
     mcpsync resources [SERVER]           resources: URI, name, MIME type, description
@@ -75,7 +76,7 @@ Exit codes:
   whatever the servers' states: reporting them is its job.
 - 2: usage: bad options or arguments, bad JSON, a configuration error, an
   unknown server, tool, prompt or argument name, a name several servers have, or no
-  server configured at all.
+  server configured at all; ``config``: a file it lists cannot be used.
 - 130: interrupted (Ctrl-C).
 """
 
@@ -227,6 +228,10 @@ def main(argv: Optional[list[str]] = None) -> int:
             from .cli_auth import run_auth_command
 
             return run_auth_command(args, out, err)
+        if args.command == "config":
+            from .cli_config import run_config_command
+
+            return run_config_command(args, out)
         return _run(args, out, err)
     except KeyboardInterrupt:
         err.write("mcpsync: interrupted\n")

@@ -50,7 +50,7 @@ servers:
   --config PATH, else the first file that defines each name: mcpsync's ($MCPSYNC_CONFIG,
   ./.mcp.json, ./mcp.json, the user's mcp.json), then the other clients' project files
   (./.cursor, ./.vscode, ./.gemini), then their user files; --from CLIENT reads only those
-  clients' ({clients}).
+  clients' ({clients}); `mcpsync config` lists them all.
   Or one server inline: --stdio "command args" | --url URL.
   SERVER may be left out when only one server is enabled (or given inline);
   call and prompt also take the names tools and prompts print (SERVER__TOOL),
@@ -209,6 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     command("demo", "run the demo against the bundled test server")
     command("servers", "each server's state, transport, tools, source and error")
+    command("config", "each file discovery looks at: its client, whether it is there, the servers it defines")
     for name, help in (
         ("tools", "list the tools of SERVER, or of every server"),
         ("resources", "list the resources of SERVER, or of every server"),
@@ -326,7 +327,8 @@ def load_servers(args: argparse.Namespace) -> tuple[LoadedConfig, Optional[str]]
             for client, places in places_looked_at(clients=args.clients or None).items()
         )
         raise UsageError(
-            f"{found}; looked for:{looked}\ngive one with --config PATH, or a server with --stdio or --url"
+            f"{found}; looked for:{looked}\n"
+            "give one with --config PATH, or a server with --stdio or --url (mcpsync config lists what was found)"
         )
     return config, None
 

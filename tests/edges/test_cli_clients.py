@@ -1,5 +1,5 @@
-"""The ``mcpsync`` command reads the files of the other MCP clients: ``--from``, the trust prompt for
-their project files, and the message when nothing is found.
+"""The ``mcpsync`` command reads the files of the other MCP clients: ``mcpsync config``, ``--from``,
+the trust prompt for their project files, and the message when nothing is found.
 
 Each test runs ``python -m mcpsync`` as a subprocess in a project directory inside a temporary
 home (HOME and the XDG directories point there; no ``$MCPSYNC_CONFIG``), with this checkout's
@@ -107,6 +107,40 @@ def write_the_clients_files(home: Path, project: Path) -> dict[str, Path]:
 
 
 @pytest.mark.slow(RUNS_THE_CLI)
+def test_config_lists_each_place_its_client_and_servers_and_never_a_value(home: Path, project: Path) -> None:
+    """``mcpsync config``: a row a place discovery looks, in its order; the name the VS Code project file
+    defines first is skipped in Cursor's; ``--json`` says the same; no env or header value is printed."""
+    files = write_the_clients_files(home, project)
+    done = run(home, project, "config")
+    assert done.returncode == 0, done.stderr
+    rows = {tuple(row[:3]): row[3:] for row in lines(done.stdout)[2:] if len(row) >= 4 and row[0] != "skipped:"}
+    assert rows[("mcpsync/claude-code", "project", "./.mcp.json")] == ["no"]
+    assert rows[("vscode", "project", "./.vscode/mcp.json")] == ["yes", "1:", "ws", "no"]  # not trusted yet
+    assert rows[("claude-desktop", "user", "~/.config/Claude/claude_desktop_config.json")] == ["yes", "1:", "desktop"]
+    assert rows[("cursor", "user", "~/.cursor/mcp.json")] == ["yes", "2:", "web", "ws"]
+    assert rows[("codex", "user", "~/.codex/config.toml")] == ["yes", "1:", "codex-docs"]
+    assert rows[("windsurf", "user", "~/.codeium/windsurf/mcp_config.json")] == ["no"]
+    assert f"skipped: 'ws' of {files['cursor']}: {files['vscode']} defines it first" in done.stdout
+    assert "6 servers from 5 files" in done.stdout
+    order = [row[0] for row in lines(done.stdout)[2:] if row and row[0] not in ("skipped:", "6")]
+    assert order[:3] == ["mcpsync/claude-code", "mcpsync", "mcpsync"], "mcpsync's own first"
+    assert order.index("vscode") < order.index("claude-code") < order.index("claude-desktop") < order.index("codex")
+    assert SECRET not in done.stdout + done.stderr
+
+    as_json = run(home, project, "config", "--json")
+    assert as_json.returncode == 0, as_json.stderr
+    listed = json.loads(as_json.stdout)
+    by_path = {(item["path"], item["part"]): item for item in listed}
+    cursor = by_path[(str(files["cursor"]), None)]
+    assert (cursor["client"], cursor["scope"], cursor["exists"]) == ("cursor", "user", True)
+    assert cursor["servers"] == ["web"] and cursor["skipped"] == [{"name": "ws", "source": str(files["vscode"])}]
+    local = by_path[(str(files["claude"]), f'projects["{project}"]')]
+    assert local["servers"] == ["cc-local"] and local["trusted"] is None
+    assert by_path[(str(files["vscode"]), None)]["trusted"] is False
+    assert SECRET not in as_json.stdout
+
+
+@pytest.mark.slow(RUNS_THE_CLI)
 def test_servers_from_claude_desktop_and_codex_only(home: Path, project: Path) -> None:
     """``mcpsync servers --from claude-desktop`` starts and lists only Claude Desktop's servers, each
     with its source; ``--from claude-desktop,codex`` adds Codex's (its env_vars pass PYTHONPATH on)."""
@@ -204,6 +238,7 @@ def test_nothing_found_says_where_it_looked_by_client(home: Path, project: Path)
         (["--from", ",", "servers"], "argument --from: expected a client's name"),
         (["--from", "cursor", "--config", "x.json", "servers"], "--from chooses among the files discovery finds"),
         (["--from", "cursor", "--stdio", "x", "tools"], "--from chooses among the files discovery finds"),
+        (["config", "--stdio", "x"], "config lists configuration files; an inline server (--stdio, --url) has none"),
     ],
 )
 def test_from_usage_errors_exit_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
