@@ -28,6 +28,8 @@ _DONE_STATES = _CANCELLED_STATES | {_FINISHED}
 #: ``_thread.interrupt_main()`` (a notebook's timer, a watchdog) only sets the flag. Waking this
 #: often lets that interrupt land within a slice; an answer still ends the wait at once.
 WAIT_SLICE = 0.05
+#: The settler's claim in a future's ``_claims``, before or after a ``Condition``'s (``RequestFuture._settle``).
+_SETTLING: Any = object()
 #: How many abandoned ids we remember, to tell a late response from a wrong one. Under load with
 #: many timeouts, 1024 was too few: answers a couple of seconds late were logged as strays.
 ABANDONED_MEMORY = 16384
@@ -50,10 +52,15 @@ class RequestFuture(Future):  # type: ignore[type-arg]
     ``concurrent.futures.wait``, ``asyncio.wrap_future``); most requests are
     waited for through the gate and never need one. Whoever settles the
     future first takes ``_unsettled``'s one item (``list.pop`` is atomic):
-    the answer, an error or ``cancel()``, never two. The state is written
-    before the settler looks for a ``Condition``, and a waiter makes the
-    ``Condition`` before it reads the state, so one of the two always sees
-    the other: no wake-up is lost.
+    the answer, an error or ``cancel()``, never two. The settler and whoever
+    makes the ``Condition`` each append their claim to ``_claims``
+    (``list.append`` is atomic) and the first one decides: a ``Condition``
+    first, the settler writes the state and tells the waiters under it, as
+    ``Future`` does; the settler first, it writes the state without a lock,
+    and the ``Condition`` waits for the state before anyone uses it. So a waiter of ``concurrent.futures.wait`` or
+    ``as_completed`` reads the state either before the settlement (and is
+    told of it) or after it (and is not): never both, never neither (both
+    happened, under load: ``as_completed`` yielded a future twice).
     """
 
     #: Extra HTTP headers of the request (a modern request's ``Mcp-Method`` and the like), or ``None``.
@@ -72,14 +79,15 @@ class RequestFuture(Future):  # type: ignore[type-arg]
     #: ``(True, result)`` or ``(False, exception)`` once settled, ``None`` before; written before the
     #: gate opens, so a waiter that ``wait_settled`` let through reads it without a lock.
     outcome: Optional[tuple[bool, Any]] = None
-    #: The Future API's Condition, once someone made it (``_condition``); looked at by every settling.
-    _made_condition: Optional[threading.Condition] = None
 
     def __init__(self, request_id: int, method: str, on_cancel: Optional[Callable[[RequestFuture], None]]) -> None:
         self.request_id = request_id
         self.method = method
         self._on_cancel = on_cancel
         self._unsettled = [True]  # popped by the one that settles (list.pop is atomic)
+        #: Who came first, the settler (``_SETTLING``) or a ``Condition`` made for the Future API:
+        #: appended to by both (``list.append`` is atomic), decided by its first item.
+        self._claims: list[Any] = []
         self._gate = gate = threading.Lock()
         gate.acquire()
 
@@ -101,36 +109,34 @@ class RequestFuture(Future):  # type: ignore[type-arg]
 
     @property
     def _condition(self) -> threading.Condition:  # type: ignore[override]  # Future's attribute, made lazily
-        """The ``Future`` API's ``Condition``, made by the first who needs it (``setdefault`` is atomic:
-        two racing threads get the same one)."""
-        made: Optional[threading.Condition] = self.__dict__.get("_made_condition")
-        if made is None:
-            made = self.__dict__.setdefault("_made_condition", threading.Condition())
-        return made
+        """The ``Future`` API's ``Condition``, made by the first who needs it (racing threads get the
+        same one: the first appended to ``_claims``). Made after the settler claimed first, it waits for
+        the settled state: whoever uses it reads the state as it ends, and is told of nothing."""
+        claims = self._claims
+        for made in claims:  # the first Condition made wins: every thread takes the same
+            if made is not _SETTLING:
+                break
+        else:
+            claims.append(threading.Condition())  # atomic: of racing makers, the first one appended wins
+            made = next(claim for claim in claims if claim is not _SETTLING)
+        if claims[0] is _SETTLING:  # a settler came first: it writes the state without a lock
+            while self.outcome is None:  # it is between its claim and its write: a few bytecodes
+                time.sleep(0)
+        return made  # type: ignore[no-any-return]
 
     def set_result(self, result: Any) -> None:
         try:
             self._unsettled.pop()
         except IndexError:
             raise InvalidStateError(f"{self._state}: {self!r}") from None
-        self._result = result
-        self.outcome = (True, result)
-        self._state = _FINISHED
-        self._gate.release()
-        if self._made_condition is not None:  # someone uses the Future API: wake them, run the callbacks
-            self._notify(lambda waiter: waiter.add_result(self))
+        self._settle((True, result), _FINISHED, result=result)
 
     def set_exception(self, exception: Optional[BaseException]) -> None:
         try:
             self._unsettled.pop()
         except IndexError:
             raise InvalidStateError(f"{self._state}: {self!r}") from None
-        self._exception = exception
-        self.outcome = (False, exception)
-        self._state = _FINISHED
-        self._gate.release()
-        if self._made_condition is not None:
-            self._notify(lambda waiter: waiter.add_exception(self))
+        self._settle((False, exception), _FINISHED, exception=exception)
 
     def cancel(self) -> bool:
         """Cancel the request if it has not been answered; returns whether it was cancelled."""
@@ -140,26 +146,43 @@ class RequestFuture(Future):  # type: ignore[type-arg]
             self._unsettled.pop()
         except IndexError:  # answered, failed or cancelled already
             return self._state in _CANCELLED_STATES
-        self.outcome = (False, CancelledError())
-        self._state = _CANCELLED
-        self._gate.release()
-        if self._made_condition is not None:
-            self._notify(None)  # as Future.cancel: waiters of wait() hear of it from an executor alone
+        self._settle((False, CancelledError()), _CANCELLED)
         if self._on_cancel is not None:
             on_cancel, self._on_cancel = self._on_cancel, None
             on_cancel(self)
         return True
 
-    def _notify(self, tell: Optional[Callable[[Any], None]]) -> None:
-        """What ``Future.set_result`` and the like do once the state is set: under the ``Condition``,
-        tell the waiters of ``concurrent.futures.wait`` and wake ``result()``; then the callbacks."""
-        condition = self._condition
+    def _settle(
+        self, outcome: tuple[bool, Any], state: str, result: Any = None, exception: Optional[BaseException] = None
+    ) -> None:
+        """Write the outcome, once (the caller took ``_unsettled``'s item), and open the gate. With a
+        ``Condition`` made (someone uses the Future API), under it, as ``Future.set_result`` and the
+        like do: the waiters of ``concurrent.futures.wait`` told (not of a cancel: as ``Future.cancel``,
+        they hear of it from an executor alone), ``result()`` woken; then the callbacks."""
+        claims = self._claims
+        claims.append(_SETTLING)  # atomic: the first claim decides, a Condition's or this one
+        condition = claims[0]
+        if condition is _SETTLING:  # nobody uses the Future API (the usual): no lock
+            self._write(outcome, state, result, exception)
+            return
         with condition:
-            if tell is not None:
+            self._write(outcome, state, result, exception)
+            if state == _FINISHED:
                 for waiter in self._waiters:
-                    tell(waiter)
+                    if outcome[0]:
+                        waiter.add_result(self)
+                    else:
+                        waiter.add_exception(self)
             condition.notify_all()
         self._invoke_callbacks()  # type: ignore[attr-defined]
+
+    def _write(self, outcome: tuple[bool, Any], state: str, result: Any, exception: Optional[BaseException]) -> None:
+        """The settled state (what ``Future`` keeps, and ``outcome``), then the gate opened."""
+        self._result = result
+        self._exception = exception
+        self.outcome = outcome
+        self._state = state
+        self._gate.release()
 
     # The Future API's questions, answered without the Condition (a read of one attribute).
 

@@ -2,6 +2,7 @@
 
 import asyncio
 import concurrent.futures
+import sys
 import threading
 import time
 from concurrent.futures import CancelledError
@@ -242,7 +243,7 @@ def test_result_waits_for_an_answer_that_comes_later_and_a_settled_one_needs_no_
     waiting, answered = table.register(1, "m"), table.register(2, "m")
     table.resolve(2, {"two": 2})
     assert answered.result(0) == {"two": 2} and answered.done() and not answered.cancelled()
-    assert "_made_condition" not in vars(answered)
+    assert not made_a_condition(answered)
     timer = threading.Timer(0.2, table.resolve, (1, {"one": 1}))
     timer.start()
     assert waiting.result(10) == {"one": 1}
@@ -580,7 +581,7 @@ def test_exception_of_an_answered_request_is_none_and_needs_no_condition():
     table.reject(2, ValueError("bad"))
     assert answered.exception(0) is None
     assert str(failed.exception(0)) == "bad"
-    assert "_made_condition" not in vars(answered) and "_made_condition" not in vars(failed)
+    assert not made_a_condition(answered) and not made_a_condition(failed)
 
 
 @pytest.mark.parametrize("settle", ["set_result", "set_exception"])
@@ -592,3 +593,41 @@ def test_settling_twice_says_which_request_and_its_state(settle):
     table.resolve(1, {})
     with pytest.raises(concurrent.futures.InvalidStateError, match=r"FINISHED: <RequestFuture"):
         getattr(future, settle)(ValueError("again"))
+
+
+def made_a_condition(future: object) -> bool:
+    """Whether the future made a ``threading.Condition`` (settled without the Future API, it never does)."""
+    return any(isinstance(value, threading.Condition) for value in vars(future).values())
+
+
+def test_as_completed_and_wait_racing_the_settlement_see_each_future_once() -> None:
+    """The race that made ``as_completed`` yield a future twice under load (KeyError in the standard
+    library): the settlement's state written while a waiter made the Condition and read the state.
+    Here every future is settled by another thread at the moment ``as_completed`` and ``wait`` install
+    their waiters, 50 rounds of 200, the interpreter switching threads every microsecond (as a busy
+    machine does at random): each is reported exactly once, none lost."""
+    switching = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        _race_as_completed_and_wait(50)
+    finally:
+        sys.setswitchinterval(switching)
+
+
+def _race_as_completed_and_wait(rounds: int) -> None:
+    for _ in range(rounds):
+        table = PendingRequests()
+        futures = [table.register(n, "m") for n in range(200)]
+        start = threading.Event()
+        thread = _settle_all_later(futures, start)
+        start.set()
+        seen = [f.result() for f in concurrent.futures.as_completed(futures, timeout=10)]
+        assert sorted(seen) == list(range(200))
+        thread.join(10)
+        more = [table.register(n, "m") for n in range(200, 400)]
+        start = threading.Event()
+        thread = _settle_all_later(more, start)
+        start.set()
+        done, not_done = concurrent.futures.wait(more, timeout=10, return_when=concurrent.futures.ALL_COMPLETED)
+        assert len(done) == 200 and not not_done
+        thread.join(10)
