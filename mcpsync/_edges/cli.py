@@ -223,6 +223,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     # the raw value as asked for (JSON escapes the C0 controls itself).
     err: TextIO = TerminalText(sys.stderr)  # type: ignore[assignment]
     out: TextIO = sys.stdout if getattr(args, "json", False) else TerminalText(sys.stdout)  # type: ignore[assignment]
+    _warn_as_the_command(err)
     try:
         if args.command in ("login", "logout", "auth"):
             from .cli_auth import run_auth_command
@@ -244,6 +245,24 @@ def main(argv: Optional[list[str]] = None) -> int:
     except Exception as exc:
         _report(exc, err, args.debug)
         return _exit_code(exc)
+
+
+def _warn_as_the_command(err: TextIO) -> None:
+    """mcpsync's warnings (a configuration file left out, a timeout in the wrong unit) as the command's
+    own lines, ``mcpsync: warning: ...``: no Python file and line, which would name mcpsync's code."""
+    import warnings
+
+    from .._core.errors import MCPWarning
+
+    shown = warnings.showwarning
+
+    def show(message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
+        if isinstance(category, type) and issubclass(category, MCPWarning):
+            err.write(f"mcpsync: warning: {message}\n")
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
 
 
 def _silence_stdout() -> None:

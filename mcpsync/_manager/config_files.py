@@ -76,9 +76,10 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from .._core import jsonrpc
-from .._core.errors import ConfigurationError
+from .._core.errors import ConfigurationError, ConfigurationWarning
 from .._core.paths import user_config_dir
 from .._core.text import cut, did_you_mean
+from .._core.user_warnings import warn_at_caller
 from .._wire.config import ServerConfig, server_config_from_dict
 from .client_files import (
     CLIENTS,
@@ -290,9 +291,20 @@ def load_config(
     else:
         files = _discovered(environ, cwd, clients)
     servers: dict[str, ServerEntry] = {}
+    read: list[ClientFile] = []
     for file in files:
-        servers.update(read_config_file(file, environ, taken=servers))
-    sources = tuple(dict.fromkeys(str(file.path) for file in files))
+        try:
+            servers.update(read_config_file(file, environ, taken=servers))
+        except ConfigurationError as exc:
+            if path is not None or clients is not None or file.client == "mcpsync":
+                raise  # a file asked for, or mcpsync's own: its error is the caller's
+            # Another client's file that every command now reads (~/.cursor/mcp.json, say) must not
+            # stop mcpsync in every project: left out, loudly; `mcpsync config` shows its error.
+            logger.warning("configuration: %s; this %s file is left out", exc, file.client)
+            warn_at_caller(f"{exc}; this {file.client} file is left out", ConfigurationWarning)
+            continue
+        read.append(file)
+    sources = tuple(dict.fromkeys(str(file.path) for file in read))
     logger.debug("configuration: %d servers from %s", len(servers), list(sources))
     return LoadedConfig(servers, sources)
 

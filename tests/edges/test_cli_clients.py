@@ -243,3 +243,20 @@ def test_nothing_found_says_where_it_looked_by_client(home: Path, project: Path)
 )
 def test_from_usage_errors_exit_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert_usage_error(argv, message, capsys)
+
+
+@pytest.mark.slow(RUNS_THE_CLI)
+def test_another_clients_broken_file_is_a_warning_line_and_the_command_runs(home: Path, project: Path) -> None:
+    """A ``~/.cursor/mcp.json`` that does not read (an unset ``${env:...}``) must not stop every command
+    in every project: ``mcpsync servers`` runs the project's servers and says on stderr, as the command's
+    own line (no Python file and line), which file it left out and why; ``--from cursor`` is its error."""
+    write(home / ".cursor" / "mcp.json", {"mcpServers": {"c": {"command": "x", "args": ["${env:NOT_SET}"]}}})
+    write(project / ".mcp.json", {"mcpServers": {"t": SERVER}})
+    done = run(home, project, "--trust", "servers")
+    assert done.returncode == 0, done.stderr
+    assert lines(done.stdout)[2][:2] == ["t", "connected"]
+    warning = f"mcpsync: warning: {home}/.cursor/mcp.json: server 'c': args[0]: ${{env:NOT_SET}} is not set"
+    assert done.stderr.startswith(warning) and "this cursor file is left out" in done.stderr
+    assert ".py:" not in done.stderr
+    asked = run(home, project, "--from", "cursor", "servers")
+    assert asked.returncode != 0 and "${env:NOT_SET} is not set" in asked.stderr

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import mcpsync
 from mcpsync import ConfigurationError
 from mcpsync._manager.client_files import CLIENTS, Variables
 from mcpsync._manager.config_files import candidate_files, discover_config_files, load_config
@@ -330,10 +331,15 @@ def test_codex_config_toml(environ, home, project):
     ],
 )
 def test_codex_errors_name_the_file_the_server_and_codexs_field(environ, home, project, text, problem):
+    """Asked for (``clients="codex"``), a broken Codex file is the error, naming file, server and field;
+    found by discovery alone, it is left out with that error as a ``ConfigurationWarning``."""
     path = write(home / ".codex" / "config.toml", text)
     with pytest.raises(ConfigurationError) as info:
-        load_config(environ=environ, cwd=project)
+        load_config(environ=environ, cwd=project, clients="codex")
     assert str(info.value).startswith(f"{path}: {problem}")
+    with pytest.warns(mcpsync.ConfigurationWarning, match="this codex file is left out") as caught:
+        assert load_config(environ=environ, cwd=project).servers == {}
+    assert str(caught[0].message).startswith(f"{path}: {problem}") and caught[0].filename == __file__
 
 
 def test_the_toml_parser_is_imported_only_to_read_a_toml_file(environ, home, project):
@@ -418,9 +424,36 @@ def test_a_reference_a_client_does_not_expand_or_that_is_unset_names_the_file_se
 ):
     path = home / file[2:] if file.startswith("~/") else project / file
     write(path, {shape: {"srv": {"command": "x", "args": ["--a", f"--b={reference}"]}}})
+    client = next(name for part, name in OWNERS.items() if part in file)
     with pytest.raises(ConfigurationError) as info:
-        load_config(environ={**environ, "TOKEN": "t"}, cwd=project)
+        load_config(environ={**environ, "TOKEN": "t"}, cwd=project, clients=client)
     assert str(info.value).startswith(f"{path}: server 'srv': args[1]: {problem}")
+
+
+#: Which client a file of the test above is, by a part of its path.
+OWNERS = {
+    ".cursor": "cursor",
+    ".vscode": "vscode",
+    ".gemini": "gemini",
+    "windsurf": "windsurf",
+    ".claude.json": "claude-code",
+    ".mcp.json": "mcpsync",
+}
+
+
+def test_another_clients_broken_file_never_stops_mcpsync_in_every_project(environ, home, project):
+    """A ``~/.cursor/mcp.json`` with an unset ``${env:X}``, read by every command now: discovery leaves it
+    out with a warning naming file, server and field, and the project's own ``.mcp.json`` still works;
+    mcpsync's own file broken is the error, as before."""
+    broken = write(home / ".cursor" / "mcp.json", {"mcpServers": {"c": {"command": "x", "args": ["${env:NOT_SET}"]}}})
+    write(project / ".mcp.json", {"mcpServers": {"ok": {"command": "ok"}}})
+    with pytest.warns(mcpsync.ConfigurationWarning, match="this cursor file is left out") as caught:
+        loaded = load_config(environ=environ, cwd=project)
+    assert list(loaded.servers) == ["ok"] and str(broken) not in loaded.sources
+    assert str(caught[0].message).startswith(f"{broken}: server 'c': args[0]: ${{env:NOT_SET}} is not set")
+    write(project / ".mcp.json", {"mcpServers": {"ok": {"command": ""}}})
+    with pytest.raises(ConfigurationError, match="'command' must be a non-empty string"):
+        load_config(environ=environ, cwd=project)
 
 
 def test_variables_of_each_client_in_one_string():
