@@ -125,10 +125,13 @@ def ctrl_c_after(seconds: float, when: Callable[[], bool] | None = None) -> Iter
         timer.join(TIMER_JOIN)
 
 
-def in_flight(client: Any) -> Callable[[], bool]:
-    """``when`` for :func:`ctrl_c_after`: the client (or transport) has a request out, waiting for its answer."""
+def in_flight(client: Any, method: str = "tools/call") -> Callable[[], bool]:
+    """``when`` for :func:`ctrl_c_after`: the client (or transport) has a ``method`` request out, waiting for
+    its answer. A ``tools/call``, not any request: a modern client's ``subscriptions/listen`` waits the
+    whole session, and "a message was sent since" is met by others a busy machine sends meanwhile (a
+    cancel notice, a listen reopened): a test that waited on those acted before its call was out."""
     pending = getattr(client, "transport", client).endpoint.pending
-    return lambda: bool(pending.in_flight())
+    return lambda: any(future.method == method for future in pending.in_flight())
 
 
 def cancelled_on_server(client, expected: int = 1, timeout: float = 5.0) -> list:  # type: ignore[no-untyped-def]

@@ -52,10 +52,11 @@ class Target:
         wait_for(enough, T)
         return seen
 
-    async def until_sent(self, before: int) -> None:
-        """Wait (bounded, without blocking the loop) until the client has written a message since ``before``."""
+    async def until_in_flight(self) -> None:
+        """Wait (bounded, without blocking the loop) until the client has a ``tools/call`` out."""
         deadline = time.monotonic() + T
-        while self.client.stats.sent <= before:
+        out = in_flight(self.client)
+        while not out():
             assert time.monotonic() < deadline, "the call never went out"
             await asyncio.sleep(0.01)
 

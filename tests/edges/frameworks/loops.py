@@ -1,7 +1,6 @@
 """Event loops for the frameworks' tests: the thread's default loop, which some frameworks' ``run_sync``
 use and leave open on purpose, closed after each test; ``run``, a coroutine run on a loop of its own;
-``until_in_flight``, a wait inside a loop for a client's request to be out; ``check_a_cancelled_run_cancels``,
-the cancellation check of the async runs; and ``run_example``, an example run in a subprocess."""
+``check_a_cancelled_run_cancels``, the cancellation check of the async runs; and ``run_example``, an example run in a subprocess."""
 
 from __future__ import annotations
 
@@ -15,9 +14,7 @@ from typing import Any
 
 import pytest
 
-import mcpsync
 from tests.edges.frameworks.conftest import T, Target
-from tests.helpers import in_flight
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
@@ -45,16 +42,6 @@ def run(awaitable: Any) -> Any:
         loop.close()
 
 
-async def until_in_flight(client: mcpsync.Client) -> None:
-    """Wait (bounded, without blocking the loop) until the client has a request waiting for its answer."""
-    out = in_flight(client)
-    for _ in range(int(T / 0.01)):
-        if out():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("no request went out")
-
-
 def run_example(name: str) -> subprocess.CompletedProcess[str]:
     """Run ``examples/<name>`` (bounded; no API key in its environment) and check that it succeeded."""
     env = {"PATH": "/usr/bin:/bin", **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}}
@@ -70,7 +57,7 @@ def check_a_cancelled_run_cancels(target: Target, start: Callable[[], Awaitable[
     async def run_then_cancel() -> None:
         task = asyncio.ensure_future(start())
         await asyncio.wait_for(asked.wait(), T)
-        await until_in_flight(target.client)
+        await target.until_in_flight()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(task, T)

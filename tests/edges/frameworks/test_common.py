@@ -28,7 +28,7 @@ from mcpsync._edges.frameworks.common import (
     result_text,
 )
 from tests.edges.frameworks.conftest import PIXEL, T, drawing_box, target_of
-from tests.helpers import scripted_server
+from tests.helpers import in_flight, scripted_server
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
@@ -142,11 +142,10 @@ def test_a_cancelled_acall_cancels_the_request_on_the_server_and_leaves_no_threa
     """The task awaiting ``acall`` is cancelled once the call is out: ``CancelledError`` in the task, the
     server told with the reason, and the call's thread ended before the task's cancellation is over."""
     with target_of("stdio") as target:
-        sent = target.client.stats.sent
 
         async def main() -> None:
             task = asyncio.ensure_future(acall(target.box, "sleep", {"seconds": 60}))
-            await target.until_sent(sent)
+            await target.until_in_flight()
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await asyncio.wait_for(task, T)
@@ -168,12 +167,12 @@ def test_a_cancelled_acall_tells_the_server_why(tmp_path: Path) -> None:
     script = {"tools/list": [listing], "tools/call": ["silent"], "ping": [{}]}
     with mcpsync.connect(scripted_server(script, log), timeout=T) as client:
         box = ToolBox(client, timeout=120)
-        sent = client.stats.sent
+        out = in_flight(client)
 
         async def main() -> None:
             task = asyncio.ensure_future(acall(box, "wait", {}))
             for _ in range(int(T / 0.01)):
-                if client.stats.sent > sent:
+                if out():
                     break
                 await asyncio.sleep(0.01)
             task.cancel()

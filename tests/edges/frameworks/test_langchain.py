@@ -24,7 +24,7 @@ from tests.edges.frameworks.conftest import (
     drawing_box,
     target_of,
 )
-from tests.helpers import wait_for
+from tests.helpers import in_flight, wait_for
 
 langchain_tools = deferred("langchain_core.tools")
 agents = deferred("langchain.agents")
@@ -165,11 +165,10 @@ def test_cancelling_the_async_run_cancels_the_call_on_the_server(kind: str) -> N
     longer than the wait here: only the cancel can have ended the call)."""
     with target_of(kind, timeout=120) as target:
         agent = agent_of(target.box)
-        sent_before = target.client.stats.sent
 
         async def main() -> None:
             run = asyncio.ensure_future(agent.ainvoke(order(target.name("sleep"), seconds=60)))
-            await target.until_sent(sent_before)
+            await target.until_in_flight()
             run.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await asyncio.wait_for(run, T)
@@ -201,10 +200,7 @@ def test_a_cancel_scope_around_a_sync_run_reaches_the_graphs_worker_threads(kind
     with target_of(kind) as target:
         agent = agent_of(target.box)
         scope = mcpsync.CancelScope()
-        sent = target.client.stats.sent
-        watcher = threading.Thread(
-            target=lambda: wait_for(lambda: target.client.stats.sent > sent, T) and scope.cancel("stopped")
-        )
+        watcher = threading.Thread(target=lambda: wait_for(in_flight(target.client), T) and scope.cancel("stopped"))
         watcher.start()
         try:
             with scope, pytest.raises(mcpsync.RequestCancelled, match="stopped"):

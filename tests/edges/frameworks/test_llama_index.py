@@ -165,18 +165,16 @@ def test_cancelling_the_async_call_cancels_it_on_the_server(kind: str) -> None:
         sleep = one_tool(target, "sleep")
 
         async def cancel_a_call() -> None:
-            sent = target.client.stats.sent
             task = asyncio.ensure_future(sleep.acall(seconds=60))
-            await target.until_sent(sent)
+            await target.until_in_flight()
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await asyncio.wait_for(task, T)
 
         async def cancel_a_run() -> None:
-            sent = target.client.stats.sent
             order = json.dumps({"tool": target.name("sleep"), "args": {"seconds": 60}})
             handler = agent_of(target.box).run(user_msg=order)
-            await target.until_sent(sent)
+            await target.until_in_flight()
             await asyncio.wait_for(handler.cancel_run(), T)
             with pytest.raises(workflow_errors.WorkflowCancelledByUser):
                 await asyncio.wait_for(handler, T)

@@ -25,7 +25,7 @@ from tests.edges.frameworks.conftest import (
     drawing_box,
     target_of,
 )
-from tests.helpers import scripted_server, wait_for
+from tests.helpers import in_flight, scripted_server, wait_for
 
 smolagents = deferred("smolagents")
 smol_types = deferred("smolagents.agent_types")
@@ -201,7 +201,6 @@ def test_a_cancel_scope_cancels_a_run_on_another_thread(kind: str) -> None:
     with target_of(kind) as target:
         agent = agent_of(target.box)
         scope = mcpsync.CancelScope()
-        sent = target.client.stats.sent
         answers: list[str] = []
 
         def work() -> None:
@@ -211,7 +210,7 @@ def test_a_cancel_scope_cancels_a_run_on_another_thread(kind: str) -> None:
         worker = threading.Thread(target=work)
         worker.start()
         try:
-            assert wait_for(lambda: target.client.stats.sent > sent, T)
+            assert wait_for(in_flight(target.client), T)
             scope.cancel("stopped by the test")
         finally:
             worker.join(T)
