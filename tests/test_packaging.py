@@ -175,6 +175,21 @@ def test_the_sdist_builds_the_wheel_that_installs_and_runs_without_the_checkout(
     command = python.parent / "mcpsync"
     assert command.is_file(), "the wheel installed no mcpsync command"
     assert succeeded(run([command, "--help"], cwd=away), "mcpsync --help").startswith("usage: mcpsync")
+    # The wheel types (its py.typed): mypy (this environment's) over a script, against that venv's packages.
+    assert_mypy_sees_mcpsync([sys.executable, "-m", "mypy", "--python-executable", str(python)], away)
+
+
+def assert_mypy_sees_mcpsync(mypy: list[str], work: Path) -> None:
+    """``mypy`` (a command) over ``TYPED_USE`` in ``work``: mcpsync found, and both of its errors reported."""
+    (work / "uses_mcpsync.py").write_text(TYPED_USE)
+    (work / "mypy.ini").write_text("[mypy]\nstrict = True\n")
+    done = run([*mypy, "--config-file", "mypy.ini", "uses_mcpsync.py"], cwd=work)
+    output = done.stdout + done.stderr
+    assert "Cannot find implementation or library stub" not in output, output
+    assert re.search(r'Argument 1 to "call_tool" of "\w+" has incompatible type "int"; expected "str"', output), output
+    assert 'Incompatible types in assignment (expression has type "str", variable has type "int")' in output, output
+    assert "Found 2 errors in 1 file" in output, output
+    assert done.returncode == 1, output
 
 
 #: A user's typed code with two type errors that only mcpsync's own annotations reveal (with mcpsync
@@ -204,13 +219,8 @@ def test_the_readmes_editable_install_is_one_mypy_sees(tmp_path: Path) -> None:
     pip_install(python, mypy, cwd=tmp_path)
     work = tmp_path / "work"
     work.mkdir()
-    (work / "uses_mcpsync.py").write_text(TYPED_USE)
-    (work / "mypy.ini").write_text("[mypy]\nstrict = True\n")
-    done = run([python, "-m", "mypy", "--config-file", "mypy.ini", "uses_mcpsync.py"], cwd=work)
-    output = done.stdout + done.stderr
-    pth = "".join(path.read_text() for path in site_packages(python).glob("__editable__*.pth"))
-    assert "Cannot find implementation or library stub" not in output, f"{output}\nthe editable .pth: {pth}"
-    assert re.search(r'Argument 1 to "call_tool" of "\w+" has incompatible type "int"; expected "str"', output), output
-    assert 'Incompatible types in assignment (expression has type "str", variable has type "int")' in output, output
-    assert "Found 2 errors in 1 file" in output, output
-    assert done.returncode == 1, output
+    try:
+        assert_mypy_sees_mcpsync([str(python), "-m", "mypy"], work)
+    except AssertionError as exc:
+        pth = "".join(path.read_text() for path in site_packages(python).glob("__editable__*.pth"))
+        raise AssertionError(f"{exc}\nthe editable .pth: {pth!r}") from None

@@ -256,7 +256,8 @@ def _run_call(run: Run) -> int:
     client = run.manager.client(server, timeout=run.timeout)
     arguments = tool_arguments(run.args.arguments, tool.input_schema)
     check_argument_names(list(arguments), tool.input_schema, f"tool {tool.name!r}")
-    missing_required(arguments, tool.input_schema, f"tool {tool.name!r}")
+    if run.args.arguments == []:  # no ARG at all (``-`` or a JSON object, even an empty one, is a dict)
+        missing_required(arguments, tool.input_schema, f"tool {tool.name!r}")
     if run.args.no_wait:
         task = client.start_tool(tool.name, arguments, timeout=run.timeout)
         if task.id is None:  # answered at once: the result is there

@@ -197,6 +197,8 @@ def test_call_reads_its_json_arguments_from_stdin_with_a_dash(home: Path) -> Non
     assert (done.returncode, done.stdout, done.stderr) == (0, '{"sum": 42}\n', "")
     bad = run(home, *INLINE, "call", "add", "-", stdin_text="[1, 2]")
     assert bad.returncode == 2 and "argument '-': stdin must hold one JSON object" in bad.stderr
+    empty = run(home, *INLINE, "call", "add", "-", stdin_text="{}")  # read: the server's own refusal, no hint
+    assert "stdin is piped but not read" not in empty.stderr and empty.returncode != 0
 
 
 @pytest.mark.slow(RUNS_THE_CLI)
