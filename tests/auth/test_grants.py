@@ -253,11 +253,14 @@ def test_ctrl_c_while_the_login_waits_for_the_person_ends_it_at_once(monkeypatch
 
     monkeypatch.setattr(browser, "in_notebook", lambda: False)
     monkeypatch.setattr(browser, "_browser_available", lambda: True)
-    monkeypatch.setattr(browser.webbrowser, "open", lambda url: True)  # a browser nobody uses
+    opened = threading.Event()  # the login page handed to a browser nobody uses: the wait for the person begins
+    monkeypatch.setattr(browser.webbrowser, "open", lambda url: opened.set() or True)
     with OAuthTestServer() as server:
         auth = mcpsync.OAuth(store=mcpsync.MemoryTokenStore(), interactive=True, login_timeout=60)
         started = time.monotonic()
-        with ctrl_c_after(0.5):
+        # Once the login waits (a fixed 0.5 s was outrun on a busy machine: the Ctrl-C came during the
+        # discovery before it, and the 60 s login wait followed).
+        with ctrl_c_after(0.2, when=opened.is_set):
             mcpsync.connect(server.url, auth=auth, timeout=T)
         assert time.monotonic() - started < 5
         assert server.requests_to("/token") == []

@@ -496,8 +496,9 @@ def test_ctrl_c_during_a_token_refresh_returns_at_once():
         with mcpsync.connect(server.url, auth=oauth(server), timeout=T) as client:
             server.revoke_access_tokens()
             server.options.token_delay = 30
+            asked = len(server.requests_to("/token"))
             started = time.monotonic()
-            with ctrl_c_after(0.5):
+            with ctrl_c_after(0.2, when=lambda: len(server.requests_to("/token")) > asked):  # the refresh waits
                 client.call_tool("echo", {"text": "x"}, timeout=T)
             assert time.monotonic() - started < 5
             server.options.token_delay = 0
