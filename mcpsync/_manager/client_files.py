@@ -58,6 +58,7 @@ __all__ = [
     "Variables",
     "check_clients",
     "codex_entry",
+    "config_text",
     "files_named",
     "other_project_files",
     "other_user_files",
@@ -354,6 +355,20 @@ CODEX_IGNORED = frozenset(
 )
 
 
+def config_text(path: Path) -> str:
+    """A configuration file's text (``utf-8-sig``: Windows editors may start it with a byte order mark).
+
+    Raises:
+        ConfigurationError: unreadable or not UTF-8; the message names the file.
+    """
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise ConfigurationError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigurationError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
 def read_toml(path: Path) -> Any:
     """A TOML file decoded: ``tomllib`` (Python 3.11 and up) or ``tomli``, imported on first use.
 
@@ -364,12 +379,7 @@ def read_toml(path: Path) -> Any:
         import tomllib
     else:  # pragma: no cover - the same module, released on its own for older Pythons
         import tomli as tomllib
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise ConfigurationError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigurationError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    text = config_text(path)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

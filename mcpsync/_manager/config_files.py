@@ -89,6 +89,7 @@ from .client_files import (
     Variables,
     check_clients,
     codex_entry,
+    config_text,
     files_named,
     other_project_files,
     other_user_files,
@@ -416,13 +417,7 @@ def _resolve(path: Union[str, os.PathLike[str]], cwd: Union[str, os.PathLike[str
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        # utf-8-sig: Windows editors may start the file with a byte order mark.
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise ConfigurationError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigurationError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    text = config_text(path)
     try:
         data = jsonrpc.decode(text)
     except json.JSONDecodeError as exc:
