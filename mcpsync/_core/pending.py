@@ -30,6 +30,8 @@ _DONE_STATES = _CANCELLED_STATES | {_FINISHED}
 WAIT_SLICE = 0.05
 #: The settler's claim in a future's ``_claims``, before or after a ``Condition``'s (``RequestFuture._settle``).
 _SETTLING: Any = object()
+#: Seconds a ``Condition`` made while a settler writes the state waits for it (it takes bytecodes).
+SETTLING_WAIT = 1.0
 #: How many abandoned ids we remember, to tell a late response from a wrong one. Under load with
 #: many timeouts, 1024 was too few: answers a couple of seconds late were logged as strays.
 ABANDONED_MEMORY = 16384
@@ -120,7 +122,10 @@ class RequestFuture(Future):  # type: ignore[type-arg]
             claims.append(threading.Condition())  # atomic: of racing makers, the first one appended wins
             made = next(claim for claim in claims if claim is not _SETTLING)
         if claims[0] is _SETTLING:  # a settler came first: it writes the state without a lock
-            while self.outcome is None:  # it is between its claim and its write: a few bytecodes
+            # It is between its claim and its write: a few bytecodes (bounded all the same: a settler
+            # on the main thread that a Ctrl-C ended there never writes it).
+            until = time.monotonic() + SETTLING_WAIT
+            while self.outcome is None and time.monotonic() < until:
                 time.sleep(0)
         return made  # type: ignore[no-any-return]
 

@@ -21,10 +21,10 @@ import functools
 import html
 import sys
 import threading
-import warnings
 from typing import Any, Optional, Union
 
 from .._core.errors import ConfigurationWarning, NotSupportedError
+from .._core.user_warnings import warn_at_caller
 from .progress import ProgressCallback
 
 __all__ = [
@@ -178,7 +178,7 @@ class UnshownProgress:
     def close(self) -> None:
         if self._reported and not _told:
             _told.append(True)
-            warnings.warn(NO_TQDM, ConfigurationWarning, stacklevel=3)
+            warn_at_caller(NO_TQDM, ConfigurationWarning)  # the user's line, through a Manager's call too
 
 
 def _is_notebook_bar(cls: Any) -> bool:
