@@ -10,6 +10,7 @@ straight from here: no frame between.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Mapping
 from typing import Any, Callable, Optional, Protocol, Union
@@ -30,6 +31,8 @@ from .structured_output import OutputSchemas
 from .tasks import AnswerInput, OnStatus, ToolTask, created_task, status_as_progress
 
 __all__ = ["Exchange", "ToolCalls", "ToolMethods"]
+
+logger = logging.getLogger("mcpsync.client")
 
 _INF = float("inf")
 
@@ -376,7 +379,8 @@ class ToolCalls:
         if tools is None:
             try:
                 tools = self._client.list_tools(timeout=timeout)
-            except MCPError:
+            except MCPError as exc:  # the server's own answer stands; why the typo check could not run is logged
+                logger.debug("server %r: tools/list to check the tool name %r failed: %s", self._client.name, name, exc)
                 return None
         if any(tool.name == name for tool in tools):
             return None
