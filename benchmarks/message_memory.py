@@ -10,6 +10,7 @@ stdio_state   a 2026-07-28 tools/call over stdio answered ``input_required`` wit
               ``requestState`` of N MiB, which the client sends back as it came
 http_json     a tools/call over Streamable HTTP answered with a JSON body of N MiB
 http_sse      the same answered as one SSE event of N MiB
+http_*_state  the requestState of stdio_state over each HTTP path (sent back as a POST body)
 
 Two numbers per path, each from its own fresh process: the peak of what Python allocated
 during the call (``tracemalloc``: exact, and the same from run to run) and the growth of the
@@ -30,7 +31,7 @@ import sys
 import time
 from typing import Any, Optional
 
-PATHS = ("stdio_text", "stdio_state", "http_json", "http_sse")
+PATHS = ("stdio_text", "stdio_state", "http_json", "http_sse", "http_json_state", "http_sse_state")
 MIB = 1 << 20
 DISCOVER = {
     "supportedVersions": ["2026-07-28"],
@@ -120,11 +121,11 @@ def measure(path: str, size: int, metric: str) -> float:
     if path.startswith("stdio"):
         target: Any = mcpsync.StdioServerConfig(command=me[0], args=[*me[1:], "--serve", "stdio", "--size", str(size)])
     else:
-        kind = "sse" if path == "http_sse" else "json"
+        kind = "sse" if path.startswith("http_sse") else "json"
         server = subprocess.Popen([*me, "--serve", kind, "--size", str(size)], stdout=subprocess.PIPE)
         assert server.stdout is not None
         target = f"http://127.0.0.1:{int(server.stdout.readline())}/mcp"
-    name = "state" if path == "stdio_state" else "text"
+    name = "state" if path.endswith("_state") else "text"
     try:
         options = {} if path.startswith("stdio") else {"auth": False}
         with mcpsync.connect(target, protocol="modern", timeout=120, **options) as client:
@@ -193,9 +194,9 @@ def main() -> int:
         print(json.dumps(rows))
         return 0
     print(f"mcpsync {mcpsync.__version__} from {mcpsync.__file__}; one message of {args.mib} MiB per path")
-    print(f"{'path':<12} {'tracemalloc peak/MiB':>21} {'peak RSS growth/MiB':>20}")
+    print(f"{'path':<16} {'tracemalloc peak/MiB':>21} {'peak RSS growth/MiB':>20}")
     for path, row in rows.items():
-        print(f"{path:<12} {row['tracemalloc']:>20.2f}x {row['rss']:>19.2f}x")
+        print(f"{path:<16} {row['tracemalloc']:>20.2f}x {row['rss']:>19.2f}x")
     print(f"({time.monotonic() - started:.0f} s)")
     return 0
 

@@ -27,8 +27,7 @@ from typing import Any, Optional, Union
 from . import jsonrpc, oversize
 from .envelope import validate
 from .errors import InvalidMessage, MessageTooLarge, ProtocolError, ServerError, TransportClosed
-from .jsonrpc import Kind, Message, RequestId
-from .jsonrpc import scan as _scan
+from .jsonrpc import Data, Kind, Message, RequestId
 from .pending import PendingRequests, RequestFuture
 from .text import shorten
 
@@ -124,7 +123,7 @@ class Problem:
 class Reply:
     """An answer the endpoint itself owes the peer (an error response), encoded, for the owner to send."""
 
-    data: bytes
+    data: Data
 
 
 Event = Union[Incoming, Problem, Reply]
@@ -155,7 +154,7 @@ class Endpoint:
         method: str,
         params: Optional[dict[str, Any]] = None,
         on_cancel: Optional[Callable[[RequestFuture], None]] = None,
-    ) -> tuple[RequestFuture, bytes]:
+    ) -> tuple[RequestFuture, Data]:
         """A new request: its future, registered so that its answer finds it, and its bytes to write.
 
         ``on_cancel`` runs when the caller cancels the future (to tell the peer).
@@ -175,17 +174,17 @@ class Endpoint:
         return self.pending.register(request_id, method, on_cancel), data
 
     @staticmethod
-    def notification(method: str, params: Optional[dict[str, Any]] = None) -> bytes:
+    def notification(method: str, params: Optional[dict[str, Any]] = None) -> Data:
         """The bytes of a notification."""
         return jsonrpc.encode(jsonrpc.notification(method, params))
 
     @staticmethod
-    def response(request_id: RequestId, result: Optional[dict[str, Any]] = None) -> bytes:
+    def response(request_id: RequestId, result: Optional[dict[str, Any]] = None) -> Data:
         """The bytes of a success response to the peer's request ``request_id``."""
         return jsonrpc.encode(jsonrpc.success_response(request_id, result if result is not None else {}))
 
     @staticmethod
-    def error_response(request_id: RequestId, error: Union[ServerError, dict[str, Any]]) -> bytes:
+    def error_response(request_id: RequestId, error: Union[ServerError, dict[str, Any]]) -> Data:
         """The bytes of an error response; ``error`` is a ``ServerError`` or a JSON-RPC error object."""
         if isinstance(error, ServerError):
             error = jsonrpc.error_object(error.code, error.message, error.data)
@@ -193,7 +192,7 @@ class Endpoint:
 
     def abandon(
         self, future: RequestFuture, reason: str, error: Optional[BaseException] = None
-    ) -> tuple[bool, Optional[bytes]]:
+    ) -> tuple[bool, Optional[Data]]:
         """Give up on a request: forget it, fail its future (with ``error``, else ``TransportClosed``),
         and build the notice for the peer.
 
@@ -237,15 +236,7 @@ class Endpoint:
         """
         events: list[Event] = []
         try:
-            # jsonrpc.decode's usual case, written out: one JSON text and nothing around it.
-            try:
-                text = data.decode("utf-8") if isinstance(data, bytes) else data
-                decoded, end = _scan(text, 0)
-                clean = end == len(text)
-            except (StopIteration, RecursionError):
-                clean = False
-            if not clean:  # white space around it, more after it, not JSON, too deep: decode says which
-                decoded = jsonrpc.decode(data)
+            decoded = jsonrpc.decode(data)
         except ValueError as exc:
             decoded = self._salvage(data, events)
             if decoded is None:

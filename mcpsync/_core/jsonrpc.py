@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import enum
 import json
-from typing import Any, Callable, Optional, Union
+import os
+from collections.abc import Iterator
+from typing import Any, Optional, Union
 
 __all__ = [
     "JSONRPC_VERSION",
     "LOG_LEVELS",
+    "Data",
     "ErrorCode",
     "Kind",
+    "LargeString",
     "Message",
     "RequestId",
     "classify",
@@ -28,6 +32,7 @@ __all__ = [
     "notification",
     "request",
     "response_key",
+    "sent_in_slices",
     "success_response",
 ]
 
@@ -35,6 +40,8 @@ JSONRPC_VERSION = "2.0"
 
 #: A message is a JSON object; we keep it as the dict ``json`` gives us.
 Message = dict[str, Any]
+#: An encoded message: bytes, or a bytearray for one that holds a :class:`LargeString`.
+Data = Union[bytes, bytearray]
 #: MCP allows string or integer ids (never null, never bool).
 RequestId = Union[int, str]
 
@@ -106,31 +113,108 @@ def classify(message: Message) -> Kind:
     return Kind.ERROR if "error" in message else Kind.SUCCESS
 
 
-_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-#: The C encoder ``_encoder.iterencode`` makes for a message in one shot, and what it is made with.
-_c_encoder: Optional[Callable[..., Callable[[Any, int], Any]]] = getattr(json.encoder, "c_make_encoder", None)
-_default = _encoder.default
-_encode_text = json.encoder.encode_basestring
+class LargeString:
+    """A string too large to copy whole (a ``requestState`` sent back), for :func:`encode` to put
+    into a message in slices; see :func:`sent_in_slices`."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
-def encode(message: Message) -> bytes:
+#: Strings from this size on are worth :class:`LargeString`, and it encodes them this much at a time.
+SLICE = 1 << 20
+
+
+def sent_in_slices(value: Any) -> Any:
+    """``value`` itself, or a :class:`LargeString` of it when it is a string of ``SLICE`` characters or more."""
+    return LargeString(value) if isinstance(value, str) and len(value) >= SLICE else value
+
+
+class _Spliced(Exception):
+    """The message holds a :class:`LargeString`: it takes :func:`_encode_spliced`."""
+
+
+def _no_default(value: Any) -> Any:
+    if type(value) is LargeString:
+        raise _Spliced
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+_options: dict[str, Any] = {"ensure_ascii": False, "separators": (",", ":"), "allow_nan": False}
+_encoder = json.JSONEncoder(**_options, default=_no_default)
+
+
+def encode(message: Message) -> Data:
     """Encode as compact UTF-8 JSON on one line, with the trailing newline.
+
+    A bytearray when the message holds a :class:`LargeString`: its text is
+    never copied whole (see :func:`_encode_spliced`).
 
     Raises:
         ValueError / TypeError: the message holds NaN, infinity or a value JSON
         cannot represent (caught before anything is written).
     """
-    # Each step lets go of the one before: the text, its bytes, the bytes with the line end. With a
-    # message that holds one large string (a requestState sent back), the string itself, the C
-    # encoder's own two copies of it, then these: three at once at most.
-    if _c_encoder is None:  # no C accelerator (another Python): what JSONEncoder.encode does
-        return "".join(_encoder.iterencode(message, True)).encode("utf-8") + b"\n"
-    # What iterencode(message, True) does, without its two Python frames: the C encoder, made per
-    # message for its own table of what it is inside (two threads may encode one shared dict at once).
-    return (
-        "".join(_c_encoder({}, _default, _encode_text, None, ":", ",", False, False, False)(message, 0)).encode("utf-8")
-        + b"\n"
-    )
+    try:
+        return (_encoder.encode(message) + "\n").encode("utf-8")
+    except _Spliced:
+        return _encode_spliced(message)
+
+
+#: What stands for a LargeString while the rest of the message is encoded (no message has it by chance).
+_MARK = "\x00mcpsync-large-" + os.urandom(8).hex()
+
+
+def _encode_spliced(message: Message) -> bytearray:
+    """The message's bytes, each :class:`LargeString` escaped and encoded ``SLICE`` characters at a time
+    straight into a buffer of the exact size: at its peak the string, the buffer and one slice (the
+    usual way holds the string, its escaped text and the text's bytes, three copies at once)."""
+    large: list[str] = []
+
+    def mark(value: Any) -> Any:
+        if type(value) is LargeString:
+            large.append(value.text)
+            return _MARK
+        return _no_default(value)
+
+    text = json.JSONEncoder(**_options, default=mark).encode(message)
+    parts = text.split(json.dumps(_MARK))
+    if len(parts) != len(large) + 1:  # cannot happen; if it did, the usual way is still right
+        return bytearray((json.JSONEncoder(**_options, default=_large_text).encode(message) + "\n").encode("utf-8"))
+    pieces: list[Union[bytes, str]] = []
+    for part, string in zip(parts, large):
+        pieces.append(part.encode("utf-8"))
+        pieces.append(string)
+    pieces.append((parts[-1] + "\n").encode("utf-8"))
+    size = sum(len(piece) if isinstance(piece, bytes) else _escaped_size(piece) for piece in pieces)
+    buffer = bytearray(size)
+    at = 0
+    for piece in pieces:
+        chunks = (piece,) if isinstance(piece, bytes) else _escaped_slices(piece)
+        for chunk in chunks:
+            buffer[at : at + len(chunk)] = chunk
+            at += len(chunk)
+    return buffer
+
+
+def _escaped_slices(text: str) -> Iterator[bytes]:
+    """``text`` as a JSON string's UTF-8 bytes, quotes included, ``SLICE`` characters at a time (escaping
+    is per character, so slices escape as the whole would)."""
+    yield b'"'
+    for start in range(0, len(text), SLICE):
+        yield json.dumps(text[start : start + SLICE], ensure_ascii=False)[1:-1].encode("utf-8")
+    yield b'"'
+
+
+def _escaped_size(text: str) -> int:
+    return sum(len(chunk) for chunk in _escaped_slices(text))
+
+
+def _large_text(value: Any) -> Any:
+    if type(value) is LargeString:
+        return value.text
+    return _no_default(value)
 
 
 def _refuse_constant(name: str) -> Any:
@@ -139,11 +223,6 @@ def _refuse_constant(name: str) -> Any:
 
 # JSON has no NaN or Infinity; Python's json module would accept them by default.
 _decoder = json.JSONDecoder(parse_constant=_refuse_constant)
-#: The decoder's scanner (C), called directly for a text with no white space around it: every
-#: message read takes this path, and ``JSONDecoder.decode`` would cost two Python calls more.
-_scan: Callable[[str, int], tuple[Any, int]] = _decoder.scan_once  # type: ignore[attr-defined]
-#: The same, for the endpoint, which decodes every answer it reads in its own frame.
-scan = _scan
 
 
 def decode(data: Union[bytes, str]) -> Any:
@@ -154,12 +233,12 @@ def decode(data: Union[bytes, str]) -> Any:
         deeply that the decoder ran out of stack (``json.JSONDecodeError`` and
         ``UnicodeDecodeError`` are both ``ValueError``).
     """
-    if isinstance(data, bytes):
+    if isinstance(data, (bytes, bytearray)):
         data = data.decode("utf-8")
     try:
         try:
-            value, end = _scan(data, 0)
-        except StopIteration:  # white space first, or not JSON: the decoder says which, in its words
+            value, end = _decoder.raw_decode(data)  # the usual: one JSON text and nothing around it
+        except ValueError:  # white space first, or not JSON: the decoder says which, in its words
             return _decoder.decode(data)
         if end == len(data) or not data[end:].strip(" \t\n\r"):  # JSON's white space only
             return value

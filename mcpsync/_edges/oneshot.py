@@ -131,7 +131,7 @@ def call_mcp(
     body = jsonrpc.encode(jsonrpc.request(request_id, method, params))
     end = deadline(timeout)
 
-    def exchange() -> bytes:
+    def exchange() -> jsonrpc.Data:
         with http.exchange(end) as exchange, deferred_interrupts(lambda: exchange.cut("interrupted")):
             response = exchange.send("POST", url, {"Accept": ACCEPT, "Content-Type": JSON}, body)
             with released_after(response):

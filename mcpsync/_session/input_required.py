@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
+from .._core import jsonrpc
 from .._core.errors import ProtocolError, RequestTimeout
 from .._core.timeouts import Deadline
 
@@ -75,7 +76,7 @@ def next_round(
     if responses:
         again["inputResponses"] = responses
     if "requestState" in result:
-        again["requestState"] = result["requestState"]  # as it came, byte for byte
+        again["requestState"] = jsonrpc.sent_in_slices(result["requestState"])  # as it came, byte for byte
     left = deadline.left()
     if left is not None and left <= 0:
         raise RequestTimeout(method, deadline.seconds or 0.0)

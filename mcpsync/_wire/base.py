@@ -28,7 +28,7 @@ from typing import Any, ClassVar, Optional, Protocol, Union
 from .._core.authorizer import Authorizer
 from .._core.endpoint import DEFAULT_MAX_MESSAGE_SIZE, Endpoint, Event, Incoming, Problem, Reply, TransportStats
 from .._core.errors import MCPError, ProtocolError, ProtocolWarning, RequestTimeout, TransportClosed
-from .._core.jsonrpc import Kind, Message
+from .._core.jsonrpc import Data, Kind, Message
 from .._core.pending import RequestFuture
 from .._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout, check_timeout, resolve_timeout
 from .._threads.latches import Latch
@@ -419,7 +419,7 @@ class Transport:
 
     # -- sending ----------------------------------------------------------------------
 
-    def send_request(self, future: RequestFuture, data: bytes, *, deadline: float, wait: bool) -> None:
+    def send_request(self, future: RequestFuture, data: Data, *, deadline: float, wait: bool) -> None:
         """Send a request the endpoint registered; its answer will settle ``future``.
 
         Args:
@@ -444,7 +444,7 @@ class Transport:
         left, most = deadline - time.monotonic(), self.write_timeout  # (no min(), max(): two C calls)
         self._write(data, most if left >= most else (left if left > 0.0 else 0.0))
 
-    def send_message(self, data: bytes, timeout: Timeout = USE_DEFAULT) -> None:
+    def send_message(self, data: Data, timeout: Timeout = USE_DEFAULT) -> None:
         """Send a notification or an answer to the server, within ``timeout`` seconds (default ``write_timeout``).
 
         Raises:
@@ -457,7 +457,7 @@ class Transport:
         seconds = resolve_timeout(timeout, self.write_timeout)
         self._write(data, math.inf if seconds is None else seconds)
 
-    def stop_request(self, future: RequestFuture, notice: Optional[bytes]) -> None:
+    def stop_request(self, future: RequestFuture, notice: Optional[Data]) -> None:
         """The owner gave ``future`` up: stop working for it, and send ``notice`` (its cancellation) if any.
 
         Returns at once: the notice goes out in the background, bounded by
@@ -477,7 +477,7 @@ class Transport:
         if self._state is not TransportState.OPEN:
             raise self.closed_error()
 
-    def _log_out(self, data: bytes) -> None:
+    def _log_out(self, data: Data) -> None:
         if traffic_logger.isEnabledFor(logging.DEBUG):
             self._log_traffic("-->", data)
 
@@ -537,12 +537,12 @@ class Transport:
         except Warning:
             pass
 
-    def _log_traffic(self, direction: str, data: Union[bytes, str]) -> None:
+    def _log_traffic(self, direction: str, data: Union[bytes, bytearray, str]) -> None:
         """Log one message of the traffic, cut to ``TRAFFIC_LIMIT`` characters (a huge one is not decoded whole)."""
         piece = data[: TRAFFIC_LIMIT * 4 + 2]
-        text = (piece.decode("utf-8", "replace") if isinstance(piece, bytes) else piece).rstrip("\r\n")
+        text = (piece if isinstance(piece, str) else piece.decode("utf-8", "replace")).rstrip("\r\n")
         if len(text) > TRAFFIC_LIMIT:
-            unit = "bytes" if isinstance(data, bytes) else "characters"
+            unit = "characters" if isinstance(data, str) else "bytes"
             text = f"{text[:TRAFFIC_LIMIT]}... ({len(data)} {unit} in all)"
         traffic_logger.debug("%s %s %s", self.name, direction, text)
 
@@ -572,12 +572,12 @@ class Transport:
         super().__init_subclass__(**kwargs)
         cls._writes_requests_plainly = cls._write_request is Transport._write_request
 
-    def _write_request(self, future: RequestFuture, data: bytes, deadline: float, wait: bool) -> None:
+    def _write_request(self, future: RequestFuture, data: Data, deadline: float, wait: bool) -> None:
         """Write a request (see ``send_request``); by default as any message, within ``write_timeout``."""
         timeout = max(0.0, min(self.write_timeout, deadline - time.monotonic()))
         self._write(data, timeout)
 
-    def _write(self, data: bytes, timeout: float) -> None:
+    def _write(self, data: Data, timeout: float) -> None:
         """Write one encoded message, thread-safe, within ``timeout`` seconds.
 
         Raises:
@@ -586,7 +586,7 @@ class Transport:
         """
         raise NotImplementedError
 
-    def _send_notice(self, data: bytes) -> None:
+    def _send_notice(self, data: Data) -> None:
         """Send a cancellation without making the caller wait (best effort, bounded by ``NOTICE_TIMEOUT``);
         ``stats.cancelled`` counts it once it is out."""
         try:

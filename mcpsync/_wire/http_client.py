@@ -64,6 +64,7 @@ from .._core.errors import (
     TransportError,
     WriteTimeout,
 )
+from .._core.jsonrpc import Data
 from .._threads.latches import Latch
 from .._threads.signals import interrupted
 from .._threads.watchdog import Watchdog
@@ -256,7 +257,7 @@ class Exchange:
         method: str,
         url: str,
         headers: Optional[Mapping[str, str]] = None,
-        body: Optional[bytes] = None,
+        body: Optional[Data] = None,
     ) -> requests.Response:
         """Send one request and return the response once its headers are in (the body is streamed).
 
@@ -484,7 +485,7 @@ class HTTPClient:
         method: str,
         url: str,
         headers: Optional[Mapping[str, str]],
-        body: Optional[bytes],
+        body: Optional[Data],
         deadline: float = math.inf,
     ) -> requests.PreparedRequest:
         """A request as ``Session.prepare_request`` would make it, without redoing what does not change;
@@ -500,7 +501,7 @@ class HTTPClient:
         if headers:
             merged.update(headers)
         prepared.headers = merged
-        prepared.body = body
+        prepared.body = body  # type: ignore[assignment]  # (a bytearray reaches urllib3 as the buffer it is)
         if body is not None:
             merged["Content-Length"] = str(len(body))
         elif method in ("POST", "PUT", "PATCH"):

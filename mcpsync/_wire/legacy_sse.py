@@ -23,6 +23,7 @@ from urllib.parse import urljoin
 import requests
 
 from .._core.errors import ConnectError, MCPError, ProtocolError, TransportClosed, WriteTimeout
+from .._core.jsonrpc import Data
 from .._core.pending import RequestFuture
 from .._core.sse import events
 from .._core.timeouts import USE_DEFAULT, Timeout
@@ -176,15 +177,15 @@ class SSETransport(HTTPTransportBase):
 
     # -- sending ----------------------------------------------------------------------------
 
-    def _write_request(self, future: RequestFuture, data: bytes, deadline: float, wait: bool) -> None:
+    def _write_request(self, future: RequestFuture, data: Data, deadline: float, wait: bool) -> None:
         # The POST is acknowledged at once; the answer comes on the stream.
         self._write(data, max(0.0, min(deadline - time.monotonic(), self.write_timeout)))
 
-    def _write(self, data: bytes, timeout: float) -> None:
+    def _write(self, data: Data, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         self._bounded(lambda: self._post(data, deadline), deadline)
 
-    def _post(self, data: bytes, deadline: float) -> None:
+    def _post(self, data: Data, deadline: float) -> None:
         if self.endpoint_url is None or self._http is None:
             raise self.closed_error()
         # As many POSTs at once as the pool keeps connections for, lest urllib3 open and drop more.
@@ -200,7 +201,7 @@ class SSETransport(HTTPTransportBase):
             self._posting.release()
         self.stats.sent += 1
 
-    def _send_notice(self, data: bytes) -> None:
+    def _send_notice(self, data: Data) -> None:
         post = super()._send_notice  # a POST within NOTICE_TIMEOUT, on the notice thread: the caller never waits
         try:
             self._notices.submit(lambda: post(data))

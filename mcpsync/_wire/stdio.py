@@ -42,6 +42,7 @@ from typing import IO, Any, Optional, Union
 
 from .._core.endpoint import ID_SCAN_BYTES
 from .._core.errors import ConfigurationError, ConnectError, MCPError, NotSupportedError, TransportClosed, WriteTimeout
+from .._core.jsonrpc import Data
 from .._core.text import cut, for_terminal
 from .._core.timeouts import USE_DEFAULT, Timeout
 from .._threads.signals import POLL, acquire_deferred, interrupted
@@ -262,7 +263,7 @@ class StdioTransport(Transport):
 
     # -- the wire -----------------------------------------------------------
 
-    def _write(self, data: bytes, timeout: float) -> None:
+    def _write(self, data: Data, timeout: float) -> None:
         # One frame from the lock to the pipe: every request passes here (a free lock, a pipe with room).
         if threading.get_ident() == self._reader_ident:
             timeout = min(timeout, READER_WRITE_TIMEOUT)  # a reader blocked on a write reads no responses
@@ -305,7 +306,7 @@ class StdioTransport(Transport):
         finally:
             lock.release()
 
-    def _send_notice(self, data: bytes) -> None:
+    def _send_notice(self, data: Data) -> None:
         """A cancellation: written at once when the pipe is free (a short message goes in whole or not at all), else
         handed to a thread of its own that writes it within ``NOTICE_TIMEOUT``; the caller never waits.
         ``stats.cancelled`` counts it once it is written."""
@@ -331,7 +332,7 @@ class StdioTransport(Transport):
                 return
         self._later(data)
 
-    def _later(self, data: bytes, count: bool = True) -> None:
+    def _later(self, data: Data, count: bool = True) -> None:
         def write() -> None:
             try:
                 self._write(data, NOTICE_TIMEOUT)

@@ -48,6 +48,7 @@ from .._core.errors import (
     SessionExpired,
     TransportError,
 )
+from .._core.jsonrpc import Data
 from .._core.pending import RequestFuture
 from .._core.sse import events
 from .._core.timeouts import USE_DEFAULT, Timeout
@@ -166,7 +167,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
         self._exchanges: dict[int, Exchange] = {}  # request id -> the exchange working for it
         self._exchanges_lock = threading.Lock()
         self._renew_lock = threading.Lock()
-        self._initialize_body: Optional[bytes] = None
+        self._initialize_body: Optional[Data] = None
         self._listener: Optional[threading.Thread] = None
         self._listener_answered = Latch()
         self._closing = threading.Event()
@@ -205,7 +206,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
 
     # -- requests -------------------------------------------------------------------------
 
-    def _write_request(self, future: RequestFuture, data: bytes, deadline: float, wait: bool) -> None:
+    def _write_request(self, future: RequestFuture, data: Data, deadline: float, wait: bool) -> None:
         if future.method == "initialize":
             self._initialize_body = data  # kept, to open a new session when this one expires
         self.stats.sent += 1
@@ -217,7 +218,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
         else:
             self._workers.submit(lambda: self._run_exchange(future, data, deadline))
 
-    def _run_exchange(self, future: RequestFuture, data: bytes, deadline: float) -> None:
+    def _run_exchange(self, future: RequestFuture, data: Data, deadline: float) -> None:
         """POST a request and read its answer, within ``deadline``; a failure fails the request.
 
         Past the deadline or interrupted (the caller gives the request up
@@ -269,7 +270,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
             if future.settled or self._closing.is_set() or interrupted():
                 return False
 
-    def _exchange(self, exchange: Exchange, future: RequestFuture, data: bytes, retried: bool = False) -> _Outcome:
+    def _exchange(self, exchange: Exchange, future: RequestFuture, data: Data, retried: bool = False) -> _Outcome:
         """POST a request and handle what comes back (once more after renewing an expired session)."""
         headers = self._request_headers()
         if future.headers:
@@ -416,12 +417,12 @@ class StreamableHTTPTransport(HTTPTransportBase):
 
     # -- messages --------------------------------------------------------------------------
 
-    def _write(self, data: bytes, timeout: float) -> None:
+    def _write(self, data: Data, timeout: float) -> None:
         """POST a notification or an answer; the server acknowledges it with 202 at once."""
         deadline = time.monotonic() + timeout
         self._bounded(lambda: self._post_message(data, deadline), deadline)
 
-    def _post_message(self, data: bytes, deadline: float, retried: bool = False, *, notice: bool = False) -> None:
+    def _post_message(self, data: Data, deadline: float, retried: bool = False, *, notice: bool = False) -> None:
         assert self._http is not None
         headers = self._request_headers()
         sent_session = headers.get(MCP_SESSION_ID)
@@ -447,7 +448,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
             return
         self.stats.sent += 1
 
-    def _send_notice(self, data: bytes) -> None:
+    def _send_notice(self, data: Data) -> None:
         def post() -> None:
             try:
                 # A cancellation is not worth a token grant: one refused with 401 is dropped (the

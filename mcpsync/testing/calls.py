@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any, Optional, Protocol
+from typing import Any, Optional, Protocol, Union
 
 from .protocol import PROTOCOL_VERSION_KEY
 
@@ -59,7 +59,7 @@ class ToolHost(Protocol):
 
     def send(self, message: dict[str, Any]) -> None: ...
 
-    def send_raw(self, *pieces: bytes) -> None: ...
+    def send_raw(self, *pieces: Union[bytes, bytearray]) -> None: ...
 
     @property
     def stderr(self) -> Any:

@@ -135,7 +135,7 @@ class TestServer:
     def send(self, message: dict[str, Any]) -> None:
         self.send_raw(messages.encode(message))
 
-    def send_raw(self, *pieces: bytes) -> None:
+    def send_raw(self, *pieces: messages.Data) -> None:
         """Write bytes as they are (the pieces one after the other, nothing in between)."""
         with self._write_lock:
             if self.exited.is_set():

@@ -93,3 +93,40 @@ def test_decode_takes_json_white_space_around_a_message_and_nothing_else():
         jsonrpc.decode("")
     with pytest.raises(ValueError, match="nested too deeply"):
         jsonrpc.decode("[" * 100_000 + "]" * 100_000)
+
+
+@pytest.mark.parametrize("text", ["plain", 'quote " backslash \\ newline \n tab \t nul \x00', "ünïcödé ✓ 𝄞 " * 3])
+def test_a_large_string_encodes_byte_for_byte_as_the_plain_one(monkeypatch, text):
+    monkeypatch.setattr(jsonrpc, "SLICE", 4)  # slices cut escapes, multi-byte characters and pairs at every place
+    message = jsonrpc.request(3, "tools/call", {"name": "t", "requestState": text, "more": [text, {"x": text}]})
+    spliced = {**message, "params": {**message["params"], "requestState": jsonrpc.LargeString(text)}}
+    spliced["params"]["more"] = [jsonrpc.LargeString(text), {"x": jsonrpc.LargeString(text)}]
+    data = jsonrpc.encode(spliced)
+    assert type(data) is bytearray
+    assert bytes(data) == jsonrpc.encode(message)
+    assert json.loads(data) == message
+
+
+def test_sent_in_slices_wraps_only_large_strings():
+    assert jsonrpc.sent_in_slices("small") == "small"
+    assert jsonrpc.sent_in_slices(7) == 7
+    large = "s" * jsonrpc.SLICE
+    assert jsonrpc.sent_in_slices(large).text is large
+
+
+def test_a_large_string_is_never_copied_whole_while_it_is_encoded():
+    import tracemalloc
+
+    size = 8 * jsonrpc.SLICE
+    state = "s" * size
+    message = jsonrpc.request(1, "tools/call", {"name": "t", "requestState": jsonrpc.LargeString(state)})
+    tracemalloc.start()
+    try:
+        data = jsonrpc.encode(message)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(data) > size
+    assert peak < size + 4 * jsonrpc.SLICE  # the buffer and a slice in its copies; the plain way: 2x the size more
+    with pytest.raises(TypeError, match="object"):
+        jsonrpc.encode({"x": object()})  # any other value still refused, as before
