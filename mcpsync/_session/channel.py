@@ -25,7 +25,7 @@ from .._core.errors import AuthorizationRequired, NoResponseError, RequestTimeou
 from .._core.jsonrpc import RequestId
 from .._core.pending import RequestFuture
 from .._core.timeouts import USE_DEFAULT, Timeout
-from .._threads.signals import DEFERRED
+from .._threads.signals import DEFERRED, POLL, interrupted
 from .._wire.base import Transport
 from .cancel_scope import CancelScope, active_scopes
 from .tracing import Tracing
@@ -122,24 +122,35 @@ class Channel:
                 if last_activity is None and timeout is not None and sent_at + timeout < wire_deadline:
                     wire_deadline = sent_at + timeout
             future: Optional[RequestFuture] = None
+            given_up: Optional[bool] = None  # whether the interrupted request was still waiting, once given up
             try:
+                # The wait and the giving up are in the section too: a Ctrl-C during the send or the wait is
+                # held back, ends the wait, the request is given up, and only then is it raised (as the section
+                # ends). Given up after it was raised instead, a second Ctrl-C could land on the way to
+                # abandon()'s own section, and the request stayed in the pending table, never cancelled.
                 with DEFERRED:
                     future = self._send(method, params, wire_deadline, last_activity is None, timeout, scopes)
-                if last_activity is None and max_total is None:  # _wait's usual case, without its frame
-                    if future.wait_settled(None if timeout is None else sent_at + timeout - time.monotonic()):
-                        # settled_result(), without its frame: the outcome was set before the gate opened.
-                        ok, value = future.outcome  # type: ignore[misc]
-                        if ok:
-                            return value  # type: ignore[no-any-return]
-                        raise value
-                    return self._timed_out(future, timeout or 0.0)
-                return self._wait(future, timeout, sent_at, max_total, last_activity)
+                    if last_activity is None and max_total is None:  # _wait's usual case, without its frame
+                        if _wait_held(future, None if timeout is None else sent_at + timeout - time.monotonic()):
+                            # settled_result(), without its frame: the outcome was set before the gate opened.
+                            ok, value = future.outcome  # type: ignore[misc]
+                            if ok:
+                                return value  # type: ignore[no-any-return]
+                            raise value
+                        if not interrupted():
+                            return self._timed_out(future, timeout or 0.0)
+                    else:
+                        result = self._wait(future, timeout, sent_at, max_total, last_activity)
+                        if result is not None:
+                            return result
+                    given_up = self.abandon(future, "interrupted by the user")
+                raise KeyboardInterrupt  # (not reached: the section's end raised it; a handler that did not)
             except KeyboardInterrupt as exc:
                 if future is None or exc.args:
-                    if future is not None:
+                    if future is not None and given_up is None:
                         self.abandon(future, "interrupted by the user")
                     raise
-                raise self._interrupted(method, future) from None
+                raise self._interrupted(method, future, given_up) from None
             except NoResponseError:
                 # The 2026-07-28 revision: a broken answer stream loses the request (nothing resumes
                 # it); it goes again, once, under a new id, in what is left of its time.
@@ -177,9 +188,10 @@ class Channel:
                     for scope in scopes:
                         scope.forget(future)
 
-    def _interrupted(self, method: str, future: RequestFuture) -> KeyboardInterrupt:
-        """A Ctrl-C while a request was out: give it up (telling the server), and say what became of it."""
-        waiting = self.abandon(future, "interrupted by the user")
+    def _interrupted(self, method: str, future: RequestFuture, given_up: Optional[bool] = None) -> KeyboardInterrupt:
+        """A Ctrl-C while a request was out: give it up (telling the server), unless that is done
+        (``given_up``: whether it was still waiting then), and say what became of it."""
+        waiting = self.abandon(future, "interrupted by the user") if given_up is None else given_up
         server = self.transport.name
         if method == "initialize":  # never cancelled, as the spec demands: the connection is closed instead
             return KeyboardInterrupt(f"initialize interrupted: the connection to {server!r} is given up")
@@ -279,10 +291,10 @@ class Channel:
         started: float,
         max_total: Optional[float],
         last_activity: Optional[Callable[[], float]],
-    ) -> dict[str, Any]:
+    ) -> Optional[dict[str, Any]]:
         """Wait for a request's result, kept alive by ``last_activity`` or capped by ``max_total`` (the
         usual wait, one deadline from the send, is ``request``'s own); on timeout give the request up
-        (and tell the server)."""
+        (and tell the server). ``None``: a held-back Ctrl-C ended the wait (the caller gives it up)."""
         while True:
             idle_since = last_activity() if last_activity is not None else started
             limits = []
@@ -291,9 +303,11 @@ class Channel:
             if max_total is not None:
                 limits.append(started + max_total)
             deadline = min(limits) if limits else None
-            if future.wait_settled(None if deadline is None else deadline - time.monotonic()):
+            if _wait_held(future, None if deadline is None else deadline - time.monotonic()):
                 result: dict[str, Any] = future.settled_result()
                 return result
+            if interrupted():
+                return None
             now = time.monotonic()
             capped = max_total is not None and now >= started + max_total
             kept_alive = timeout is not None and last_activity is not None and last_activity() + timeout > now
@@ -306,7 +320,7 @@ class Channel:
         if future.span is not None:
             future.span.error_type = "timeout"  # before the future settles with the abandonment
         held_up_by = self.transport.held_up_by(future)  # before the abandonment cuts what it was doing
-        if not self.abandon(future, f"timed out after {limit:g}s") and future.wait_settled(RACE_GRACE):
+        if not self.abandon(future, f"timed out after {limit:g}s") and _wait_held(future, RACE_GRACE):
             # The answer won the race: the reader took it from the table and was settling the future.
             result: dict[str, Any] = future.settled_result()
             return result
@@ -329,3 +343,18 @@ class Channel:
             if waiting:
                 self.transport.stop_request(future, notice)
         return waiting
+
+
+def _wait_held(future: RequestFuture, timeout: Optional[float]) -> bool:
+    """``future.wait_settled(timeout)`` inside a deferred section: a held-back Ctrl-C ends it too, within
+    ``POLL`` seconds (a SIGINT does not end a lock's wait there: the handler only notes it)."""
+    if future.wait_settled(POLL if timeout is None or timeout > POLL else timeout):  # the usual: answered
+        return True
+    end = None if timeout is None else time.monotonic() - POLL + timeout
+    while not interrupted():
+        step = POLL if end is None else min(POLL, end - time.monotonic())
+        if step <= 0:
+            return future.settled
+        if future.wait_settled(step):
+            return True
+    return future.settled

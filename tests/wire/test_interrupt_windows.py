@@ -56,11 +56,6 @@ class Interrupts:
         return None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 36.11: Channel.request gives an interrupted request up after the KeyboardInterrupt is raised, "
-    "so a second Ctrl-C before abandon()'s DEFERRED section leaves it pending",
-)
 def test_a_second_ctrl_c_on_the_way_to_giving_the_request_up_still_gives_it_up(base: str) -> None:
     """Ctrl-C while an HTTP request goes out (held back, raised when its section ends), then a second
     as the request is given up, before the give-up's own section begins: the request still leaves the
