@@ -223,11 +223,13 @@ class RequestFuture(Future):  # type: ignore[type-arg]
         """Whether the request has its outcome (a result, an error, or cancelled); takes no lock."""
         return self.outcome is not None
 
-    def wait_settled(self, timeout: Optional[float]) -> bool:
+    def wait_settled(self, timeout: Optional[float], stop: Optional[Callable[[], bool]] = None) -> bool:
         """Block until the request is settled, at most ``timeout`` seconds (``None``: no limit).
 
         Safe to interrupt: an interrupt leaves nothing held that another thread needs. It waits
-        in slices of ``WAIT_SLICE`` seconds, so that ``_thread.interrupt_main()`` ends it too.
+        in slices of ``WAIT_SLICE`` seconds, so that ``_thread.interrupt_main()`` ends it too, and
+        so does ``stop()`` when it turns true (a Ctrl-C held back while the caller waits in a
+        deferred section: its handler only notes it). Returns whether the request is settled.
         """
         if self.outcome is not None:
             return True
@@ -241,7 +243,7 @@ class RequestFuture(Future):  # type: ignore[type-arg]
         while True:
             if self.outcome is not None:
                 return True
-            if step < WAIT_SLICE:  # the last slice, cut to the deadline, has passed
+            if step < WAIT_SLICE or (stop is not None and stop()):  # the last slice has passed, or stopped
                 return False
             if end is not None:
                 step = end - time.monotonic()

@@ -25,7 +25,7 @@ from .._core.errors import AuthorizationRequired, NoResponseError, RequestTimeou
 from .._core.jsonrpc import RequestId
 from .._core.pending import RequestFuture
 from .._core.timeouts import USE_DEFAULT, Timeout
-from .._threads.signals import DEFERRED, POLL, interrupted
+from .._threads.signals import DEFERRED, interrupted
 from .._wire.base import Transport
 from .cancel_scope import CancelScope, active_scopes
 from .tracing import Tracing
@@ -131,7 +131,9 @@ class Channel:
                 with DEFERRED:
                     future = self._send(method, params, wire_deadline, last_activity is None, timeout, scopes)
                     if last_activity is None and max_total is None:  # _wait's usual case, without its frame
-                        if _wait_held(future, None if timeout is None else sent_at + timeout - time.monotonic()):
+                        if future.wait_settled(
+                            None if timeout is None else sent_at + timeout - time.monotonic(), interrupted
+                        ):
                             # settled_result(), without its frame: the outcome was set before the gate opened.
                             ok, value = future.outcome  # type: ignore[misc]
                             if ok:
@@ -303,7 +305,7 @@ class Channel:
             if max_total is not None:
                 limits.append(started + max_total)
             deadline = min(limits) if limits else None
-            if _wait_held(future, None if deadline is None else deadline - time.monotonic()):
+            if future.wait_settled(None if deadline is None else deadline - time.monotonic(), interrupted):
                 result: dict[str, Any] = future.settled_result()
                 return result
             if interrupted():
@@ -320,7 +322,7 @@ class Channel:
         if future.span is not None:
             future.span.error_type = "timeout"  # before the future settles with the abandonment
         held_up_by = self.transport.held_up_by(future)  # before the abandonment cuts what it was doing
-        if not self.abandon(future, f"timed out after {limit:g}s") and _wait_held(future, RACE_GRACE):
+        if not self.abandon(future, f"timed out after {limit:g}s") and future.wait_settled(RACE_GRACE):
             # The answer won the race: the reader took it from the table and was settling the future.
             result: dict[str, Any] = future.settled_result()
             return result
@@ -343,18 +345,3 @@ class Channel:
             if waiting:
                 self.transport.stop_request(future, notice)
         return waiting
-
-
-def _wait_held(future: RequestFuture, timeout: Optional[float]) -> bool:
-    """``future.wait_settled(timeout)`` inside a deferred section: a held-back Ctrl-C ends it too, within
-    ``POLL`` seconds (a SIGINT does not end a lock's wait there: the handler only notes it)."""
-    if future.wait_settled(POLL if timeout is None or timeout > POLL else timeout):  # the usual: answered
-        return True
-    end = None if timeout is None else time.monotonic() - POLL + timeout
-    while not interrupted():
-        step = POLL if end is None else min(POLL, end - time.monotonic())
-        if step <= 0:
-            return future.settled
-        if future.wait_settled(step):
-            return True
-    return future.settled

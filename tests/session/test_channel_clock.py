@@ -55,7 +55,7 @@ class ClockedPending(PendingRequests):
         table = self
 
         class Clocked(RequestFuture):
-            def wait_settled(self, timeout: Optional[float]) -> bool:
+            def wait_settled(self, timeout: Optional[float], stop: Any = None) -> bool:
                 clock.asked.append(timeout)
                 assert len(clock.asked) <= MAX_WAITS, f"waited {MAX_WAITS} times: {clock.asked}"
                 if self.settled:
