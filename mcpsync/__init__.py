@@ -15,6 +15,7 @@ public surface; everything in the underscore packages is internal.
 import logging as _logging
 import sys as _sys
 from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Optional as _Optional
 
 from ._core import auth_hook as _auth_hook
 from ._core.authorizer import Authorizer, Refusal
@@ -63,6 +64,7 @@ from ._core.feature_errors import (
     UnsupportedProtocolVersion,
 )
 from ._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout
+from ._session import result_hooks as _result_hooks
 from ._session.app_view import AppView
 from ._session.apps import ToolUi, UiCsp, UiResourceMeta
 from ._session.cancel_scope import CancelScope
@@ -172,6 +174,16 @@ def _default_auth() -> Authorizer:
 
 
 _auth_hook.default_auth = _default_auth
+
+
+def _app_view(result: CallToolResult) -> _Optional[AppView]:
+    """``CallToolResult.ui``: the view of the call that made ``result`` (see ``_session.app_resources``)."""
+    from ._session.app_resources import view_of_result
+
+    return view_of_result(result)
+
+
+_result_hooks.app_view = _app_view
 
 
 def _rehome(value: object) -> object:

@@ -166,11 +166,7 @@ class Endpoint:
         if params is not None and not isinstance(params, dict):
             raise TypeError(f"params must be a dict or None, not {type(params).__name__}")
         request_id = self.pending.next_id()
-        # jsonrpc.request(), written out: every request passes here.
-        message: jsonrpc.Message = {"jsonrpc": jsonrpc.JSONRPC_VERSION, "id": request_id, "method": method}
-        if params is not None:
-            message["params"] = params
-        data = jsonrpc.encode(message)
+        data = jsonrpc.encode(jsonrpc.request(request_id, method, params))
         return self.pending.register(request_id, method, on_cancel), data
 
     @staticmethod
@@ -228,12 +224,7 @@ class Endpoint:
     # -- coming in ------------------------------------------------------------------
 
     def receive(self, data: Union[bytes, str]) -> list[Event]:
-        """Take one framed message from the wire; return what the owner must pass on (see the module docstring).
-
-        Every answer a reader reads passes here on its way to its future: the
-        common case (a success response with our integer id) is written out in
-        this one frame, down to ``PendingRequests.resolve``.
-        """
+        """Take one framed message from the wire; return what the owner must pass on (see the module docstring)."""
         events: list[Event] = []
         try:
             decoded = jsonrpc.decode(data)
@@ -251,17 +242,6 @@ class Endpoint:
         # JSON-RPC batches existed only in 2025-03-26; accepting one is cheap.
         for message in decoded if type(decoded) is list and decoded else (decoded,):
             self.stats.received += 1
-            if (  # the usual: a success with our integer id, as validate's fast path takes it (no frame)
-                type(message) is dict
-                and type(message.get("id")) is int
-                and type(message.get("result")) is dict
-                and message.get("jsonrpc") == "2.0"
-                and "method" not in message
-                and "error" not in message
-            ):
-                if not self.pending.resolve(message["id"], message["result"]):
-                    self._unmatched(message["id"], message, events)
-                continue
             try:
                 kind = validate(message)
             except InvalidMessage as exc:

@@ -94,7 +94,6 @@ from .._core.timeouts import USE_DEFAULT, Timeout
 from .._manager.manager import Manager
 from .._manager.trust import TrustStore
 from .cli_args import (
-    UsageError,
     build_parser,
     load_servers,
     only_server,
@@ -106,6 +105,7 @@ from .cli_commands import CAPABILITY_OPTIONS, COMMANDS, EXIT_FAILURE, Run
 from .cli_elicit import TerminalElicitation
 from .cli_format import TerminalText, is_terminal
 from .cli_trust import check_project_trust
+from .cli_words import UsageError
 from .logs import TerminalFormatter
 
 __all__ = ["main"]

@@ -1,4 +1,5 @@
-"""The ``mcpsync`` command's arguments: the parser, which servers they name, and a tool call's arguments.
+"""The ``mcpsync`` command's arguments: the parser, and which servers and names they give (a tool
+call's own arguments: ``cli_words``).
 
 Nothing here starts a server: what the words say is checked first, so that a
 typo fails at once (exit code 2) rather than after every server has started.
@@ -8,41 +9,35 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from .._core import jsonrpc
 from .._core.errors import ConfigurationError, UnknownNameError
-from .._core.text import cut, did_you_mean
+from .._core.text import did_you_mean
 from .._manager.client_files import CLIENTS, check_clients
 from .._manager.config_files import LoadedConfig, ServerEntry, load_config
 from .._manager.discovery_report import places_looked_at
 from .._manager.naming import server_prefix
 from .._version import __version__
 from .._wire.config import HTTPServerConfig, StdioServerConfig, server_config_from
+from .cli_words import UsageError, quoted, split_tool_arguments
 
 __all__ = [
     "INLINE_NAME",
-    "UsageError",
     "build_parser",
-    "check_argument_names",
     "load_servers",
-    "missing_required",
     "only_server",
     "place_positionals",
     "root_uris",
-    "split_tool_arguments",
-    "tool_arguments",
 ]
 
 #: The name of a server given with --stdio or --url (unless --name says otherwise).
 INLINE_NAME = "inline"
 #: ``source`` of an inline server in ``servers``.
 INLINE_SOURCE = "<command line>"
-#: The longest argument an error message quotes.
-_SHOW_LIMIT = 60
 
 #: The end of ``mcpsync --help`` (a ``str.format`` template: the clients are CLIENTS).
 EPILOG = """\
@@ -83,10 +78,6 @@ examples:
   mcpsync --url https://example.com/mcp --header "Authorization: Bearer $TOKEN" tools
   mcpsync login --url https://example.com/mcp    (once; later runs use the kept token)
 """
-
-
-class UsageError(Exception):
-    """The command line asks for something impossible (exit code 2)."""
 
 
 # -- the command line -------------------------------------------------------------------------
@@ -188,9 +179,36 @@ def _add_common_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+class Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` that keeps every option string it, its groups and its commands' parsers
+    take, in ``options`` (argparse keeps them only in private members)."""
+
+    def __init__(self, *args: Any, options: Optional[set[str]] = None, **kwargs: Any) -> None:
+        self.options: set[str] = set() if options is None else options  # before __init__ adds -h
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        return _kept(super().add_argument(*args, **kwargs), self.options)
+
+    def add_argument_group(self, *args: Any, **kwargs: Any) -> Any:
+        group, options = super().add_argument_group(*args, **kwargs), self.options
+        add = group.add_argument
+        group.add_argument = lambda *args, **kwargs: _kept(add(*args, **kwargs), options)  # type: ignore[method-assign]
+        return group
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        kwargs["parser_class"] = functools.partial(Parser, options=self.options)
+        return super().add_subparsers(**kwargs)
+
+
+def _kept(action: argparse.Action, options: set[str]) -> argparse.Action:
+    options.update(action.option_strings)
+    return action
+
+
+def build_parser() -> Parser:
     """The argument parser of ``mcpsync``."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="mcpsync",
         description="Look at MCP servers and call their tools.",
         epilog=EPILOG.format(clients=", ".join(CLIENTS)),
@@ -203,7 +221,9 @@ def build_parser() -> argparse.ArgumentParser:
     def command(name: str, help: str, *, usage: Optional[str] = None) -> argparse.ArgumentParser:
         # A usage line of its own marks the commands whose SERVER may be left out (see place_positionals).
         epilog = "SERVER may be left out when only one server is enabled (or given inline)." if usage else None
-        sub = commands.add_parser(name, help=help, description=help, usage=usage, epilog=epilog)
+        sub: argparse.ArgumentParser = commands.add_parser(
+            name, help=help, description=help, usage=usage, epilog=epilog
+        )
         _add_common_options(sub, top=False)
         return sub
 
@@ -370,7 +390,7 @@ def _owner_by_prefix(word: str, servers: Sequence[str]) -> Optional[str]:
     return owners[0] if len(owners) == 1 else None
 
 
-def task_id_as_word(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
+def task_id_as_word(argv: list[str], parser: Parser) -> list[str]:
     """``argv`` with ``--`` put before a task's ID that starts with ``-``, so that argparse reads it as
     the ID and not as an unknown option (a server's task ids are opaque: ``-TEc...`` is one).
 
@@ -380,20 +400,9 @@ def task_id_as_word(argv: list[str], parser: argparse.ArgumentParser) -> list[st
     if len(argv) < 3 or "--" in argv or "task" not in argv[:-2] or argv[-2] not in TASK_ACTIONS:
         return argv
     last = argv[-1]
-    if not last.startswith("-") or last.split("=", 1)[0] in _option_strings(parser):
+    if not last.startswith("-") or last.split("=", 1)[0] in parser.options:
         return argv
     return [*argv[:-1], "--", last]
-
-
-def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
-    """Every option string of ``parser`` and its commands' parsers."""
-    found: set[str] = set()
-    for action in parser._actions:
-        found.update(action.option_strings)
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in action.choices.values():
-                found.update(_option_strings(sub))
-    return found
 
 
 def place_positionals(args: argparse.Namespace, config: LoadedConfig, inline: Optional[str]) -> None:
@@ -466,10 +475,10 @@ def _place_task(args: argparse.Namespace, config: LoadedConfig, inline: Optional
             raise UsageError(f"task needs SERVER: more than one server is configured ({configured})")
         words.insert(0, inline or enabled[0])
     if len(words) != 3:
-        raise UsageError(f"task takes [SERVER] {{{','.join(TASK_ACTIONS)}}} ID; got {' '.join(map(_show, words))}")
+        raise UsageError(f"task takes [SERVER] {{{','.join(TASK_ACTIONS)}}} ID; got {' '.join(map(quoted, words))}")
     args.server, args.action, args.task_id = words
     if args.action not in TASK_ACTIONS:
-        raise UsageError(f"task {_show(args.action)}: expected one of {', '.join(TASK_ACTIONS)}")
+        raise UsageError(f"task {quoted(args.action)}: expected one of {', '.join(TASK_ACTIONS)}")
 
 
 def only_server(config: LoadedConfig, server: str, inline: Optional[str]) -> LoadedConfig:
@@ -484,144 +493,6 @@ def only_server(config: LoadedConfig, server: str, inline: Optional[str]) -> Loa
             hint = f" in {', '.join(config.sources)}{hint if known else ' (no servers)'}"
         raise UnknownNameError(f"no server named {server!r}{hint}")
     return LoadedConfig({server: entry}, config.sources)
-
-
-# -- tool arguments ----------------------------------------------------------------------------
-
-
-def _show(word: str) -> str:
-    return repr(cut(word, _SHOW_LIMIT))
-
-
-#: The most of stdin ``-`` reads as a call's JSON arguments (bytes).
-MAX_STDIN_ARGUMENTS = 16 << 20
-
-
-def split_tool_arguments(words: Sequence[str]) -> Union[dict[str, Any], list[tuple[str, str]]]:
-    """Check the arguments' form before any server starts: one JSON object (``-``: read from stdin),
-    or ``key=value`` pairs."""
-    if list(words) == ["-"]:
-        return _stdin_arguments()
-    if len(words) == 1 and words[0].lstrip().startswith("{"):
-        try:
-            value = jsonrpc.decode(words[0])
-        except ValueError as exc:
-            raise UsageError(f"argument {_show(words[0])}: not valid JSON: {exc}") from None
-        if not isinstance(value, dict):
-            raise UsageError(f"argument {_show(words[0])}: must be a JSON object")
-        return value
-    pairs: list[tuple[str, str]] = []
-    for word in words:
-        key, found, text = word.partition("=")
-        if not found or not key:
-            raise UsageError(f"argument {_show(word)}: expected key=value, or one JSON object as the only argument")
-        if any(key == seen for seen, _ in pairs):
-            raise UsageError(f"argument {_show(word)}: {key!r} is given twice")
-        pairs.append((key, text))
-    return pairs
-
-
-def _stdin_arguments() -> dict[str, Any]:
-    """``-``: one JSON object read from stdin (at most ``MAX_STDIN_ARGUMENTS`` bytes)."""
-    import sys
-
-    stream = sys.stdin.buffer if sys.stdin is not None else None
-    data = stream.read(MAX_STDIN_ARGUMENTS + 1) if stream is not None else b""
-    if len(data) > MAX_STDIN_ARGUMENTS:
-        raise UsageError(f"argument '-': stdin holds more than {MAX_STDIN_ARGUMENTS} bytes of arguments")
-    try:
-        value = jsonrpc.decode(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise UsageError(f"argument '-': stdin is not one JSON object: {exc}") from None
-    if not isinstance(value, dict):
-        raise UsageError("argument '-': stdin must hold one JSON object")
-    return value
-
-
-def stdin_unread() -> bool:
-    """Whether stdin is piped or redirected from a non-empty file (and not read: ``-`` was not given)."""
-    import os
-    import stat
-    import sys
-
-    try:
-        fd = sys.stdin.fileno() if sys.stdin is not None else -1
-        mode = os.fstat(fd).st_mode if fd >= 0 else 0
-        size = os.fstat(fd).st_size if fd >= 0 else 0
-    except (OSError, ValueError, AttributeError):
-        return False
-    return stat.S_ISFIFO(mode) or (stat.S_ISREG(mode) and size > 0)
-
-
-def missing_required(arguments: Mapping[str, Any], input_schema: Mapping[str, Any], what: str) -> None:
-    """Refuse a call given no arguments while the tool requires some and stdin went unread: the arguments
-    were surely piped, and ``-`` reads them.
-
-    Raises:
-        UsageError: naming the required parameters and ``-``.
-    """
-    required = input_schema.get("required")
-    names = [name for name in required if isinstance(name, str)] if isinstance(required, list) else []
-    if arguments or not names or not stdin_unread():
-        return
-    raise UsageError(
-        f"{what} requires {', '.join(map(repr, names))}, and none was given; stdin is piped but not read: "
-        f"give - as the only argument to read the arguments from it as one JSON object"
-    )
-
-
-def _is_string(schema: Any) -> bool:
-    kind = schema.get("type") if isinstance(schema, Mapping) else None
-    return kind == "string" or (isinstance(kind, list) and set(kind) == {"string"})
-
-
-def tool_arguments(
-    split: Union[dict[str, Any], list[tuple[str, str]]], input_schema: Mapping[str, Any]
-) -> dict[str, Any]:
-    """The arguments of a call from what ``split_tool_arguments`` found, typed by the tool's input schema.
-
-    Raises:
-        UsageError: a value starts like JSON (``{`` or ``[``) but is not valid JSON.
-    """
-    if isinstance(split, dict):
-        return split
-    properties = input_schema.get("properties")
-    properties = properties if isinstance(properties, Mapping) else {}
-    arguments: dict[str, Any] = {}
-    for key, text in split:
-        if _is_string(properties.get(key)):
-            arguments[key] = text
-            continue
-        try:
-            arguments[key] = jsonrpc.decode(text)
-        except ValueError as exc:
-            if text.lstrip().startswith(("{", "[")):
-                raise UsageError(f"argument {_show(f'{key}={text}')}: not valid JSON: {exc}") from None
-            arguments[key] = text
-    return arguments
-
-
-def check_argument_names(names: Sequence[str], input_schema: Mapping[str, Any], what: str) -> None:
-    """Refuse an argument name the schema does not list, suggesting the closest ones, before anything is sent.
-
-    Only a schema that lists ``properties`` and allows no others (no
-    ``additionalProperties`` that is ``true`` or a schema, no
-    ``patternProperties``) is checked: what it does not list cannot be meant.
-    ``what`` names the tool or prompt in the message (``tool 'echo'``).
-
-    Raises:
-        UsageError: the first name the schema does not list.
-    """
-    properties = input_schema.get("properties")
-    if not isinstance(properties, Mapping) or not properties:
-        return
-    more = input_schema.get("additionalProperties")
-    if more is True or isinstance(more, Mapping) or "patternProperties" in input_schema:
-        return
-    for name in names:
-        if name not in properties:
-            hint = did_you_mean(name, properties) or f"; its parameters: {', '.join(properties)}"
-            raise UsageError(f"{name!r} is not a parameter of {what}{hint}")
 
 
 def root_uris(dirs: Sequence[str]) -> list[dict[str, str]]:

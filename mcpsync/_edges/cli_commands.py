@@ -25,7 +25,6 @@ from .._session.client import Client
 from .._session.models import CallToolResult, parameters_signature
 from .._session.server_capabilities import items_served
 from .._session.tasks import status_as_progress
-from .cli_args import UsageError, check_argument_names, missing_required, tool_arguments
 from .cli_format import (
     ProgressLine,
     describe_contents,
@@ -36,6 +35,7 @@ from .cli_format import (
     write_prompt,
     write_tool_result,
 )
+from .cli_words import UsageError, check_argument_names, missing_required, tool_arguments
 
 __all__ = ["CAPABILITY_OPTIONS", "COMMANDS", "EXIT_FAILURE", "EXIT_OK", "Run"]
 

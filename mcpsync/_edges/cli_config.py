@@ -17,8 +17,8 @@ from typing import Any, Optional, TextIO
 from .._core.text import cut
 from .._manager.discovery_report import FileReport, shown_path, survey_config_files
 from .._manager.trust import TrustStore
-from .cli_args import UsageError
 from .cli_format import CELL_LIMIT, table, write_json
+from .cli_words import UsageError
 
 __all__ = ["run_config_command"]
 

@@ -50,7 +50,7 @@ from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
 from .._session import exit_cleanup, server_capabilities
 from .._session.client import Client
 from .._session.models import CallToolResult, GetPromptResult, ReadResourceResult, Tool
-from .._session.tracebacks import shorten_interrupts
+from .._session.tracebacks import short_interrupts
 from .._threads.latches import Changes
 from .._threads.signals import DEFERRED
 from .._wire.config import STDERR_MODES
@@ -265,6 +265,7 @@ class Manager:
             self._names()
             return self._collisions
 
+    @short_interrupts
     def client(self, server: str, *, timeout: Timeout = USE_DEFAULT) -> Client:
         """The client of ``server``, waiting (within ``timeout``) while it connects.
 
@@ -286,6 +287,7 @@ class Manager:
         """
         self._server(server).start()
 
+    @short_interrupts
     def wait_until_ready(self, timeout: Optional[float] = None) -> bool:
         """Wait until no server is connecting or reconnecting; ``False`` if ``timeout`` passed first."""
         busy = (ServerState.CONNECTING, ServerState.RECONNECTING)
@@ -307,6 +309,7 @@ class Manager:
 
     # -- tools ----------------------------------------------------------------------------
 
+    @short_interrupts
     def list_tools(self, *, timeout: Timeout = USE_DEFAULT) -> list[ManagedTool]:
         """Every tool offered: of the connected servers (and cached ones of servers idle or still
         connecting), qualified, those the tool filters take out left out.
@@ -358,6 +361,7 @@ class Manager:
                         return f"server {record.name!r} has the tool {own!r}, but it is {why}"
         return None
 
+    @short_interrupts
     def call_tool(
         self,
         name: str,
@@ -407,6 +411,7 @@ class Manager:
 
     # -- prompts and resources --------------------------------------------------------------
 
+    @short_interrupts
     def list_prompts(self, *, timeout: Timeout = USE_DEFAULT) -> list[ManagedPrompt]:
         """The prompts of every connected server, under qualified names."""
         found = self._each_connected("prompts/list", lambda client: client.list_prompts(timeout=timeout))
@@ -416,6 +421,7 @@ class Manager:
             self._prompt_names = names
         return [ManagedPrompt(by_pair[(server, p.name)], server, p) for server, prompts in found for p in prompts]
 
+    @short_interrupts
     def get_prompt(
         self, name: str, arguments: Optional[Mapping[str, str]] = None, *, timeout: Timeout = USE_DEFAULT
     ) -> GetPromptResult:
@@ -431,11 +437,13 @@ class Manager:
         server = self._server(known[0])
         return server.client_within(server.deadline(timeout)).get_prompt(known[1], arguments, timeout=timeout)
 
+    @short_interrupts
     def list_resources(self, *, timeout: Timeout = USE_DEFAULT) -> list[ManagedResource]:
         """The resources of every connected server, each with its server's name."""
         found = self._each_connected("resources/list", lambda client: client.list_resources(timeout=timeout))
         return [ManagedResource(server, r) for server, resources in found for r in resources]
 
+    @short_interrupts
     def read_resource(self, server: str, uri: str, *, timeout: Timeout = USE_DEFAULT) -> ReadResourceResult:
         """Read a resource of ``server``."""
         return self.client(server, timeout=timeout).read_resource(uri, timeout=timeout)
@@ -629,10 +637,3 @@ class Manager:
 
 def _remaining(deadline: Optional[float]) -> Optional[float]:
     return None if deadline is None else max(0.001, deadline - time.monotonic())
-
-
-# A Ctrl-C leaves these with a short KeyboardInterrupt (see mcpsync/_session/interrupts.py).
-shorten_interrupts(
-    Manager,
-    ("client", "wait_until_ready", "call_tool", "list_prompts", "get_prompt", "list_resources", "read_resource"),
-)

@@ -6,11 +6,16 @@ template kept apart from the dynamic data each call brings. So each client keeps
 ``_meta.ui`` of every view it has read, by URI, for the client's life (the HTML is a template: a
 call's data reaches the view as messages, never in the HTML). ``AppResources.of(client).forget()``
 drops them; a new client reads them again.
+
+A result is data: its ``origin`` names its client by a key (``key_of``), and ``view_of_result`` (the
+hook ``CallToolResult.ui`` calls) finds the client by it (``origins``) while the client lives. Nothing here keeps a
+client or a result alive: clients are held weakly, and so are the views made for results.
 """
 
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Mapping
 from typing import Any, Optional
 
@@ -20,18 +25,24 @@ from .app_view import AppView
 from .apps import UI_MIME_TYPE, UiResourceMeta
 from .content import ResourceContents
 from .models import CallToolResult, Tool
+from .origins import client_of
 
-__all__ = ["AppResources", "client_of", "view_of"]
+__all__ = ["AppResources", "view_of", "view_of_result"]
 
 #: Guards the making of each client's ``AppResources`` (one per client, made on first use).
 _MAKING = threading.Lock()
+#: Each client's ``AppResources``, for the client's life.
+_RESOURCES: weakref.WeakKeyDictionary[Any, AppResources] = weakref.WeakKeyDictionary()
+#: The view last made for each result, by the result's identity (a result is unhashable), while it is
+#: held: a view refers to its result, so a cache that held views would keep every result alive.
+_VIEWS: weakref.WeakValueDictionary[int, AppView] = weakref.WeakValueDictionary()
 
 
 class AppResources:
     """One client's UI resources, read once each and kept by URI (the module docstring says why)."""
 
     def __init__(self, client: Any) -> None:
-        self._client = client
+        self._client = weakref.proxy(client)  # it is the client's: it must not keep the client alive
         self._lock = threading.Lock()
         self._held: dict[str, tuple[str, UiResourceMeta]] = {}
 
@@ -39,10 +50,10 @@ class AppResources:
     def of(cls, client: Any) -> AppResources:
         """The ``AppResources`` of ``client``, made on first use."""
         with _MAKING:
-            held = client.__dict__.get("_app_resources")
+            held = _RESOURCES.get(client)
             if held is None:
-                held = client.__dict__["_app_resources"] = cls(client)
-            return held  # type: ignore[no-any-return]
+                held = _RESOURCES[client] = cls(client)
+            return held
 
     def forget(self, uri: Optional[str] = None) -> None:
         """Drop the view read from ``uri`` (``None``: every one): the next use reads it again."""
@@ -100,12 +111,19 @@ def _decoded(contents: ResourceContents, where: str) -> str:
         raise ProtocolError(f"{where}: its blob is no UTF-8 HTML ({exc})") from None
 
 
-def client_of(result: CallToolResult) -> Any:
-    """The client that made ``result`` (``None``: one it did not make). A client's results carry
-    ``(view_of, client, arguments)`` as ``_app_origin`` (``models.typed_call_result``), read here and by
-    ``CallToolResult.ui`` alone."""
-    origin = result.__dict__.get("_app_origin")
-    return origin[1] if origin is not None else None
+def view_of_result(result: CallToolResult) -> Optional[AppView]:
+    """``result.ui``: the ``AppView`` of its call (``None``: its tool has none, or its client is gone);
+    the one made before while anybody holds it."""
+    held = _VIEWS.get(id(result))
+    if held is not None and held.result is result:
+        return held
+    client = client_of(result)
+    if client is None or result.origin is None:
+        return None
+    view = view_of(client, result.origin.arguments, result)
+    if view is not None:
+        _VIEWS[id(result)] = view
+    return view
 
 
 def view_of(

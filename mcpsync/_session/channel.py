@@ -15,7 +15,6 @@ This is where the thread rules of docs/architecture.md hold for a caller:
 from __future__ import annotations
 
 import math
-import sys
 import time
 from typing import Any, Callable, Optional, Union
 
@@ -130,21 +129,9 @@ class Channel:
                 # abandon()'s own section, and the request stayed in the pending table, never cancelled.
                 with DEFERRED:
                     future = self._send(method, params, wire_deadline, last_activity is None, timeout, scopes)
-                    if last_activity is None and max_total is None:  # _wait's usual case, without its frame
-                        if future.wait_settled(
-                            None if timeout is None else sent_at + timeout - time.monotonic(), interrupted
-                        ):
-                            # settled_result(), without its frame: the outcome was set before the gate opened.
-                            ok, value = future.outcome  # type: ignore[misc]
-                            if ok:
-                                return value  # type: ignore[no-any-return]
-                            raise value
-                        if not interrupted():
-                            return self._timed_out(future, timeout or 0.0)
-                    else:
-                        result = self._wait(future, timeout, sent_at, max_total, last_activity)
-                        if result is not None:
-                            return result
+                    result = self._wait(future, timeout, sent_at, max_total, last_activity)
+                    if result is not None:
+                        return result
                     given_up = self.abandon(future, "interrupted by the user")
                 raise KeyboardInterrupt  # (not reached: the section's end raised it; a handler that did not)
             except KeyboardInterrupt as exc:
@@ -221,12 +208,7 @@ class Channel:
         if meta is not None and version is not None:
             params = with_meta(params, meta)
         # Every request's _meta is complete here, and its span starts here: one place for both.
-        # Tracing.start's first look, written out: nobody traces in a process without OpenTelemetry's API.
-        traced = (
-            self.tracing.start(method, params, version)
-            if self.tracing is not None and "opentelemetry.trace" in sys.modules
-            else None
-        )
+        traced = self.tracing.start(method, params, version) if self.tracing is not None else None
         if traced is not None:
             params = traced.params
             try:
@@ -294,17 +276,15 @@ class Channel:
         max_total: Optional[float],
         last_activity: Optional[Callable[[], float]],
     ) -> Optional[dict[str, Any]]:
-        """Wait for a request's result, kept alive by ``last_activity`` or capped by ``max_total`` (the
-        usual wait, one deadline from the send, is ``request``'s own); on timeout give the request up
-        (and tell the server). ``None``: a held-back Ctrl-C ended the wait (the caller gives it up)."""
+        """Wait for a request's result: ``timeout`` after ``started`` (the send), or after the last
+        activity when ``last_activity`` keeps it alive, capped by ``max_total``; on timeout give the
+        request up (and tell the server). ``None``: a held-back Ctrl-C ended the wait (the caller gives it up)."""
         while True:
-            idle_since = last_activity() if last_activity is not None else started
-            limits = []
+            deadline = None
             if timeout is not None:
-                limits.append(idle_since + timeout)
-            if max_total is not None:
-                limits.append(started + max_total)
-            deadline = min(limits) if limits else None
+                deadline = (last_activity() if last_activity is not None else started) + timeout
+            if max_total is not None and (deadline is None or started + max_total < deadline):
+                deadline = started + max_total
             if future.wait_settled(None if deadline is None else deadline - time.monotonic(), interrupted):
                 result: dict[str, Any] = future.settled_result()
                 return result

@@ -24,7 +24,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any, Callable, Optional
 
-from .._core.eras import LOG_LEVEL, UNSUPPORTED_VERSION
+from .._core.eras import LOG_LEVEL, UNSUPPORTED_VERSION, result_type
 from .._core.errors import ConfigurationError, ProtocolError, RequestTimeout, ServerError
 from .._core.pending import RequestFuture
 from .._core.timeouts import USE_DEFAULT, Deadline, Timeout, check_timeout, resolve_timeout
@@ -48,7 +48,7 @@ from .skills import Skills
 from .structured_output import OutputSchemas
 from .subscriptions import Subscriptions
 from .tool_calls import ToolCalls, ToolMethods
-from .tracebacks import shorten_interrupts
+from .tracebacks import short_interrupts
 from .tracing import Tracing
 from .typed_methods import TypedMethods
 
@@ -322,6 +322,7 @@ class Client(ListingMethods, ToolMethods, TypedMethods):
         """The connection's counters: messages sent, received, malformed, invalid, unmatched, cancelled, ..."""
         return self.transport.stats
 
+    @short_interrupts
     def initialize(self, *, timeout: Timeout = USE_DEFAULT) -> dict[str, Any]:
         """Open the transport and run the MCP handshake.
 
@@ -483,6 +484,7 @@ class Client(ListingMethods, ToolMethods, TypedMethods):
                 raise ProtocolError(f"{self.name}: call initialize() (or use 'with') before sending requests")
             raise self.transport.closed_error()
 
+    @short_interrupts
     def request(
         self,
         method: str,
@@ -560,7 +562,7 @@ class Client(ListingMethods, ToolMethods, TypedMethods):
                     if seconds is not None and seconds <= 0:
                         raise RequestTimeout(method, deadline.seconds or 0.0) from None  # no time left to send it again
                     continue
-                kind = result.get("resultType")  # result_type(), written out: every request passes here
+                kind = result_type(result)
                 if kind != "input_required":
                     break
                 deadline = deadline or Deadline(seconds, start=began)
@@ -604,6 +606,7 @@ class Client(ListingMethods, ToolMethods, TypedMethods):
         self._check_open()
         self._channel.notify(method, params)
 
+    @short_interrupts
     def ping(self, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None) -> None:
         """Check the server answers; raises like ``request`` if it does not.
 
@@ -635,13 +638,3 @@ class Client(ListingMethods, ToolMethods, TypedMethods):
         # Reader thread: the list is forgotten; the tool schemas go with the tools.
         if kind == "tools":
             self._output_schemas.forget()
-
-
-# A Ctrl-C leaves these with a short KeyboardInterrupt (see interrupts.py).
-shorten_interrupts(
-    Client,
-    """initialize request ping discover list_tools list_tools_page start_tool list_resources
-    list_resources_page list_resource_templates list_resource_templates_page read_resource subscribe_resource
-    unsubscribe_resource list_prompts list_prompts_page get_prompt complete set_logging_level list_skills
-    list_skills_page get_skill load_skill""".split(),
-)

@@ -12,7 +12,7 @@ import base64
 import binascii
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Optional, TypeVar, Union
+from typing import Any, ClassVar, Optional, Union
 
 from .._core.errors import ProtocolError
 from .._core.text import cut
@@ -29,11 +29,8 @@ __all__ = [
     "UnknownContent",
     "block_gist",
     "content_block",
-    "made",
     "plain_text",
 ]
-
-_Frozen = TypeVar("_Frozen")
 
 
 def _size(holder: Any) -> str:
@@ -180,22 +177,13 @@ class UnknownContent:
 ContentBlock = Union[TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource, UnknownContent]
 
 
-def made(cls: type[_Frozen], fields: dict[str, Any]) -> _Frozen:
-    """The frozen dataclass ``cls`` (no ``__post_init__``) with ``fields``, every one of them given:
-    what ``cls(**fields)`` makes, without its ``object.__setattr__`` per field (every call's result
-    is made so)."""
-    made = object.__new__(cls)
-    made.__dict__.update(fields)
-    return made
-
-
 def plain_text(data: Any) -> Optional[TextContent]:
     """The usual block, read at once: a decoded ``{"type": "text", "text": ...}`` with no
     annotations and no ``_meta``; ``None`` for any other block (``content_block`` reads it)."""
     if type(data) is dict and data.get("type") == "text":
         text = data.get("text")
         if type(text) is str and data.get("annotations") is None and data.get("_meta") is None:
-            return made(TextContent, {"text": text, "annotations": None, "meta": None, "raw": data})
+            return TextContent(text, None, None, data)
     return None
 
 

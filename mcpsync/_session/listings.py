@@ -25,6 +25,7 @@ from . import paging
 from .cache import SKILLS_KEY, TEMPLATES_KEY, Key, ListCache
 from .models import Page, Prompt, Resource, ResourceTemplate, Tool
 from .skills import Skill
+from .tracebacks import short_interrupts
 
 __all__ = ["LISTINGS", "Filter", "Listing", "ListingMethods", "Listings", "usable_tools"]
 
@@ -196,6 +197,7 @@ class ListingMethods:
         """
         return self._lists.held()
 
+    @short_interrupts
     def list_tools(
         self,
         *,
@@ -230,6 +232,7 @@ class ListingMethods:
         or ``None`` (the server said nothing, as servers before 2026-07-28 do; or none was fetched)."""
         return self._lists.scope(kind)
 
+    @short_interrupts
     def list_tools_page(
         self, cursor: Optional[str] = None, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
     ) -> Page[Tool]:
@@ -270,6 +273,7 @@ class ListingMethods:
         cached = self._lists.get("resources")
         return cached if cached is not None else self.list_resources()
 
+    @short_interrupts
     def list_resources(
         self,
         *,
@@ -282,6 +286,7 @@ class ListingMethods:
         ``cache``, ``meta`` and ``max_pages`` as for ``list_tools``)."""
         return self._listings.all("resources", timeout, cache, meta, max_pages)
 
+    @short_interrupts
     def list_resources_page(
         self, cursor: Optional[str] = None, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
     ) -> Page[Resource]:
@@ -298,6 +303,7 @@ class ListingMethods:
         """The server's resources, page by page as they are used (as ``iter_tools``)."""
         return self._listings.iterate("resources", timeout, meta, max_pages)
 
+    @short_interrupts
     def list_resource_templates(
         self,
         *,
@@ -311,6 +317,7 @@ class ListingMethods:
         ``ttlMs`` says the listing is fresh (2026-07-28; a resource list change ends that)."""
         return self._listings.all("resource_templates", timeout, cache, meta, max_pages)
 
+    @short_interrupts
     def list_resource_templates_page(
         self, cursor: Optional[str] = None, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
     ) -> Page[ResourceTemplate]:
@@ -327,6 +334,7 @@ class ListingMethods:
         """The server's resource templates, page by page as they are used (as ``iter_tools``)."""
         return self._listings.iterate("resource_templates", timeout, meta, max_pages)
 
+    @short_interrupts
     def list_prompts(
         self,
         *,
@@ -338,6 +346,7 @@ class ListingMethods:
         """All the server's prompts, across every page (``cache``, ``meta``, ``max_pages`` as for ``list_tools``)."""
         return self._listings.all("prompts", timeout, cache, meta, max_pages)
 
+    @short_interrupts
     def list_prompts_page(
         self, cursor: Optional[str] = None, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
     ) -> Page[Prompt]:
@@ -354,6 +363,7 @@ class ListingMethods:
         """The server's prompts, page by page as they are used (as ``iter_tools``)."""
         return self._listings.iterate("prompts", timeout, meta, max_pages)
 
+    @short_interrupts
     def list_skills(
         self,
         *,
@@ -375,6 +385,7 @@ class ListingMethods:
         """
         return self._listings.all("skills", timeout, cache, meta, max_pages)
 
+    @short_interrupts
     def list_skills_page(
         self, cursor: Optional[str] = None, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
     ) -> Page[Skill]:

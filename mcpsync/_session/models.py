@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Optional, TypeVar
 
 from .._core.errors import ProtocolError
 from .._core.feature_errors import ToolError
 from .._core.text import cut, first_line
-from .app_view import AppView
+from . import result_hooks
 from .apps import ToolUi, tool_ui, visibility_of
 from .content import ContentBlock, ResourceContents, TextContent, block_gist, content_block, plain_text
 from .fields import (
@@ -32,7 +32,11 @@ from .fields import (
     required_member,
 )
 
+if TYPE_CHECKING:
+    from .app_view import AppView
+
 __all__ = [
+    "CallOrigin",
     "CallToolResult",
     "Completion",
     "GetPromptResult",
@@ -70,7 +74,6 @@ def _gist(description: Optional[str]) -> str:
 
 
 _Wire = TypeVar("_Wire", bound="_FromWire")
-_NOT_YET = object()
 _Item = TypeVar("_Item")
 
 
@@ -234,7 +237,18 @@ class Tool(_FromWire):
         return f"<Tool {self.name!r}({parameters_signature(self.input_schema)}){_gist(self.description)}>"
 
 
-_new = object.__new__
+@dataclass(frozen=True)
+class CallOrigin:
+    """Where a ``tools/call`` result came from: what its ``ui`` needs to find the tool's view.
+
+    Attributes:
+        client: the key of the client that made the call (``app_resources.key_of``): data, kept by
+            copies and pickles; it finds the client only while that client lives, in this process.
+        arguments: the arguments the tool was called with.
+    """
+
+    client: str
+    arguments: Mapping[str, Any] = field(default_factory=dict)
 
 
 def _call_result(tool_name: str) -> str:
@@ -260,6 +274,7 @@ class CallToolResult:
         is_error: whether the tool reported failure.
         tool_name: the tool that was called.
         meta: the result's ``_meta``, if any.
+        origin: the call that made it (``CallOrigin``); ``None`` for a result built with ``from_dict``.
     """
 
     content: list[ContentBlock]
@@ -268,6 +283,7 @@ class CallToolResult:
     tool_name: str = ""
     meta: Optional[dict[str, Any]] = None
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    origin: Optional[CallOrigin] = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], tool_name: str = "") -> CallToolResult:
@@ -295,26 +311,14 @@ class CallToolResult:
 
         Lazy, and it does I/O the first time: the client that made the call lists its tools if it
         holds no list, and reads the view's ``ui://`` resource (``resources/read``) unless it has
-        read it before (see ``AppView``). The answer is kept on the result. A result the client
-        did not make (built with ``from_dict``) has no view.
+        read it before (see ``AppView``); while the view is held, the same one is given again. A
+        result with no ``origin`` (built with ``from_dict``), or whose client is gone, has no view.
 
         Raises:
             MCPError: the tool list or the resource could not be read (a ``ServerError``, a timeout).
         """
-        held = self.__dict__.get("_app_view", _NOT_YET)
-        if held is not _NOT_YET:
-            return held  # type: ignore[no-any-return]
-        origin = self.__dict__.get("_app_origin")  # (view_of, client, arguments): see typed_call_result
-        view: Optional[AppView] = origin[0](origin[1], origin[2], self) if origin is not None else None
-        self.__dict__["_app_view"] = view
-        return view
-
-    def __getstate__(self) -> dict[str, Any]:
-        # Pickled or copied without its client: the copy's ``ui`` is ``None``.
-        return {key: value for key, value in self.__dict__.items() if not key.startswith("_app_")}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
+        find = result_hooks.app_view
+        return find(self) if find is not None and self.origin is not None else None
 
     def raise_for_error(self) -> CallToolResult:
         """Raise ``ToolError`` if the tool reported failure; else return the result itself."""
@@ -338,57 +342,37 @@ class CallToolResult:
 def typed_call_result(
     data: Mapping[str, Any],
     tool_name: str = "",
-    origin: Optional[tuple[Any, Any, Any]] = None,
+    origin: Optional[CallOrigin] = None,
     cls: type[CallToolResult] = CallToolResult,
 ) -> CallToolResult:
     """``CallToolResult.from_dict`` (of ``cls``, default ``CallToolResult``), with the call's ``origin``
-    for ``ui``: ``(view_of, client, arguments)``, what finds the tool's view (``None``: no client made it).
-    A client's ``call_tool`` builds its results here: the origin goes in with the fields."""
+    (``None``: no client made it). A client's ``call_tool`` builds its results here."""
     # Every call passes here: where the result is wrong is said only when it is.
     content = data.get("content", [])
+    if not isinstance(content, list) or not all(isinstance(c, dict) for c in content):
+        raise ProtocolError(f"{_call_result(tool_name)}: 'content' must be a list of objects, got {content!r}")
     # A plain text block is read at once; any other with all it may have, its place said if it is wrong.
-    if type(content) is list and len(content) == 1 and type(block := content[0]) is dict:  # the usual: one
-        if (  # plain_text and made, written out: one frame for the usual result (a type and a text, no more)
-            len(block) == 2 and block.get("type") == "text" and type(block.get("text")) is str
-        ):
-            text = _new(TextContent)
-            text.__dict__.update({"text": block["text"], "annotations": None, "meta": None, "raw": block})
-            blocks: list[ContentBlock] = [text]
-        else:
-            blocks = [content_block(block, f"{_call_result(tool_name)} content #0")]
-    else:
-        if not isinstance(content, list) or not all(isinstance(c, dict) for c in content):
-            raise ProtocolError(f"{_call_result(tool_name)}: 'content' must be a list of objects, got {content!r}")
-        blocks = [
-            plain_text(block) or content_block(block, f"{_call_result(tool_name)} content #{n}")
-            for n, block in enumerate(content)
-        ]
+    blocks = [
+        plain_text(block) or content_block(block, f"{_call_result(tool_name)} content #{n}")
+        for n, block in enumerate(content)
+    ]
     is_error = data.get("isError", False)
     if is_error is not False and is_error is not True:
         raise ProtocolError(f"{_call_result(tool_name)}: 'isError' must be a boolean, got {is_error!r}")
     meta = data.get("_meta")
     if meta is not None and not isinstance(meta, dict):
         optional_member(data, "_meta", dict, _call_result(tool_name))  # raises, saying what it is
-    fields: dict[str, Any] = {
-        "content": blocks,
+    return cls(
+        content=blocks,
         # Any JSON value, in both eras: 2025-11-25's schema says an object, but an array from
         # such a server is still unambiguous, and refusing it would help no one.
-        "structured_content": data.get("structuredContent"),
-        "is_error": is_error,
-        "tool_name": tool_name,
-        "meta": meta,
-        "raw": data,
-    }
-    if cls is not CallToolResult:
-        made = cls(**fields)
-        if origin is not None:
-            made.__dict__["_app_origin"] = origin
-        return made
-    if origin is not None:
-        fields["_app_origin"] = origin
-    typed = _new(cls)  # made(cls, fields), written out
-    typed.__dict__.update(fields)
-    return typed
+        structured_content=data.get("structuredContent"),
+        is_error=is_error,
+        tool_name=tool_name,
+        meta=meta,
+        raw=data,
+        origin=origin,
+    )
 
 
 @dataclass(frozen=True)

@@ -198,6 +198,8 @@ def progress_bar_for(
     Raises:
         NotSupportedError: a bar was asked for explicitly and tqdm is not installed.
     """
+    if enabled is None and nobody_watches():  # the usual: no bar, known at a glance
+        return None
     if enabled is None:
         enabled = _settings["progress_bars"]
     explicit = enabled is True

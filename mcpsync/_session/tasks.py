@@ -44,7 +44,7 @@ from .cancel_scope import outside_scopes
 from .cancel_scope import pause as sleep
 from .input_required import too_many_inputs
 from .progress import ProgressCallback
-from .tracebacks import shorten_interrupts
+from .tracebacks import short_interrupts
 
 __all__ = [
     "CANCEL_WAIT",
@@ -179,6 +179,7 @@ class ToolTask:
 
     # -- the server's side ------------------------------------------------------
 
+    @short_interrupts
     def refresh(self, *, timeout: Timeout = USE_DEFAULT) -> str:
         """Ask the server for the task's state (``tasks/get``) and return its status.
 
@@ -191,6 +192,7 @@ class ToolTask:
         self._take(snapshot)
         return self.status
 
+    @short_interrupts
     def cancel(self, *, timeout: Timeout = USE_DEFAULT) -> None:
         """Ask the server to cancel the task (``tasks/cancel``). Cancellation is the server's to
         honour: the task may still complete. Nothing happens for a task that has ended."""
@@ -201,6 +203,7 @@ class ToolTask:
         if not self.modern and isinstance(answer, dict) and answer.get("taskId") == self.id:
             self._take(answer)  # 2025-11-25 answers with the task
 
+    @short_interrupts
     def result(self, *, timeout: Timeout = USE_DEFAULT, poll_interval: Optional[float] = None) -> Any:
         """Wait for the task's end and return the tool's result (a ``CallToolResult``).
 
@@ -308,7 +311,3 @@ def _task_id(snapshot: Mapping[str, Any], where: str) -> str:
     if not isinstance(task_id, str) or not task_id:
         raise ProtocolError(f"{where}: the server made a task without a 'taskId'")
     return task_id
-
-
-# A Ctrl-C leaves these with a short KeyboardInterrupt (see interrupts.py).
-shorten_interrupts(ToolTask, ("refresh", "cancel", "result"))

@@ -23,18 +23,18 @@ from .._core.text import cut, did_you_mean
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
 from .._wire.base import Transport
 from . import server_capabilities
-from .app_resources import view_of
-from .models import CallToolResult, Tool, typed_call_result
+from .models import CallOrigin, CallToolResult, Tool, typed_call_result
+from .origins import key_of
 from .progress import ProgressCallback
-from .progress_bars import nobody_watches, progress_bar_for
+from .progress_bars import progress_bar_for
 from .structured_output import OutputSchemas
 from .tasks import AnswerInput, OnStatus, ToolTask, created_task, status_as_progress
+from .tracebacks import short_interrupts
 
 __all__ = ["Exchange", "ToolCalls", "ToolMethods"]
 
 logger = logging.getLogger("mcpsync.client")
 
-_INF = float("inf")
 
 #: ``(method, params, seconds, on_progress, max_total_timeout, progress_resets_timeout) -> result``:
 #: the client's request, to its final answer.
@@ -51,6 +51,7 @@ class ToolMethods:
     transport: Transport
     _tool_calls: ToolCalls
 
+    @short_interrupts
     def call_tool(
         self,
         name: str,
@@ -101,21 +102,12 @@ class ToolMethods:
                 turns the check off). The result is on the error's ``result``.
             TaskCancelled: the call's task was cancelled on the server.
         """
-        # resolve_timeout's two usual cases, written out: the transport's default, or seconds as they must be.
-        if timeout is USE_DEFAULT:
-            seconds = self.transport.default_timeout
-        elif type(timeout) is float and timeout > 0.0 and timeout != _INF:  # (NaN is not > 0.0)
-            seconds = timeout
-        else:
-            seconds = resolve_timeout(timeout, self.transport.default_timeout)
+        seconds = resolve_timeout(timeout, self.transport.default_timeout)
         started = time.monotonic()
         if progress_resets_timeout is None:
             # Decided by the caller's own arguments, before a bar (there only when someone watches) joins in.
             progress_resets_timeout = on_progress is not None or max_total_timeout is not None
-        if progress_bar is None and nobody_watches():  # no bar, the usual: decided without the frames
-            bar = None
-        else:
-            bar = progress_bar_for(progress_bar, name, on_progress)
+        bar = progress_bar_for(progress_bar, name, on_progress)
         progress = bar.update if bar else on_progress
         try:
             on_status = status_as_progress(progress) if progress else None
@@ -132,18 +124,13 @@ class ToolMethods:
                 started,
             )
             if isinstance(done, CallToolResult):
-                return done  # (what its ui needs was given when it was typed)
-            result = self._tool_calls.wait(done, seconds, started)
-            # What result.ui needs to find the tool's MCP Apps view, read only when asked for.
-            result.__dict__["_app_origin"] = (view_of, self, arguments)
-            return result
-        except KeyboardInterrupt as exc:
-            # What shorten_interrupts does for the other public methods, here without its frame.
-            raise KeyboardInterrupt(*exc.args) from None
+                return done
+            return self._tool_calls.wait(done, seconds, started)
         finally:
             if bar is not None:
                 bar.close()
 
+    @short_interrupts
     def start_tool(
         self,
         name: str,
@@ -167,6 +154,7 @@ class ToolMethods:
         started = self._tool_calls.start(name, arguments, meta, seconds, on_status=on_status, ask_for_task=True)
         return started if isinstance(started, ToolTask) else self._tool_calls.task(name, None, on_status, done=started)
 
+    @short_interrupts
     def task(
         self,
         task_id: str,
@@ -249,6 +237,7 @@ class ToolCalls:
     ) -> None:
         self._default_timeout = default_timeout
         self._client = client
+        self._client_key = key_of(client)  # what its results' origin names it by
         self._exchange = exchange
         self._require = require
         self._held_tools = held_tools
@@ -329,11 +318,8 @@ class ToolCalls:
                 unknown = self.unknown_tool(name, CallToolResult.from_dict(result, name).text, _left(seconds, started))
                 if unknown is not None:
                     raise unknown
-            typed = typed_call_result(result, name, (view_of, client, arguments))
-            if "structuredContent" in result or self._output_schemas.declared is not None:  # result()'s first look
-                self.check_structured(typed, name, seconds)
-            return typed
-        return self.task(name, snapshot, on_status)
+            return self.result(result, name, seconds, CallOrigin(self._client_key, params["arguments"]))
+        return self.task(name, snapshot, on_status, origin=CallOrigin(self._client_key, params["arguments"]))
 
     @staticmethod
     def wait(task: ToolTask, seconds: Optional[float], started: float) -> CallToolResult:
@@ -395,16 +381,18 @@ class ToolCalls:
         snapshot: Optional[dict[str, Any]],
         on_status: Optional[OnStatus],
         done: Optional[CallToolResult] = None,
+        origin: Optional[CallOrigin] = None,
     ) -> ToolTask:
         """The ``ToolTask`` of a call: the server's task, or (``done``) a call it answered at once;
-        ``name`` ``None``: a task re-attached by id, its tool unknown (no ``outputSchema`` check)."""
+        ``name`` ``None``: a task re-attached by id, its tool unknown (no ``outputSchema`` check).
+        ``origin``: the call its result comes from (``None``: re-attached, its arguments unknown)."""
         client = self._client
         seconds = self._default_timeout()
 
         def finish(final: dict[str, Any]) -> CallToolResult:
             if name is None:
                 return CallToolResult.from_dict(final, "")
-            return self.result(final, name, seconds)
+            return self.result(final, name, seconds, origin)
 
         return ToolTask(
             name or "",
@@ -437,9 +425,12 @@ class ToolCalls:
                 return str(tool.task_support)
         return "forbidden"
 
-    def result(self, result: dict[str, Any], name: str, timeout: Optional[float]) -> CallToolResult:
-        """A ``tools/call`` result, typed, its structured content checked against the tool's schema."""
-        typed = CallToolResult.from_dict(result, name)
+    def result(
+        self, result: dict[str, Any], name: str, timeout: Optional[float], origin: Optional[CallOrigin] = None
+    ) -> CallToolResult:
+        """A ``tools/call`` result, typed (from the call ``origin``), its structured content checked
+        against the tool's schema."""
+        typed = typed_call_result(result, name, origin)
         self.check_structured(typed, name, timeout)
         return typed
 

@@ -3,7 +3,7 @@
 An interrupted call raises ``KeyboardInterrupt`` (after the request is given
 up and the server told: see channel.py). Its traceback would run through
 half a dozen frames of mcpsync's own; in a notebook that is a screenful for
-one keypress. ``shorten_interrupts`` wraps a class's public methods so that
+one keypress. ``short_interrupts`` decorates each public method that may wait so that
 the ``KeyboardInterrupt`` leaves them with its message and one frame of
 ours, the chain of internal ones cut (``from None``). Nothing else changes:
 it is still a ``KeyboardInterrupt``, raised at the same moment.
@@ -12,13 +12,16 @@ it is still a ``KeyboardInterrupt``, raised at the same moment.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar, cast
 
-__all__ = ["shorten_interrupts"]
+__all__ = ["short_interrupts"]
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
 
 
-def _short(function: Callable[..., Any]) -> Callable[..., Any]:
+def short_interrupts(function: _Method) -> _Method:
+    """A public method's decorator: a ``KeyboardInterrupt`` leaves it short (see the module docstring)."""
+
     @functools.wraps(function)
     def public(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -26,10 +29,4 @@ def _short(function: Callable[..., Any]) -> Callable[..., Any]:
         except KeyboardInterrupt as exc:
             raise KeyboardInterrupt(*exc.args) from None
 
-    return public
-
-
-def shorten_interrupts(cls: type, names: Iterable[str]) -> None:
-    """Wrap ``cls``'s methods ``names`` (see the module docstring)."""
-    for name in names:
-        setattr(cls, name, _short(getattr(cls, name)))
+    return cast(_Method, public)

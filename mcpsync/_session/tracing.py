@@ -27,7 +27,6 @@ What the caller put in ``_meta`` under these keys stays: the caller's word wins.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Mapping
 from concurrent.futures import CancelledError, Future
@@ -53,10 +52,6 @@ _TARGETS = {"tools/call": "gen_ai.tool.name", "prompts/get": "gen_ai.prompt.name
 _RESOURCE_METHODS = frozenset({"resources/read", "resources/subscribe", "resources/unsubscribe"})
 
 _api: Any = None  # (trace, propagate) once the program has imported OpenTelemetry
-_UNKNOWN = object()
-#: The environment variable that names a tracer provider to OpenTelemetry's API.
-_PROVIDER_VARIABLE = "OTEL_PYTHON_TRACER_PROVIDER"
-_provider_variable: Optional[bool] = None  # whether it is set (looked at once)
 
 
 def _opentelemetry() -> Any:
@@ -70,25 +65,6 @@ def _opentelemetry() -> Any:
 
         _api = (trace, propagate)
     return _api
-
-
-def _global_provider(trace: Any) -> Any:
-    """OpenTelemetry's global tracer provider, or ``None`` while none is set.
-
-    ``trace.get_tracer_provider()`` costs a microsecond on every call while no provider is set (it
-    reads the environment each time), more than the rest of an idle request's tracing together; the
-    module's own variable says the same at once. A provider named only by the environment
-    (``OTEL_PYTHON_TRACER_PROVIDER``, read here once per process) is set by the first
-    ``get_tracer_provider()``, so that is asked.
-    """
-    global _provider_variable
-    provider = getattr(trace, "_TRACER_PROVIDER", _UNKNOWN)
-    if provider is None:
-        if _provider_variable is None:
-            _provider_variable = _PROVIDER_VARIABLE in os.environ
-        if not _provider_variable:
-            return None
-    return trace.get_tracer_provider()
 
 
 class Tracing:
@@ -107,10 +83,10 @@ class Tracing:
         api = _api
         if api is None:
             if "opentelemetry.trace" not in sys.modules:
-                return None  # nobody traces in this process (yet): a look at a dict, no frame
+                return None  # nobody traces in this process (yet)
             api = _opentelemetry()
         trace, propagate = api
-        provider = self.provider if self.provider is not None else _global_provider(trace)
+        provider = self.provider if self.provider is not None else trace.get_tracer_provider()
         if provider is None or isinstance(provider, (trace.ProxyTracerProvider, trace.NoOpTracerProvider)):
             # Nothing records here: pass the caller's own context on, if there is one.
             if not trace.get_current_span().get_span_context().is_valid:

@@ -23,6 +23,7 @@ from .models import Completion, GetPromptResult, ReadResourceResult, Resource
 from .paging import with_meta
 from .skills import LoadedSkill, Skill, Skills
 from .subscriptions import Subscriptions
+from .tracebacks import short_interrupts
 
 __all__ = ["TypedMethods"]
 
@@ -44,6 +45,7 @@ class TypedMethods:
     _agree: Callable[[negotiation.Agreement], None]
     _ask_for_logs: Callable[[], None]
 
+    @short_interrupts
     def discover(self, *, timeout: Timeout = USE_DEFAULT, cache: bool = True) -> dict[str, Any]:
         """The server's ``server/discover`` answer (2026-07-28): its versions, capabilities, identity and
         instructions, which ``server_info``, ``server_capabilities`` and ``instructions`` are taken from.
@@ -70,6 +72,7 @@ class TypedMethods:
         self._lists.store(DISCOVER_KEY, result, [result], context=context)
         return result
 
+    @short_interrupts
     def read_resource(
         self,
         uri: str,
@@ -98,6 +101,7 @@ class TypedMethods:
             self._lists.store(uri, result, [raw], context=context)
         return result
 
+    @short_interrupts
     def subscribe_resource(
         self, uri: str, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
     ) -> None:
@@ -113,6 +117,7 @@ class TypedMethods:
         self._require("resources/subscribe")
         self.request("resources/subscribe", with_meta({"uri": uri}, meta), timeout=timeout)
 
+    @short_interrupts
     def unsubscribe_resource(
         self, uri: str, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
     ) -> None:
@@ -124,6 +129,7 @@ class TypedMethods:
         self._require("resources/unsubscribe")
         self.request("resources/unsubscribe", with_meta({"uri": uri}, meta), timeout=timeout)
 
+    @short_interrupts
     def get_prompt(
         self,
         name: str,
@@ -148,6 +154,7 @@ class TypedMethods:
             params["arguments"] = dict(arguments)
         return GetPromptResult.from_dict(self.request("prompts/get", with_meta(params, meta), timeout=timeout), name)
 
+    @short_interrupts
     def complete(
         self,
         ref: Mapping[str, Any],
@@ -173,6 +180,7 @@ class TypedMethods:
             params["context"] = {"arguments": dict(context)}
         return Completion.from_dict(self.request("completion/complete", with_meta(params, meta), timeout=timeout))
 
+    @short_interrupts
     def get_skill(self, uri: str, *, timeout: Timeout = USE_DEFAULT) -> Skill:
         """One skill's entry (``skills/get``), by its SKILL.md URI; reads none of its files.
 
@@ -182,6 +190,7 @@ class TypedMethods:
         """
         return self._skills.get(uri, timeout=timeout)
 
+    @short_interrupts
     def load_skill(
         self, skill: Union[Skill, str], *, allow_dynamic: bool = False, timeout: Timeout = USE_DEFAULT
     ) -> LoadedSkill:
@@ -202,6 +211,7 @@ class TypedMethods:
         """
         return self._skills.load(skill, allow_dynamic=allow_dynamic, timeout=timeout)
 
+    @short_interrupts
     def read_directory(
         self, uri: str, *, timeout: Timeout = USE_DEFAULT, max_pages: Optional[int] = None
     ) -> list[Resource]:
@@ -222,6 +232,7 @@ class TypedMethods:
                 found.append(Resource.from_dict(item, f"resources/directory/read {uri!r} item #{len(found)}"))
         return found
 
+    @short_interrupts
     def set_logging_level(
         self, level: str, *, timeout: Timeout = USE_DEFAULT, meta: Optional[Mapping[str, Any]] = None
     ) -> None:

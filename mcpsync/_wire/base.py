@@ -47,10 +47,6 @@ _SKIPPED = {
 }
 #: Every message sent (``-->``) and received (``<--``), at DEBUG; ``mcpsync -v`` shows it.
 traffic_logger = logging.getLogger("mcpsync.traffic")
-#: The logger's own answers of ``isEnabledFor`` (logging empties it, in place, whenever levels change):
-#: a DEBUG it has found off is looked up here, with no Python frame, on every message of the hot path.
-traffic_levels: dict[int, bool] = getattr(traffic_logger, "_cache", {})
-_DEBUG = logging.DEBUG  # a constant, not a module's attribute, where every message passes
 
 #: Default seconds a write may wait for a server that is not reading its input.
 DEFAULT_WRITE_TIMEOUT = 10.0
@@ -120,9 +116,6 @@ class Transport:
 
     #: What kind of wire this is: ``"stdio"``, ``"http"`` or ``"sse"``.
     kind: ClassVar[str] = ""
-    #: Whether the wire writes a request as any message (it keeps the default ``_write_request``):
-    #: ``send_request`` then writes it itself (set for each subclass).
-    _writes_requests_plainly: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -433,16 +426,9 @@ class Transport:
             TransportClosed: the connection is closed.
             WriteTimeout: nothing could be written in time (the connection is still sound).
         """
-        # _check_open, _log_out and the default _write_request, written out: every request passes here.
-        if self._state is not TransportState.OPEN:
-            raise self.closed_error()
-        if traffic_levels.get(_DEBUG, True) and traffic_logger.isEnabledFor(_DEBUG):
-            self._log_traffic("-->", data)
-        if not self._writes_requests_plainly:
-            self._write_request(future, data, deadline, wait)
-            return
-        left, most = deadline - time.monotonic(), self.write_timeout  # (no min(), max(): two C calls)
-        self._write(data, most if left >= most else (left if left > 0.0 else 0.0))
+        self._check_open()
+        self._log_out(data)
+        self._write_request(future, data, deadline, wait)
 
     def send_message(self, data: Data, timeout: Timeout = USE_DEFAULT) -> None:
         """Send a notification or an answer to the server, within ``timeout`` seconds (default ``write_timeout``).
@@ -485,7 +471,7 @@ class Transport:
 
     def _feed(self, data: Union[bytes, str]) -> None:
         """Hand one framed message (a line, an SSE event's data, a body) to the endpoint, and on."""
-        if traffic_levels.get(_DEBUG, True) and traffic_logger.isEnabledFor(_DEBUG):
+        if traffic_logger.isEnabledFor(logging.DEBUG):
             self._log_traffic("<--", data)
         events = self.endpoint.receive(data)
         if events:
@@ -568,14 +554,9 @@ class Transport:
         """Open the wire and start the reader thread(s)."""
         raise NotImplementedError
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        cls._writes_requests_plainly = cls._write_request is Transport._write_request
-
     def _write_request(self, future: RequestFuture, data: Data, deadline: float, wait: bool) -> None:
         """Write a request (see ``send_request``); by default as any message, within ``write_timeout``."""
-        timeout = max(0.0, min(self.write_timeout, deadline - time.monotonic()))
-        self._write(data, timeout)
+        self._write(data, max(0.0, min(self.write_timeout, deadline - time.monotonic())))
 
     def _write(self, data: Data, timeout: float) -> None:
         """Write one encoded message, thread-safe, within ``timeout`` seconds.

@@ -506,18 +506,17 @@ class HTTPClient:
             merged["Content-Length"] = str(len(body))
         elif method in ("POST", "PUT", "PATCH"):
             merged["Content-Length"] = "0"
-        prepared._body_position = None  # type: ignore[attr-defined]
         prepared.hooks = {"response": list(session.hooks.get("response", []))}
-        # The session's jar, as Session.send has it (an auth hook such as digest's reads it).
-        prepared._cookies = session.cookies  # type: ignore[attr-defined]
-        if session.cookies:
-            prepared.prepare_cookies(session.cookies)
         authorizer = self.auth
         if authorizer is not None:
             merged.update(authorizer.headers(method, target, deadline))
             auth = self._requests_auth
         else:
             auth = session.auth if session.auth is not None else url_auth  # user:password in the URL
+        if session.cookies or auth is not None:
+            # The session's cookies, and its jar on the request, as Session.prepare_request has them (an
+            # auth's hook, digest's, reads the jar): with no cookies and no auth there is nothing to do.
+            prepared.prepare_cookies(session.cookies)
         if auth is not None:
             prepared.prepare_auth(auth)
         return prepared

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 import mcpsync
-from mcpsync._edges import cli, cli_args
+from mcpsync._edges import cli, cli_words
 from mcpsync.testing import server_command
 from mcpsync.testing.catalogue import PIXEL_PNG, TOOLS
 from tests.http_server import running_http_server
@@ -502,12 +502,12 @@ def assert_usage_error(argv: list[str], message: str, capsys: pytest.CaptureFixt
 )
 def test_tool_arguments(words: list[str], expected: dict[str, Any]) -> None:
     schema = {"type": "object", "properties": {"text": {"type": "string"}, "n": {"type": "integer"}}}
-    assert cli_args.tool_arguments(cli_args.split_tool_arguments(words), schema) == expected
+    assert cli_words.tool_arguments(cli_words.split_tool_arguments(words), schema) == expected
 
 
 def test_tool_argument_that_starts_like_json_but_is_not_is_an_error() -> None:
     with pytest.raises(cli.UsageError, match=r"argument 'tags=\[1,': not valid JSON"):
-        cli_args.tool_arguments(cli_args.split_tool_arguments(["tags=[1,"]), {"type": "object"})
+        cli_words.tool_arguments(cli_words.split_tool_arguments(["tags=[1,"]), {"type": "object"})
 
 
 def test_a_config_file_nested_without_end_exits_2_naming_the_file(home: Path) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from mcpsync._edges import cli, cli_args
+from mcpsync._edges import cli, cli_words
 from mcpsync.testing import server_command
 from tests.edges.test_cli import INLINE, RUNS_THE_CLI, SERVER_ENV, assert_usage_error, home, lines, run, write_config
 
@@ -173,9 +173,9 @@ def test_which_schemas_refuse_an_unknown_argument(schema: dict[str, Any], refuse
         with pytest.raises(
             cli.UsageError, match=r"^'mesage' is not a parameter of tool 'echo'; did you mean 'message'\?$"
         ):
-            cli_args.check_argument_names(["mesage"], schema, "tool 'echo'")
+            cli_words.check_argument_names(["mesage"], schema, "tool 'echo'")
     else:
-        cli_args.check_argument_names(["mesage"], schema, "tool 'echo'")
+        cli_words.check_argument_names(["mesage"], schema, "tool 'echo'")
 
 
 @pytest.mark.parametrize(

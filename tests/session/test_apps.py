@@ -211,7 +211,7 @@ def test_result_ui_is_the_tools_view_read_once_per_client():
     with mcpsync.connect(server_config(), timeout=T) as client:
         result = client.call_tool("show_dashboard", {"title": "q"}, timeout=T)
         app = result.ui
-        assert app is not None and result.ui is app  # kept on the result
+        assert app is not None and result.ui is app  # the same view while it is held
         assert app.tool_name == "show_dashboard" and app.arguments == {"title": "q"} and app.result is result
         assert app.resource_uri == "ui://dashboard/view.html" and 'id="call"' in app.html
         assert app.meta.csp.connect_domains == ("https://api.dashboard.invalid",) and app.meta.prefers_border
@@ -252,15 +252,31 @@ def test_a_views_meta_missing_from_its_read_is_taken_from_the_listing_the_client
         assert "connect-src https://api.minimal.invalid;" in app.content_security_policy
 
 
-def test_a_result_made_by_hand_or_pickled_has_no_view():
-    """from_dict knows no client; a pickled result drops its client (it cannot travel)."""
+def test_a_result_is_data_that_names_its_client_and_finds_it_only_while_it_lives():
+    """from_dict knows no client: no view. A client's result carries its origin as data (a key and the
+    arguments): a pickled copy equals it and finds the same live client's view; once the client is
+    gone, the copy and the result name nobody, and have no view (nothing here keeps a client alive)."""
+    import gc
     import pickle
+    import weakref
+
+    from mcpsync._session.models import CallOrigin
 
     assert mcpsync.CallToolResult.from_dict({"content": []}, "show_dashboard").ui is None
     with mcpsync.connect(server_config(), timeout=T) as client:
-        result = client.call_tool("show_dashboard", timeout=T)
+        result = client.call_tool("show_dashboard", {"title": "q"}, timeout=T)
         copy = pickle.loads(pickle.dumps(result))
-    assert copy == result and copy.ui is None
+        assert copy == result and copy.origin == result.origin
+        assert isinstance(copy.origin, CallOrigin) and copy.origin.arguments == {"title": "q"}
+        view = copy.ui
+        assert view is not None and view.client is client and view.result is copy
+        assert "_app" not in "".join(vars(result))  # nothing hidden beside the fields
+        del view
+    gone = weakref.ref(client)
+    del client
+    gc.collect()
+    assert gone() is None, "a result, its origin or the view caches kept the client alive"
+    assert result.ui is None and copy.ui is None
 
 
 def test_warnings_are_not_raised_for_a_good_view():

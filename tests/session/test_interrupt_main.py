@@ -70,3 +70,45 @@ def test_an_interrupt_after_the_answer_came_does_not_claim_a_cancellation(
         timer.join(T)
     assert "cancelled on the server" not in str(info.value)
     assert "tools/call interrupted: its answer had already come and is dropped" in str(info.value)
+
+
+def mcpsync_frames(tb: Any) -> list[str]:
+    """The functions of mcpsync's own that a traceback runs through."""
+    names = []
+    while tb is not None:
+        if "/mcpsync/" in tb.tb_frame.f_code.co_filename:
+            names.append(tb.tb_frame.f_code.co_name)
+        tb = tb.tb_next
+    return names
+
+
+@main_only
+def test_an_interrupted_call_leaves_with_one_frame_of_ours(client: Any) -> None:
+    """What a notebook shows for one keypress: the method called, nothing of mcpsync's inside, no chain."""
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt) as info:
+            client.call_tool("sleep", {"seconds": 30}, timeout=60)
+    finally:
+        timer.cancel()
+        timer.join(T)
+    assert mcpsync_frames(info.tb) == ["public"], mcpsync_frames(info.tb)
+    assert info.value.__suppress_context__ and info.value.__cause__ is None
+
+
+def test_every_public_method_that_waits_is_shortened() -> None:
+    """Shortening is a property of each method (the decorator), not a list of names to keep up."""
+    import inspect
+
+    import mcpsync
+
+    for cls in (mcpsync.Client, mcpsync.ToolTask, mcpsync.Manager):
+        for name, member in inspect.getmembers(cls, inspect.isfunction):
+            if name.startswith("_") or "timeout" not in inspect.signature(member).parameters:
+                continue
+            if name.startswith("iter_"):
+                continue  # they return an iterator at once: the Ctrl-C comes out of the caller's own loop
+            if name in ("send_request", "close", "notify", "respond", "open", "refresh_tools"):
+                continue  # return at once, or end the connection: a Ctrl-C there is Python's own
+            assert hasattr(member, "__wrapped__"), f"{cls.__name__}.{name} leaves a Ctrl-C with every frame"

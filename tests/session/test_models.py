@@ -204,4 +204,4 @@ def test_a_subclass_of_the_result_is_made_by_its_own_init():
 
     result = Noted.from_dict({"content": [{"type": "text", "text": "x"}]}, "t")
     assert type(result) is Noted and result.text == "x"
-    assert seen == [["content", "is_error", "meta", "raw", "structured_content", "tool_name"]]
+    assert seen == [["content", "is_error", "meta", "origin", "raw", "structured_content", "tool_name"]]

@@ -79,11 +79,9 @@ def test_a_watched_call_that_reports_progress_without_tqdm_says_once_how_to_get_
     """Issue 37, point 10: someone watches, tqdm is missing: the first call that reports progress
     warns once (at the caller's line) with the extra to install; a call without progress, and every
     later call, says nothing; the user's own callback still gets each step."""
-    from mcpsync._session import tool_calls
-
     monkeypatch.setitem(sys.modules, "tqdm.auto", None)
     monkeypatch.setattr(interactive, "watched", lambda: True)
-    monkeypatch.setattr(tool_calls, "nobody_watches", lambda: False)
+    monkeypatch.setattr(interactive, "nobody_watches", lambda: False)
     monkeypatch.setattr(interactive, "_told", [])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -22,15 +22,16 @@ from __future__ import annotations
 import functools
 import logging
 import threading
+import weakref
 from pathlib import Path
 from typing import Any, Optional
 
 from ..._core.errors import MCPError, NotSupportedError
 from ..._core.timeouts import USE_DEFAULT, Timeout
-from ..._session.app_resources import client_of
 from ..._session.app_view import AppView
 from ..._session.apps import UI_EXTENSION, notebook_host_in_use
 from ..._session.models import CallToolResult
+from ..._session.origins import client_of
 from .bridge import AppBridge
 from .messages import Invalid, parsed_sized
 
@@ -51,6 +52,9 @@ MAX_VIEWS = 64
 #: The iframe's height before the view says its size, and the most it may ask for, in pixels.
 START_HEIGHT = 320
 MAX_HEIGHT = 4000
+#: The widget of each view (``result.ui`` gives the same view while it is held), while the widget lives
+#: (its comm keeps it): one widget per result, however often the result is shown.
+_WIDGETS: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
 
 
 @functools.cache
@@ -297,9 +301,9 @@ def app_bundle(result: CallToolResult) -> Optional[dict[str, Any]]:
         return None
     if view is None:
         return None
-    widget = result.__dict__.get("_app_widget")
-    if widget is None or widget.comm is None:  # one widget per result, however often it is shown
-        widget = result.__dict__["_app_widget"] = app_widget_class()(view)
+    widget = _WIDGETS.get(id(view))
+    if widget is None or widget.comm is None or widget.view is not view:  # one per view, however often shown
+        widget = _WIDGETS[id(view)] = app_widget_class()(view)
     bundle: dict[str, Any] = widget._repr_mimebundle_()
     return bundle
 

@@ -1,0 +1,105 @@
+"""Speed by design, not by reach (issue 38): mcpsync reads no private member of the standard library or
+of a dependency, builds no frozen dataclass around its ``__init__``, writes into no other object's
+``__dict__``, and copies no function's body into its caller ("written out", "without its frame").
+
+Every ``x._name`` in the package whose ``x`` is not ``self``, ``cls`` or ``super()`` (a subclass calling
+the hook it overrides) is listed in ``REACH`` with why it may stay; a new one fails here until it is
+listed or, better, gone. An entry nothing uses any more fails too, so the list only shrinks.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "mcpsync"
+
+#: (module, expression) -> why it stays.
+REACH = {
+    # Public despite the underscore.
+    ("_edges/frameworks/langchain.py", "link._asdict"): "namedtuple's documented API",
+    ("_edges/apps/notebook.py", "widget._repr_mimebundle_"): "IPython's documented display protocol",
+    ("testing/__main__.py", "os._exit"): "documented: leave without running cleanup (a test server's crash)",
+    ("testing/server.py", "os._exit"): "documented: leave without running cleanup (a test server's crash)",
+    ("_auth/browser.py", "receiver._arrived"): "ours: the callback receiver of the same module",
+    # Ours, between the classes of one module (a module is the unit of privacy here).
+    ("_edges/apps/notebook.py", "bridge._invalid"): "ours: notebook's widget and its bridge",
+    ("_edges/apps/notebook.py", "self._bridge_of(view)._handle_checked"): "ours: notebook's widget and its bridge",
+    ("_session/cancel_scope.py", "scope._lock"): "ours: the module's functions and its CancelScope",
+    ("_session/cancel_scope.py", "scope._sleepers"): "ours: the module's functions and its CancelScope",
+    ("_wire/http_client.py", "client._refusing"): "ours: HTTPClient and its Exchange, one module",
+    ("_wire/http_client.py", "client._running"): "ours: HTTPClient and its Exchange, one module",
+    ("_wire/http_client.py", "client._running_lock"): "ours: HTTPClient and its Exchange, one module",
+    ("_wire/http_client.py", "client._watchdog"): "ours: HTTPClient and its Exchange, one module",
+    ("_wire/http_client.py", "exchange._deadline_passed"): "ours: HTTPClient and its Exchange, one module",
+    ("_wire/http_client.py", "exchange._token"): "ours: HTTPClient and its Exchange, one module",
+    ("_wire/http_client.py", "outer._inner"): "ours: HTTPClient and its Exchange, one module",
+    ("_wire/http_client.py", "self._outer._inner"): "ours: HTTPClient and its Exchange, one module",
+    ("testing/oauth_http.py", "handler._reply"): "ours: the test server's handler and its helpers, one module",
+    # Still to go (issue 38, point 2: a Client that nothing reaches into).
+    ("_manager/attempt.py", "client._channel"): "to go: point 2 gives the Manager a public way",
+    ("_session/connect.py", "client._channel"): "to go: point 2 gives connect() a public way",
+    ("_wire/http_session.py", "exchange._attach"): "ours: the sessions' connections and http_client's Exchange",
+    ("_wire/http_session.py", "exchange._client"): "ours: the sessions' connections and http_client's Exchange",
+    ("_wire/http_session.py", "exchange._connecting"): "ours: the sessions' connections and http_client's Exchange",
+    # Still to go: urllib3 has no public way to hand the socket over before its connect starts, which is
+    # what lets Exchange.cut abort a connect that hangs (see http_session's docstring).
+    ("_wire/http_session.py", "conn._dns_host"): "to go: urllib3's connection, read to connect as it does",
+}
+
+#: Words that mark a copy of another function's body, and constructions that skip a dataclass's __init__.
+COPIES = re.compile(r"written out|without its frame|first look|object\.__new__|__dict__\[")
+
+
+def _reaches() -> dict[tuple[str, str], int]:
+    found: dict[tuple[str, str], int] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = path.relative_to(PACKAGE).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Attribute) or not node.attr.startswith("_") or node.attr.endswith("__"):
+                continue
+            value = node.value
+            if isinstance(value, ast.Name) and value.id in ("self", "cls"):
+                continue
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super":
+                continue  # a subclass calls the hook it overrides
+            key = (module, f"{ast.unparse(value)}.{node.attr}")
+            found[key] = found.get(key, 0) + 1
+    return found
+
+
+def test_nothing_private_of_others_is_read_but_what_is_listed_with_its_reason():
+    found = _reaches()
+    unlisted = sorted(set(found) - set(REACH))
+    assert not unlisted, f"private members read off another object (list them in REACH with why, or don't): {unlisted}"
+    stale = sorted(set(REACH) - set(found))
+    assert not stale, f"REACH lists what the package no longer does (remove it): {stale}"
+
+
+def test_no_function_is_copied_into_its_caller_and_no_dataclass_is_built_around_its_init():
+    hits = [
+        f"{path.relative_to(PACKAGE)}:{number}: {line.strip()}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if COPIES.search(line)
+    ]
+    assert not hits, "\n".join(hits)
+
+
+def test_the_check_sees_what_it_must_refuse(tmp_path, monkeypatch):
+    """The scan itself: a module reading requests' private member, and one copying a body, are found."""
+    (tmp_path / "bad.py").write_text(
+        "import requests\n"
+        "def f(prepared):\n"
+        "    prepared._body_position = None  # the default _write_request, written out\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setitem(globals(), "PACKAGE", tmp_path)
+    assert _reaches() == {("bad.py", "prepared._body_position"): 1}
+    try:
+        test_no_function_is_copied_into_its_caller_and_no_dataclass_is_built_around_its_init()
+    except AssertionError as exc:
+        assert "written out" in str(exc)
+    else:
+        raise AssertionError("a copied body went unseen")
