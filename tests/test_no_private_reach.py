@@ -50,6 +50,9 @@ REACH = {
 
 #: Words that mark a copy of another function's body, and constructions that skip a dataclass's __init__.
 COPIES = re.compile(r"written out|without its frame|first look|object\.__new__|__dict__\[")
+#: The shortcuts that stay: one function each, its measured gain in its docstring (issue 38: >= 3% of a
+#: call's instructions). (module, line) -> the function.
+SHORTCUTS = {("_session/content.py", "    made = object.__new__(cls)"): "made"}
 
 
 def _reaches() -> dict[tuple[str, str], int]:
@@ -82,7 +85,7 @@ def test_no_function_is_copied_into_its_caller_and_no_dataclass_is_built_around_
         f"{path.relative_to(PACKAGE)}:{number}: {line.strip()}"
         for path in sorted(PACKAGE.rglob("*.py"))
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-        if COPIES.search(line)
+        if COPIES.search(line) and (path.relative_to(PACKAGE).as_posix(), line) not in SHORTCUTS
     ]
     assert not hits, "\n".join(hits)
 

@@ -12,7 +12,7 @@ import base64
 import binascii
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Optional, Union
+from typing import Any, ClassVar, Optional, TypeVar, Union
 
 from .._core.errors import ProtocolError
 from .._core.text import cut
@@ -29,8 +29,12 @@ __all__ = [
     "UnknownContent",
     "block_gist",
     "content_block",
+    "made",
     "plain_text",
 ]
+
+
+_Frozen = TypeVar("_Frozen")
 
 
 def _size(holder: Any) -> str:
@@ -177,13 +181,24 @@ class UnknownContent:
 ContentBlock = Union[TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource, UnknownContent]
 
 
+def made(cls: type[_Frozen], fields: dict[str, Any]) -> _Frozen:
+    """What ``cls(**fields)`` makes, for a frozen dataclass ``cls`` with no ``__post_init__`` given every
+    field: a shortcut that stays, for the one place every call's result is made (``typed_call_result``,
+    ``plain_text``). A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``;
+    for a call's usual result (one text block) that was 14k of 156k instructions per stdio call (9%;
+    ``benchmarks/instructions.py --calls 1000``, 2026-12-05), 1.0 µs of wall time."""
+    made = object.__new__(cls)
+    made.__dict__.update(fields)
+    return made
+
+
 def plain_text(data: Any) -> Optional[TextContent]:
     """The usual block, read at once: a decoded ``{"type": "text", "text": ...}`` with no
     annotations and no ``_meta``; ``None`` for any other block (``content_block`` reads it)."""
     if type(data) is dict and data.get("type") == "text":
         text = data.get("text")
         if type(text) is str and data.get("annotations") is None and data.get("_meta") is None:
-            return TextContent(text, None, None, data)
+            return made(TextContent, {"text": text, "annotations": None, "meta": None, "raw": data})
     return None
 
 

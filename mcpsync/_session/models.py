@@ -13,14 +13,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, Optional, TypeVar
 
 from .._core.errors import ProtocolError
 from .._core.feature_errors import ToolError
 from .._core.text import cut, first_line
 from . import result_hooks
 from .apps import ToolUi, tool_ui, visibility_of
-from .content import ContentBlock, ResourceContents, TextContent, block_gist, content_block, plain_text
+from .content import ContentBlock, ResourceContents, TextContent, block_gist, content_block, made, plain_text
 from .fields import (
     RESOURCE_FIELDS,
     TEMPLATE_FIELDS,
@@ -237,8 +237,7 @@ class Tool(_FromWire):
         return f"<Tool {self.name!r}({parameters_signature(self.input_schema)}){_gist(self.description)}>"
 
 
-@dataclass(frozen=True)
-class CallOrigin:
+class CallOrigin(NamedTuple):
     """Where a ``tools/call`` result came from: what its ``ui`` needs to find the tool's view.
 
     Attributes:
@@ -248,7 +247,7 @@ class CallOrigin:
     """
 
     client: str
-    arguments: Mapping[str, Any] = field(default_factory=dict)
+    arguments: Mapping[str, Any]
 
 
 def _call_result(tool_name: str) -> str:
@@ -349,30 +348,34 @@ def typed_call_result(
     (``None``: no client made it). A client's ``call_tool`` builds its results here."""
     # Every call passes here: where the result is wrong is said only when it is.
     content = data.get("content", [])
-    if not isinstance(content, list) or not all(isinstance(c, dict) for c in content):
-        raise ProtocolError(f"{_call_result(tool_name)}: 'content' must be a list of objects, got {content!r}")
     # A plain text block is read at once; any other with all it may have, its place said if it is wrong.
-    blocks = [
-        plain_text(block) or content_block(block, f"{_call_result(tool_name)} content #{n}")
-        for n, block in enumerate(content)
-    ]
+    if type(content) is list and len(content) == 1 and (text := plain_text(content[0])) is not None:
+        blocks: list[ContentBlock] = [text]  # the usual: one plain text block
+    else:
+        if not isinstance(content, list) or not all(isinstance(c, dict) for c in content):
+            raise ProtocolError(f"{_call_result(tool_name)}: 'content' must be a list of objects, got {content!r}")
+        blocks = [
+            plain_text(block) or content_block(block, f"{_call_result(tool_name)} content #{n}")
+            for n, block in enumerate(content)
+        ]
     is_error = data.get("isError", False)
     if is_error is not False and is_error is not True:
         raise ProtocolError(f"{_call_result(tool_name)}: 'isError' must be a boolean, got {is_error!r}")
     meta = data.get("_meta")
     if meta is not None and not isinstance(meta, dict):
         optional_member(data, "_meta", dict, _call_result(tool_name))  # raises, saying what it is
-    return cls(
-        content=blocks,
+    fields: dict[str, Any] = {
+        "content": blocks,
         # Any JSON value, in both eras: 2025-11-25's schema says an object, but an array from
         # such a server is still unambiguous, and refusing it would help no one.
-        structured_content=data.get("structuredContent"),
-        is_error=is_error,
-        tool_name=tool_name,
-        meta=meta,
-        raw=data,
-        origin=origin,
-    )
+        "structured_content": data.get("structuredContent"),
+        "is_error": is_error,
+        "tool_name": tool_name,
+        "meta": meta,
+        "raw": data,
+        "origin": origin,
+    }
+    return made(cls, fields) if cls is CallToolResult else cls(**fields)  # a subclass: by its own __init__
 
 
 @dataclass(frozen=True)
