@@ -23,6 +23,8 @@ from jupyter_client.utils import run_sync
 
 #: Seconds any one cell may take.
 CELL_TIMEOUT = 60
+#: The repository: the kernel of the login scenario imports the test-only OAuth server from its tests/.
+REPO = Path(__file__).resolve().parent.parent
 
 INTERRUPT_SCENARIO = [
     # The legacy era: the test counts on initialize being request 1.
@@ -100,7 +102,8 @@ def updates(runner: nbclient.NotebookClient) -> list[dict]:
 
 
 LOGIN_SCENARIO = [
-    "import mcpsync\nfrom mcpsync.testing.oauth import OAuthTestServer\nserver = OAuthTestServer()",
+    f"import sys\nsys.path.insert(0, {str(REPO)!r})\n"  # the test-only server lives in the repository's tests/
+    "import mcpsync\nfrom tests.oauth_server import OAuthTestServer\nserver = OAuthTestServer()",
     "auth = mcpsync.OAuth(store=mcpsync.MemoryTokenStore(), interactive=True)\n"
     "with mcpsync.connect(server.url, auth=auth, timeout=30) as client:\n"
     "    print('RESULT', client.call_tool('echo', {'text': 'from the kernel'}).text)",

@@ -1,4 +1,4 @@
-"""Authorization for remote MCP servers: OAuth 2.1 as MCP specifies it, and its extensions.
+"""Layer 4, authorization for remote MCP servers: OAuth 2.1 as MCP specifies it, and its extensions.
 
 ``OAuth`` (the authorization-code flow, for a person), the grants that need
 nobody (``ClientCredentials``, ``WorkloadIdentity``, ``EnterpriseAuth``), and

@@ -1,4 +1,4 @@
-"""Layer 6, the edges: what people see. Nothing below imports them.
+"""Layer 7, the edges: what people see. Nothing below imports them.
 
 The ``mcpsync`` command, the notebook display, the one-shot helpers
 (``call_mcp``, ``parse_sse``), showing logs, and the demo.

@@ -1,4 +1,4 @@
-"""Layer 2, the wires: transports move bytes between a client and one server, and nothing else.
+"""Layer 3, the wires: transports move bytes between a client and one server, and nothing else.
 
 ``create_transport(config)`` picks the class from the configuration:
 stdio (``StdioServerConfig``, or ``type`` omitted / ``"stdio"``), Streamable

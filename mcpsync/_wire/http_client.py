@@ -28,7 +28,7 @@ Four rules of ours on top:
   (connecting, redirects, headers, body), whatever the server trickles: the
   ``Watchdog`` cuts its socket when the deadline passes, which ends a blocked
   read at once. ``cut`` does the same when the request is given up, the
-  transport closes, or Ctrl-C arrives on the main thread (``interrupts``).
+  transport closes, or Ctrl-C arrives on the main thread (``_threads.signals``).
 
 Cutting needs to know which socket an exchange is using: the connections of
 our own sessions (``http_session.new_session``), direct or through an HTTP(S)

@@ -13,7 +13,7 @@ from mcpsync import ConfigurationError
 from mcpsync._auth import browser
 from mcpsync._manager.config_files import load_config, parse_config
 from mcpsync.testing import server_config
-from mcpsync.testing.oauth import OAuthTestServer
+from tests.oauth_server import OAuthTestServer
 
 T = 20
 

@@ -11,7 +11,7 @@ import pytest
 
 import mcpsync
 from mcpsync import AuthorizationError, MemoryTokenStore
-from mcpsync.testing.oauth import OAuthTestServer
+from tests.oauth_server import OAuthTestServer
 
 T = 20
 

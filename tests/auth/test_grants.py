@@ -15,7 +15,7 @@ import mcpsync
 from mcpsync import AuthorizationError, ClientCredentials, EnterpriseAuth, WorkloadIdentity
 from mcpsync._auth import browser
 from mcpsync._auth.browser import LoopbackReceiver
-from mcpsync.testing.oauth import OAuthTestServer
+from tests.oauth_server import OAuthTestServer
 
 T = 20
 

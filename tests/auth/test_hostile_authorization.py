@@ -17,7 +17,7 @@ import mcpsync
 from mcpsync import AuthorizationError, AuthorizationRequired, ClientCredentials, MemoryTokenStore
 from mcpsync._auth.server_auth import MAX_STEP_UPS
 from mcpsync._session.channel import MAX_LOGINS
-from mcpsync.testing.oauth import OAuthTestServer
+from tests.oauth_server import OAuthTestServer
 
 T = 20
 

@@ -16,7 +16,7 @@ import mcpsync
 from mcpsync import AuthorizationError, MCPError, MemoryTokenStore
 from mcpsync._auth.http import AuthHTTP
 from mcpsync._auth.tokens import ClientInfo, request_token
-from mcpsync.testing.oauth import OAuthTestServer
+from tests.oauth_server import OAuthTestServer
 
 T = 10
 

@@ -16,7 +16,7 @@ import pytest
 
 import mcpsync
 from mcpsync import ClientCredentials, MemoryTokenStore
-from mcpsync.testing.oauth import OAuthTestServer
+from tests.oauth_server import OAuthTestServer
 
 TIMEOUT = 3.0
 #: How far past the caller's timeout a call may end (thread switches on a loaded machine).

@@ -16,7 +16,7 @@ import mcpsync
 from mcpsync import AuthorizationError, MemoryTokenStore
 from mcpsync._auth.browser import LoopbackReceiver
 from mcpsync._auth.login import code_from
-from mcpsync.testing.oauth import OAuthTestServer
+from tests.oauth_server import OAuthTestServer
 
 T = 20
 

@@ -1,4 +1,4 @@
-"""MCP's authorization against the configurable authorization server of ``mcpsync.testing.oauth``.
+"""MCP's authorization against the configurable authorization server of ``tests.oauth_server``.
 
 Each test is one rule of the specification (2025-11-25, 2026-07-28, the
 2025-03-26 fallbacks): what the client sends, in which order, and what it
@@ -23,7 +23,7 @@ import pytest
 
 import mcpsync
 from mcpsync import AuthorizationError, AuthorizationRequired, MemoryTokenStore
-from mcpsync.testing.oauth import OAuthTestServer
+from tests.oauth_server import OAuthTestServer
 
 T = 20
 

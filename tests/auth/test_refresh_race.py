@@ -21,7 +21,7 @@ import pytest
 import mcpsync
 from mcpsync import FileTokenStore, MemoryTokenStore, OAuth, TokenStoreError
 from mcpsync._auth.store import StoreLockTimeout
-from mcpsync.testing.oauth import OAuthTestServer
+from tests.oauth_server import OAuthTestServer
 
 T = 20
 THREADS = 16

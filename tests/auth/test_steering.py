@@ -19,7 +19,7 @@ import pytest
 import mcpsync
 from mcpsync import AuthorizationError, ClientCredentials, MemoryTokenStore
 from mcpsync._auth.addresses import check_url, is_local, is_loopback
-from mcpsync.testing.oauth import OAuthTestServer
+from tests.oauth_server import OAuthTestServer
 
 T = 20
 REMOTE = "mcp.example.test"

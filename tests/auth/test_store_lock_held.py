@@ -15,7 +15,7 @@ import pytest
 
 import mcpsync
 from mcpsync import FileTokenStore, OAuth, RequestTimeout
-from mcpsync.testing.oauth import OAuthTestServer
+from tests.oauth_server import OAuthTestServer
 
 T = 20
 #: Far above a 1 s timeout, far below the holder's 30 s.

@@ -19,9 +19,9 @@ import mcpsync
 from mcpsync import ClientCredentials, FileTokenStore, TokenStoreError
 from mcpsync._auth.discovery import canonical_resource
 from mcpsync._auth.store import server_key, token_key
-from mcpsync.testing.oauth import OAuthTestServer
 from tests.edges.test_cli import run
 from tests.helpers import LocalService, served
+from tests.oauth_server import OAuthTestServer
 
 T = 20
 #: Another local user (``nobody``): the tests run as root, and give files to it with chown.

@@ -61,7 +61,7 @@ import resource, signal, sys
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 import mcpsync
 from mcpsync import ClientCredentials, FileTokenStore, TokenStoreError
-from mcpsync.testing.oauth import OAuthTestServer
+from tests.oauth_server import OAuthTestServer
 resource.setrlimit(resource.RLIMIT_FSIZE, (200, resource.RLIM_INFINITY))
 with OAuthTestServer(clients={"svc": {"secret": "s"}}) as server:
     auth = ClientCredentials("svc", "s", store=FileTokenStore(sys.argv[1]))

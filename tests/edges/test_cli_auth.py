@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from mcpsync.testing.oauth import OAuthTestServer
 from tests.edges.test_cli import COMMAND_TIMEOUT, RUNS_THE_CLI, run
+from tests.oauth_server import OAuthTestServer
 
 
 def _env(home: Path) -> dict[str, str]:

@@ -78,7 +78,7 @@ def test_a_refresh_against_the_official_authorization_server(server: Server) -> 
 
 
 def test_enterprise_managed_authorization_against_the_official_id_jag_grant(tmp_path: Path) -> None:
-    from mcpsync.testing.oauth import OAuthTestServer
+    from tests.oauth_server import OAuthTestServer
 
     with OAuthTestServer(idp_id_tokens=("alice-id-token",)) as idp:
         os.environ["IDJAG_PUBLIC_KEY"] = idp.id_jag_public_key()

@@ -1,7 +1,7 @@
 """mcpsync's OAuth against oidc-provider, a certified OpenID provider from the npm registry.
 
 tests/interop/node/oidc_provider_server.mjs runs it on 127.0.0.1 as the
-authorization server of an MCP server (``mcpsync.testing.oauth``, taking its
+authorization server of an MCP server (``tests.oauth_server``, taking its
 JWT access tokens by its JWKS). What it checks is its own code, not ours:
 OpenID discovery, dynamic registration of a native client, PKCE, resource
 indicators, ``iss`` in the redirect (RFC 9207), DPoP with the nonces it
@@ -23,8 +23,8 @@ import pytest
 import requests
 
 import mcpsync
-from mcpsync.testing.oauth import OAuthTestServer
 from tests.interop.official import free_port, stop
+from tests.oauth_server import OAuthTestServer
 
 NODE_DIR = Path(__file__).with_name("node")
 SCRIPT = NODE_DIR / "oidc_provider_server.mjs"

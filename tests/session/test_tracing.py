@@ -235,6 +235,36 @@ def test_the_global_tracer_provider_is_used_by_default(tmp_path: Any) -> None:
     assert done.stdout.strip() == "['initialize', 'tools/call echo']"
 
 
+def test_a_global_provider_set_after_requests_were_untraced_takes_the_next_one() -> None:
+    """The API loaded and no provider set: requests go untraced (the proxy provider says so, without a
+    look at the environment each time); the program then sets the provider, and the very next request
+    of the same client has its span."""
+    code = textwrap.dedent(
+        """
+        from opentelemetry import trace
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+        import mcpsync
+        from mcpsync.testing import server_config
+
+        exporter = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+        with mcpsync.connect(server_config(timeout=20), protocol="legacy") as client:
+            client.call_tool("echo", {"text": "before"})
+            client.call_tool("echo", {"text": "before"})
+            trace.set_tracer_provider(provider)
+            client.call_tool("echo", {"text": "after"})
+            client.ping()
+        print(sorted(s.name for s in exporter.get_finished_spans()))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['ping', 'tools/call echo']"
+
+
 def test_a_program_that_never_imports_opentelemetry_does_not_load_it() -> None:
     """mcpsync never imports OpenTelemetry itself: a program that does not use it pays nothing (a fresh
     interpreter, where the API is installed, makes requests and has no ``opentelemetry`` module loaded)."""

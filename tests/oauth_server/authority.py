@@ -1,7 +1,7 @@
 """What the test authorization server and its protected MCP server know and decide, without HTTP: the
 variants they are configured with (``Options``), the clients, codes and tokens they hold, the metadata
 documents, the 401 challenge, the check of DPoP proofs and of an external issuer's tokens.
-``mcpsync.testing.oauth_http`` answers HTTP with it.
+``tests.oauth_server.http`` answers HTTP with it.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A protected MCP server and its authorization server, on 127.0.0.1, in this process: for tests.
 
-    from mcpsync.testing.oauth import OAuthTestServer
+    from tests.oauth_server import OAuthTestServer
 
     with OAuthTestServer() as server:
         auth = mcpsync.OAuth(on_authorize=server.approve, store=mcpsync.MemoryTokenStore())
@@ -29,8 +29,8 @@ from typing import Any, Optional
 
 import requests
 
-from .oauth_authority import Authority, Options
-from .oauth_http import AuthHTTPServer
+from .authority import Authority, Options
+from .http import AuthHTTPServer
 
 __all__ = ["OAuthTestServer", "Options"]
 
@@ -39,7 +39,7 @@ class OAuthTestServer(Authority):
     """The servers, on a free port; ``close`` (or ``with``) stops them. See the module docstring.
 
     What they hold and how they decide (``seen``, ``access_tokens``, ``migrate`` ...) is ``Authority``'s
-    (``mcpsync.testing.oauth_authority``); ``options`` are ``Options``.
+    (``tests.oauth_server.authority``); ``options`` are ``Options``.
     """
 
     def __init__(self, options: Optional[Options] = None, **changes: Any) -> None:

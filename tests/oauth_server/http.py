@@ -14,8 +14,9 @@ import time
 from typing import Any, Optional
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from .http import _Handler, _HTTPServer
-from .oauth_authority import ID_JAG, JWT_BEARER, TOKEN_EXCHANGE, Authority
+from mcpsync.testing.http import _Handler, _HTTPServer
+
+from .authority import ID_JAG, JWT_BEARER, TOKEN_EXCHANGE, Authority
 
 __all__ = ["AuthHTTPServer"]
 
