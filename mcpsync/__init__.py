@@ -14,61 +14,72 @@ public surface; everything in the underscore packages is internal.
 
 import logging as _logging
 import sys as _sys
-from typing import TYPE_CHECKING as _TYPE_CHECKING
-from typing import Optional as _Optional
+from typing import TYPE_CHECKING as _TYPE_CHECKING, Optional as _Optional
 
 from ._core import auth_hook as _auth_hook
-from ._core.authorizer import Authorizer, Refusal
-from ._core.endpoint import TransportStats
+from ._core.authorizer import (
+    Authorizer as Authorizer,
+    Refusal as Refusal,
+)
+from ._core.endpoint import (
+    TransportStats as TransportStats,
+)
 from ._core.errors import (
     AuthorizationError,
     AuthorizationRequired,
     ConfigurationError,
-    ConfigurationWarning,
+    ConfigurationWarning as ConfigurationWarning,
     ConnectError,
-    HeaderMismatch,
+    HeaderMismatch as HeaderMismatch,
     HTTPStatusError,
-    InvalidMessage,
+    InvalidMessage as InvalidMessage,
     MCPError,
     MCPWarning,
-    MessageTooLarge,
-    MissingClientCapability,
-    NoResponseError,
-    NotSupportedError,
+    MessageTooLarge as MessageTooLarge,
+    MissingClientCapability as MissingClientCapability,
+    NoResponseError as NoResponseError,
+    NotSupportedError as NotSupportedError,
     ProtocolError,
-    ProtocolWarning,
-    RequestCancelled,
+    ProtocolWarning as ProtocolWarning,
+    RequestCancelled as RequestCancelled,
     RequestTimeout,
     ServerError,
     ServerUnavailable,
-    SessionExpired,
-    TokenStoreError,
+    SessionExpired as SessionExpired,
+    TokenStoreError as TokenStoreError,
     TransportClosed,
     TransportError,
     UnknownNameError,
     URLElicitation,
-    URLElicitationRequired,
-    WriteTimeout,
+    URLElicitationRequired as URLElicitationRequired,
+    WriteTimeout as WriteTimeout,
 )
 from ._core.feature_errors import (
-    CapabilityNotDeclared,
-    CapabilityNotServed,
-    ExtensionNotDeclared,
-    HandlerResultError,
+    CapabilityNotDeclared as CapabilityNotDeclared,
+    CapabilityNotServed as CapabilityNotServed,
+    ExtensionNotDeclared as ExtensionNotDeclared,
+    HandlerResultError as HandlerResultError,
     OutputSchemaError,
-    PageLimitExceeded,
-    SkillVerificationError,
+    PageLimitExceeded as PageLimitExceeded,
+    SkillVerificationError as SkillVerificationError,
     TaskCancelled,
-    TaskNotFound,
+    TaskNotFound as TaskNotFound,
     ToolError,
-    UnsupportedProtocolVersion,
+    UnsupportedProtocolVersion as UnsupportedProtocolVersion,
 )
 from ._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout
 from ._session import result_hooks as _result_hooks
 from ._session.app_view import AppView
-from ._session.apps import ToolUi, UiCsp, UiResourceMeta
+from ._session.apps import (
+    ToolUi as ToolUi,
+    UiCsp as UiCsp,
+    UiResourceMeta as UiResourceMeta,
+)
 from ._session.cancel_scope import CancelScope
-from ._session.client import Client, ClientState
+from ._session.client import (
+    Client,
+    ClientState as ClientState,
+)
 from ._session.connect import connect
 from ._session.content import (
     AudioContent,
@@ -78,18 +89,18 @@ from ._session.content import (
     ResourceContents,
     ResourceLink,
     TextContent,
-    UnknownContent,
+    UnknownContent as UnknownContent,
 )
 from ._session.elicitation import elicitation_defaults
 from ._session.models import (
     CallToolResult,
     Completion,
     GetPromptResult,
-    Icon,
+    Icon as Icon,
     Page,
     Prompt,
-    PromptArgument,
-    PromptMessage,
+    PromptArgument as PromptArgument,
+    PromptMessage as PromptMessage,
     ReadResourceResult,
     Resource,
     ResourceTemplate,
@@ -97,17 +108,26 @@ from ._session.models import (
     Tool,
 )
 from ._session.negotiation import (
-    ALL_PROTOCOL_VERSIONS,
-    HANDSHAKE_PROTOCOL_VERSIONS,
+    ALL_PROTOCOL_VERSIONS as ALL_PROTOCOL_VERSIONS,
+    HANDSHAKE_PROTOCOL_VERSIONS as HANDSHAKE_PROTOCOL_VERSIONS,
     LATEST_PROTOCOL_VERSION,
-    MODERN_PROTOCOL_VERSIONS,
-    SUPPORTED_PROTOCOL_VERSIONS,
+    MODERN_PROTOCOL_VERSIONS as MODERN_PROTOCOL_VERSIONS,
+    SUPPORTED_PROTOCOL_VERSIONS as SUPPORTED_PROTOCOL_VERSIONS,
 )
 from ._session.progress_bars import set_progress_bars
-from ._session.skills import LoadedSkill, Skill, SkillDirectory, SkillResource
+from ._session.skills import (
+    LoadedSkill,
+    Skill,
+    SkillDirectory as SkillDirectory,
+    SkillResource as SkillResource,
+)
 from ._session.tasks import ToolTask
 from ._version import __version__
-from ._wire import StdioTransport, Transport, create_transport
+from ._wire import (
+    StdioTransport as StdioTransport,
+    Transport as Transport,
+    create_transport,
+)
 from ._wire.config import HTTPServerConfig, ServerConfig, StdioServerConfig
 
 if _TYPE_CHECKING:
@@ -117,19 +137,47 @@ if _TYPE_CHECKING:
         FileTokenStore,
         MemoryTokenStore,
         OAuth,
-        TokenStore,
+        TokenStore as TokenStore,
         WorkloadIdentity,
     )
-    from ._edges.apps.bridge import AppBridge
-    from ._edges.apps.notebook import AppWidget, show_app
-    from ._edges.frameworks.common import OfferedTool
-    from ._edges.llm import ToolBox, ToolDefinitions
+    from ._edges.apps.bridge import (
+        AppBridge as AppBridge,
+    )
+    from ._edges.apps.notebook import (
+        AppWidget as AppWidget,
+        show_app,
+    )
+    from ._edges.frameworks.common import (
+        OfferedTool as OfferedTool,
+    )
+    from ._edges.llm import (
+        ToolBox,
+        ToolDefinitions as ToolDefinitions,
+    )
     from ._edges.logs import show_logs
-    from ._edges.oneshot import call_mcp, parse_sse
-    from ._manager.config_files import LoadedConfig, ServerEntry, discover_config_files, load_config, parse_config
+    from ._edges.oneshot import (
+        call_mcp,
+        parse_sse as parse_sse,
+    )
+    from ._manager.config_files import (
+        LoadedConfig as LoadedConfig,
+        ServerEntry as ServerEntry,
+        discover_config_files,
+        load_config,
+        parse_config,
+    )
     from ._manager.manager import Manager
-    from ._manager.records import ManagedPrompt, ManagedResource, ManagedTool, ServerState, ServerStatus
-    from ._wire import SSETransport, StreamableHTTPTransport
+    from ._manager.records import (
+        ManagedPrompt as ManagedPrompt,
+        ManagedResource as ManagedResource,
+        ManagedTool,
+        ServerState,
+        ServerStatus,
+    )
+    from ._wire import (
+        SSETransport as SSETransport,
+        StreamableHTTPTransport as StreamableHTTPTransport,
+    )
 
 #: Names imported on first use, not on `import mcpsync`: those whose modules load
 #: requests, and the manager and configuration files, which a one-server script never needs.
@@ -219,7 +267,83 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+#: What everyday code writes, and ``from mcpsync import *`` gives (issue 38: about httpx's 70). The
+#: other public names (``_PUBLIC``) are as reachable as ever, as ``mcpsync.X``, and each has a
+#: documented home besides: ``mcpsync.errors`` (every error and warning) or ``mcpsync.types``.
 __all__ = [
+    "DEFAULT_TIMEOUT",
+    "LATEST_PROTOCOL_VERSION",
+    "USE_DEFAULT",
+    "AppView",
+    "AudioContent",
+    "AuthorizationError",
+    "AuthorizationRequired",
+    "CallToolResult",
+    "CancelScope",
+    "Client",
+    "ClientCredentials",
+    "Completion",
+    "ConfigurationError",
+    "ConnectError",
+    "ContentBlock",
+    "EmbeddedResource",
+    "EnterpriseAuth",
+    "FileTokenStore",
+    "GetPromptResult",
+    "HTTPServerConfig",
+    "HTTPStatusError",
+    "ImageContent",
+    "LoadedSkill",
+    "MCPError",
+    "MCPWarning",
+    "ManagedTool",
+    "Manager",
+    "MemoryTokenStore",
+    "OAuth",
+    "OutputSchemaError",
+    "Page",
+    "Prompt",
+    "ProtocolError",
+    "ReadResourceResult",
+    "RequestTimeout",
+    "Resource",
+    "ResourceContents",
+    "ResourceLink",
+    "ResourceTemplate",
+    "ServerConfig",
+    "ServerError",
+    "ServerInfo",
+    "ServerState",
+    "ServerStatus",
+    "ServerUnavailable",
+    "Skill",
+    "StdioServerConfig",
+    "TaskCancelled",
+    "TextContent",
+    "Timeout",
+    "Tool",
+    "ToolBox",
+    "ToolError",
+    "ToolTask",
+    "TransportClosed",
+    "TransportError",
+    "URLElicitation",
+    "UnknownNameError",
+    "WorkloadIdentity",
+    "__version__",
+    "call_mcp",
+    "connect",
+    "create_transport",
+    "discover_config_files",
+    "elicitation_defaults",
+    "load_config",
+    "parse_config",
+    "set_progress_bars",
+    "show_app",
+    "show_logs",
+]
+#: Every public name: ``__all__``, ``mcpsync.errors.__all__`` and ``mcpsync.types.__all__``.
+_PUBLIC = (
     "ALL_PROTOCOL_VERSIONS",
     "DEFAULT_TIMEOUT",
     "HANDSHAKE_PROTOCOL_VERSIONS",
@@ -342,9 +466,9 @@ __all__ = [
     "set_progress_bars",
     "show_app",
     "show_logs",
-]
+)
 
-for _name in __all__:
+for _name in _PUBLIC:
     if _name not in _LAZY:
         _rehome(globals()[_name])
 del _name

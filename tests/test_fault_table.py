@@ -24,7 +24,7 @@ REFERENCE = re.compile(r"`(tests/[\w/]+\.py)::(\w+)`")
 #: mcpsync's public errors, by name.
 ERRORS = {
     name
-    for name in mcpsync.__all__
+    for name in mcpsync._PUBLIC
     if isinstance(getattr(mcpsync, name), type) and issubclass(getattr(mcpsync, name), BaseException)
 }
 

@@ -27,6 +27,8 @@ LAYERS = {
     "testing": 7,
     "__init__": 8,
     "__main__": 8,
+    "errors": 8,
+    "types": 8,
 }
 #: What the protocol core never touches: it does no I/O and starts no thread.
 CORE_FORBIDDEN = {"socket", "select", "subprocess", "signal", "requests", "urllib3", "http", "selectors", "asyncio"}

@@ -11,8 +11,7 @@ import collections
 import itertools
 import threading
 import time
-from concurrent.futures import CancelledError, Future, InvalidStateError
-from concurrent.futures import _base as _futures
+from concurrent.futures import CancelledError, Future, InvalidStateError, _base as _futures
 from typing import Any, Callable, Optional
 
 __all__ = ["PendingRequests", "RequestFuture"]

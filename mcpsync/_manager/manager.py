@@ -60,8 +60,7 @@ from .config_files import LoadedConfig, load_config, parse_config
 from .naming import DEFAULT_SEPARATOR, Collision, qualify_all, server_prefix
 from .reconnect import ReconnectPolicy
 from .records import ManagedPrompt, ManagedResource, ManagedTool, ServerState, ServerStatus
-from .supervisor import POLL as _POLL
-from .supervisor import ManagerLink, ServerSupervisor
+from .supervisor import POLL as _POLL, ManagerLink, ServerSupervisor
 from .tool_cache import ToolCache
 from .tool_filter import Patterns, filters_for, unmatched_patterns
 

@@ -31,8 +31,7 @@ from .._core.timeouts import USE_DEFAULT, Deadline, Timeout, check_timeout, reso
 from .._threads.signals import DEFERRED
 from .._version import __version__
 from .._wire.base import Transport, TransportStats
-from . import apps as ui_extension
-from . import exit_cleanup, negotiation, server_capabilities
+from . import apps as ui_extension, exit_cleanup, negotiation, server_capabilities
 from .cache import DISCOVER_KEY, ListCache
 from .channel import Channel
 from .dispatch import Dispatcher

@@ -40,8 +40,7 @@ from typing import Any, Callable, Optional
 from .._core.errors import MCPError, ProtocolError, RequestTimeout, ServerError
 from .._core.feature_errors import TaskCancelled
 from .._core.timeouts import USE_DEFAULT, Timeout, resolve_timeout
-from .cancel_scope import outside_scopes
-from .cancel_scope import pause as sleep
+from .cancel_scope import outside_scopes, pause as sleep
 from .input_required import too_many_inputs
 from .progress import ProgressCallback
 from .tracebacks import short_interrupts

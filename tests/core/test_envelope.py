@@ -3,8 +3,7 @@
 import json
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from mcpsync import InvalidMessage
 from mcpsync._core import envelope as schema

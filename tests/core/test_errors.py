@@ -54,11 +54,12 @@ def test_feature_errors_are_public_mcp_errors() -> None:
     roots. Promise: each is an ``MCPError``, exported by ``mcpsync`` under its own name and shown
     as ``mcpsync.X`` (``tests/test_public_api.py`` walks ``errors.__all__`` alone)."""
     import mcpsync
+    import mcpsync.errors
     from mcpsync._core import feature_errors
 
     assert feature_errors.__all__
     for name in feature_errors.__all__:
         kind = getattr(feature_errors, name)
         assert issubclass(kind, mcpsync.MCPError), name
-        assert getattr(mcpsync, name) is kind and name in mcpsync.__all__, name
+        assert getattr(mcpsync, name) is kind and name in mcpsync.errors.__all__, name
         assert kind.__module__ == "mcpsync", name

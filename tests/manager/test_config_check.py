@@ -9,8 +9,7 @@ import subprocess
 import sys
 from typing import Any
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from mcpsync._manager.config_check import plainly_valid
 from mcpsync._manager.config_files import _validators

@@ -22,12 +22,10 @@ import requests
 
 import mcpsync
 from mcpsync import HTTPStatusError, MissingClientCapability, ProtocolError, ServerError, UnsupportedProtocolVersion
-from mcpsync._session import era as era_module
-from mcpsync._session import negotiation as negotiation_module
+from mcpsync._session import era as era_module, negotiation as negotiation_module
 from mcpsync.testing import server_command
 from tests.helpers import wait_for
-from tests.http_server import KINDS
-from tests.http_server import server_target as serving
+from tests.http_server import KINDS, server_target as serving
 
 pytestmark = pytest.mark.usefixtures("server_in_thread")
 

@@ -27,8 +27,7 @@ from mcpsync._session import skills as skills_module
 from mcpsync._session.skill_frontmatter import parse_frontmatter
 from mcpsync.testing import server_command
 from mcpsync.testing.skills import GREETER, LIVE_NOTES, REFUNDS, REFUNDS_POLICY, REFUNDS_TABLE
-from tests.http_server import KINDS
-from tests.http_server import server_target as serving
+from tests.http_server import KINDS, server_target as serving
 
 pytestmark = pytest.mark.usefixtures("server_in_thread")
 
