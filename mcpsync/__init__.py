@@ -69,7 +69,6 @@ from ._core.feature_errors import (
 )
 from ._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout
 from ._session import result_hooks as _result_hooks
-from ._session.app_view import AppView
 from ._session.apps import (
     ToolUi as ToolUi,
     UiCsp as UiCsp,
@@ -174,6 +173,7 @@ if _TYPE_CHECKING:
         ServerState,
         ServerStatus,
     )
+    from ._session.app_view import AppView
     from ._wire import (
         SSETransport as SSETransport,
         StreamableHTTPTransport as StreamableHTTPTransport,
@@ -195,6 +195,7 @@ _LAZY = {
     "parse_sse": "mcpsync._edges.oneshot",
     "show_logs": "mcpsync._edges.logs",
     "AppBridge": "mcpsync._edges.apps.bridge",
+    "AppView": "mcpsync._session.app_view",
     "AppWidget": "mcpsync._edges.apps.notebook",
     "show_app": "mcpsync._edges.apps.notebook",
     "OfferedTool": "mcpsync._edges.frameworks.common",
@@ -224,7 +225,7 @@ def _default_auth() -> Authorizer:
 _auth_hook.default_auth = _default_auth
 
 
-def _app_view(result: CallToolResult) -> _Optional[AppView]:
+def _app_view(result: CallToolResult) -> "_Optional[AppView]":
     """``CallToolResult.ui``: the view of the call that made ``result`` (see ``_session.app_resources``)."""
     from ._session.app_resources import view_of_result
 

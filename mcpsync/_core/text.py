@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
-import html
 import re
 from collections.abc import Iterable
 from typing import Optional, Union
@@ -41,6 +39,8 @@ def cut(text: str, limit: int) -> str:
 
 def did_you_mean(word: str, known: Iterable[str], *, n: int = 3, cutoff: float = 0.6) -> str:
     """``"; did you mean 'x'?"`` naming the ``known`` names closest to ``word`` (difflib), or ``""`` for none."""
+    import difflib  # lazily: only a wrong name needs it
+
     close = difflib.get_close_matches(word, list(known), n=n, cutoff=cutoff)
     return f"; did you mean {', '.join(map(repr, close))}?" if close else ""
 
@@ -49,6 +49,8 @@ def excerpt(text: str, limit: int = EXCERPT_LIMIT) -> str:
     """The readable words of a body, on one line: an HTML page's tags (and its head, scripts and styles)
     left out, entities decoded, white space collapsed, cut to ``limit``."""
     if "<" in text and ">" in text:
+        import html  # lazily: only an error body that is a page needs it (`import mcpsync` stays light)
+
         text = html.unescape(_TAG.sub(" ", _HIDDEN.sub(" ", text)))
     return cut(_SPACE.sub(" ", text).strip(), limit)
 

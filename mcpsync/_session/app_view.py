@@ -31,7 +31,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Optional
-from urllib.parse import urlsplit
 
 from .._core.errors import ProtocolWarning
 from .apps import CSP_LISTS, UiResourceMeta
@@ -117,7 +116,9 @@ def is_local_server(client: Any) -> bool:
         return False
     if getattr(transport, "kind", "") == "stdio":
         return True
-    from .._auth.addresses import is_local  # lazily, as in _refused
+    from urllib.parse import urlsplit  # lazily, as is_local: `import mcpsync` needs neither
+
+    from .._auth.addresses import is_local
 
     url = getattr(transport, "url", None)
     return isinstance(url, str) and is_local(urlsplit(url).hostname or "")

@@ -6,7 +6,6 @@ import dataclasses
 import logging
 from collections.abc import Mapping
 from typing import Any, Callable, Literal, Optional, Union
-from urllib.parse import urlsplit
 
 from .._core.authorizer import Authorizer
 from .._core.errors import ConfigurationError, HTTPStatusError, MCPError
@@ -201,6 +200,8 @@ def handshake(
 
 def _other_type(error: HTTPStatusError, config: HTTPServerConfig) -> Optional[str]:
     """What to say when a type given explicitly is refused and the server looks like the other type."""
+    from urllib.parse import urlsplit  # lazily: an HTTP server's connect; `import mcpsync` needs none
+
     path = urlsplit(config.url).path.rstrip("/")
     if config.type == "http" and (error.status_code == 405 or path.endswith("/sse")):
         return 'this looks like an HTTP+SSE server: use type "sse"'

@@ -8,8 +8,8 @@ names no client there either.
 
 from __future__ import annotations
 
+import os
 import threading
-import uuid
 import weakref
 from typing import Any
 
@@ -27,7 +27,7 @@ def key_of(client: Any) -> str:
     with _LOCK:
         key = _KEYS.get(client)
         if key is None:
-            key = _KEYS[client] = uuid.uuid4().hex
+            key = _KEYS[client] = os.urandom(16).hex()  # (not uuid: it imports platform, 1.3 ms)
             _CLIENTS[key] = client
         return key
 

@@ -18,7 +18,6 @@ them: ``call_tool(progress_bar=...)``. tqdm is imported only for a bar.
 from __future__ import annotations
 
 import functools
-import html
 import sys
 import threading
 from typing import Any, Optional, Union
@@ -158,6 +157,8 @@ class _FinalState:
         return self.text
 
     def _repr_html_(self) -> str:
+        import html  # lazily: only a notebook shows it (`import mcpsync` stays light)
+
         return f"<pre style='margin:0'>{html.escape(self.text)}</pre>"
 
 

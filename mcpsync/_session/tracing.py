@@ -31,7 +31,6 @@ import sys
 from collections.abc import Mapping
 from concurrent.futures import CancelledError, Future
 from typing import Any, Optional
-from urllib.parse import urlsplit
 
 from .._core.errors import ServerError
 from .._version import __version__
@@ -167,6 +166,8 @@ class Tracing:
 
             network: dict[str, Any] = {}
             if isinstance(self.transport, HTTPTransportBase):
+                from urllib.parse import urlsplit  # lazily: only a traced HTTP request needs it
+
                 parts = urlsplit(self.transport.url)
                 network["network.transport"] = "tcp"
                 network["network.protocol.name"] = "http"
