@@ -16,7 +16,7 @@ from .._core.feature_errors import ToolError
 from .._session.connect import connect
 from .._session.models import parameters_signature
 from ..testing import server_config
-from .cli_format import table
+from .cli.format import table
 
 __all__ = ["run_demo"]
 

@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 
 import mcpsync
-from mcpsync._edges import cli, cli_words
+from mcpsync._edges import cli
+from mcpsync._edges.cli import words as cli_words
 from mcpsync.testing import server_command
 from mcpsync.testing.catalogue import PIXEL_PNG, TOOLS
 from tests.http_server import running_http_server
@@ -228,7 +229,7 @@ def test_structured_null_is_printed_and_absent_is_not() -> None:
     more than its content. The unfixed CLI showed neither."""
     from io import StringIO
 
-    from mcpsync._edges.cli_format import write_tool_result
+    from mcpsync._edges.cli.format import write_tool_result
 
     shown = StringIO()
     write_tool_result(mcpsync.CallToolResult.from_dict({"content": [], "structuredContent": None}), shown)

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from mcpsync._edges import cli, cli_words
+from mcpsync._edges import cli
+from mcpsync._edges.cli import words as cli_words
 from mcpsync.testing import server_command
 from tests.edges.test_cli import INLINE, RUNS_THE_CLI, SERVER_ENV, assert_usage_error, home, lines, run, write_config
 

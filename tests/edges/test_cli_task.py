@@ -44,7 +44,7 @@ def test_task_usage_errors_exit_2(argv: list[str], message: str, capsys: pytest.
 def test_a_task_id_that_starts_with_a_dash_is_the_id_not_an_option(argv: list[str], expected: list[str]) -> None:
     """Task ids are opaque and may start with ``-`` (the official SDK's do, one time in 64): as the
     last word after the action it is read as the ID; an option of mcpsync there stays an option."""
-    from mcpsync._edges.cli_args import build_parser, task_id_as_word
+    from mcpsync._edges.cli.args import build_parser, task_id_as_word
 
     assert task_id_as_word(argv, build_parser()) == expected
 

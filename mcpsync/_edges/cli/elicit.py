@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Optional, TextIO
 
-from .._session.elicitation import elicitation_defaults
+from ..._session.elicitation import elicitation_defaults
 
 __all__ = ["TerminalElicitation"]
 

@@ -89,11 +89,12 @@ import sys
 import traceback
 from typing import Any, Callable, Optional, TextIO
 
-from .._core.errors import ConfigurationError, MCPError, MissingClientCapability, UnknownNameError
-from .._core.timeouts import USE_DEFAULT, Timeout
-from .._manager.manager import Manager
-from .._manager.trust import TrustStore
-from .cli_args import (
+from ..._core.errors import ConfigurationError, MCPError, MissingClientCapability, UnknownNameError
+from ..._core.timeouts import USE_DEFAULT, Timeout
+from ..._manager.manager import Manager
+from ..._manager.trust import TrustStore
+from ..logs import TerminalFormatter
+from .args import (
     build_parser,
     load_servers,
     only_server,
@@ -101,16 +102,15 @@ from .cli_args import (
     root_uris,
     task_id_as_word,
 )
-from .cli_commands import CAPABILITY_OPTIONS, COMMANDS, EXIT_FAILURE, Run
-from .cli_elicit import TerminalElicitation
-from .cli_format import TerminalText, is_terminal
-from .cli_trust import check_project_trust
-from .cli_words import UsageError
-from .logs import TerminalFormatter
+from .commands import CAPABILITY_OPTIONS, COMMANDS, EXIT_FAILURE, Run
+from .elicit import TerminalElicitation
+from .format import TerminalText, is_terminal
+from .trust import check_project_trust
+from .words import UsageError
 
 __all__ = ["main"]
 
-#: Bad usage, configuration, or name (success and failure: see ``cli_commands``).
+#: Bad usage, configuration, or name (success and failure: see ``cli.commands``).
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
@@ -216,7 +216,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     if args.command == "demo":
-        from .demo import run_demo
+        from ..demo import run_demo
 
         return run_demo()
     # Plain text shows what a terminal would act on (escape sequences a server sent, say); --json is
@@ -226,11 +226,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     _warn_as_the_command(err)
     try:
         if args.command in ("login", "logout", "auth"):
-            from .cli_auth import run_auth_command
+            from .auth import run_auth_command
 
             return run_auth_command(args, out, err)
         if args.command == "config":
-            from .cli_config import run_config_command
+            from .config import run_config_command
 
             return run_config_command(args, out)
         return _run(args, out, err)
@@ -252,7 +252,7 @@ def _warn_as_the_command(err: TextIO) -> None:
     own lines, ``mcpsync: warning: ...``: no Python file and line, which would name mcpsync's code."""
     import warnings
 
-    from .._core.errors import MCPWarning
+    from ..._core.errors import MCPWarning
 
     shown = warnings.showwarning
 

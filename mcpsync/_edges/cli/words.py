@@ -9,8 +9,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, Union
 
-from .._core import jsonrpc
-from .._core.text import cut, did_you_mean
+from ..._core import jsonrpc
+from ..._core.text import cut, did_you_mean
 
 __all__ = [
     "UsageError",

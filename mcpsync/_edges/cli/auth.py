@@ -20,13 +20,13 @@ import dataclasses
 import time
 from typing import Any, Optional, TextIO
 
-from .._auth import FileTokenStore, OAuth, ServerAuth, TokenStore
-from .._core.errors import AuthorizationRequired, TokenStoreError
-from .._session.connect import connect
-from .._wire.config import HTTPServerConfig
-from .cli_args import load_servers, only_server, place_positionals
-from .cli_format import table, write_json
-from .cli_words import UsageError
+from ..._auth import FileTokenStore, OAuth, ServerAuth, TokenStore
+from ..._core.errors import AuthorizationRequired, TokenStoreError
+from ..._session.connect import connect
+from ..._wire.config import HTTPServerConfig
+from .args import load_servers, only_server, place_positionals
+from .format import table, write_json
+from .words import UsageError
 
 __all__ = ["run_auth_command"]
 

@@ -1,5 +1,5 @@
 """The ``mcpsync`` command's arguments: the parser, and which servers and names they give (a tool
-call's own arguments: ``cli_words``).
+call's own arguments: ``words``).
 
 Nothing here starts a server: what the words say is checked first, so that a
 typo fails at once (exit code 2) rather than after every server has started.
@@ -15,15 +15,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from .._core.errors import ConfigurationError, UnknownNameError
-from .._core.text import did_you_mean
-from .._manager.client_files import CLIENTS, check_clients
-from .._manager.config_files import LoadedConfig, ServerEntry, load_config
-from .._manager.discovery_report import places_looked_at
-from .._manager.naming import server_prefix
-from .._version import __version__
-from .._wire.config import HTTPServerConfig, StdioServerConfig, server_config_from
-from .cli_words import UsageError, quoted, split_tool_arguments
+from ..._core.errors import ConfigurationError, UnknownNameError
+from ..._core.text import did_you_mean
+from ..._manager.client_files import CLIENTS, check_clients
+from ..._manager.config_files import LoadedConfig, ServerEntry, load_config
+from ..._manager.discovery_report import places_looked_at
+from ..._manager.naming import server_prefix
+from ..._version import __version__
+from ..._wire.config import HTTPServerConfig, StdioServerConfig, server_config_from
+from .words import UsageError, quoted, split_tool_arguments
 
 __all__ = [
     "INLINE_NAME",

@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Callable, Optional, TextIO
 
-from .._manager.config_files import CONFIG_ENV_VAR, LoadedConfig, ServerEntry, candidate_files
-from .._manager.trust import TrustStore
-from .._wire.config import HTTPServerConfig, StdioServerConfig
-from .cli_words import UsageError
+from ..._manager.config_files import CONFIG_ENV_VAR, LoadedConfig, ServerEntry, candidate_files
+from ..._manager.trust import TrustStore
+from ..._wire.config import HTTPServerConfig, StdioServerConfig
+from .words import UsageError
 
 __all__ = ["check_project_trust", "project_files"]
 

@@ -16,16 +16,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, TextIO, TypeVar
 
-from .._core.errors import MCPError, UnknownNameError
-from .._core.text import did_you_mean, first_line
-from .._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout
-from .._manager.manager import Manager, ServerState, ServerStatus
-from .._manager.naming import server_prefix
-from .._session.client import Client
-from .._session.models import CallToolResult, parameters_signature
-from .._session.server_capabilities import items_served
-from .._session.tasks import status_as_progress
-from .cli_format import (
+from ..._core.errors import MCPError, UnknownNameError
+from ..._core.text import did_you_mean, first_line
+from ..._core.timeouts import DEFAULT_TIMEOUT, USE_DEFAULT, Timeout
+from ..._manager.manager import Manager, ServerState, ServerStatus
+from ..._manager.naming import server_prefix
+from ..._session.client import Client
+from ..._session.models import CallToolResult, parameters_signature
+from ..._session.server_capabilities import items_served
+from ..._session.tasks import status_as_progress
+from .format import (
     ProgressLine,
     describe_contents,
     is_terminal,
@@ -35,7 +35,7 @@ from .cli_format import (
     write_prompt,
     write_tool_result,
 )
-from .cli_words import UsageError, check_argument_names, missing_required, tool_arguments
+from .words import UsageError, check_argument_names, missing_required, tool_arguments
 
 __all__ = ["CAPABILITY_OPTIONS", "COMMANDS", "EXIT_FAILURE", "EXIT_OK", "Run"]
 

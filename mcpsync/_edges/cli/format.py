@@ -12,8 +12,8 @@ import shutil
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Optional, TextIO
 
-from .._core.text import for_terminal
-from .._session.content import (
+from ..._core.text import for_terminal
+from ..._session.content import (
     AudioContent,
     ContentBlock,
     EmbeddedResource,
@@ -22,10 +22,10 @@ from .._session.content import (
     ResourceLink,
     TextContent,
 )
-from .._session.models import CallToolResult, GetPromptResult
+from ..._session.models import CallToolResult, GetPromptResult
 
 if TYPE_CHECKING:
-    from .._manager.manager import ServerStatus
+    from ..._manager.manager import ServerStatus
 
 __all__ = [
     "ProgressLine",

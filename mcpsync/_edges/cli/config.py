@@ -14,11 +14,11 @@ from __future__ import annotations
 import argparse
 from typing import Any, Optional, TextIO
 
-from .._core.text import cut
-from .._manager.discovery_report import FileReport, shown_path, survey_config_files
-from .._manager.trust import TrustStore
-from .cli_format import CELL_LIMIT, table, write_json
-from .cli_words import UsageError
+from ..._core.text import cut
+from ..._manager.discovery_report import FileReport, shown_path, survey_config_files
+from ..._manager.trust import TrustStore
+from .format import CELL_LIMIT, table, write_json
+from .words import UsageError
 
 __all__ = ["run_config_command"]
 
