@@ -149,14 +149,14 @@ if _TYPE_CHECKING:
     from ._edges.frameworks.common import (
         OfferedTool as OfferedTool,
     )
-    from ._edges.llm import (
-        ToolBox,
-        ToolDefinitions as ToolDefinitions,
-    )
     from ._edges.logs import show_logs
     from ._edges.oneshot import (
         call_mcp,
         parse_sse as parse_sse,
+    )
+    from ._edges.toolbox.box import (
+        ToolBox,
+        ToolDefinitions as ToolDefinitions,
     )
     from ._manager.config_files import (
         LoadedConfig as LoadedConfig,
@@ -199,8 +199,8 @@ _LAZY = {
     "AppWidget": "mcpsync._edges.apps.notebook",
     "show_app": "mcpsync._edges.apps.notebook",
     "OfferedTool": "mcpsync._edges.frameworks.common",
-    "ToolBox": "mcpsync._edges.llm",
-    "ToolDefinitions": "mcpsync._edges.llm",
+    "ToolBox": "mcpsync._edges.toolbox.box",
+    "ToolDefinitions": "mcpsync._edges.toolbox.box",
     "LoadedConfig": "mcpsync._manager.config_files",
     "ServerEntry": "mcpsync._manager.config_files",
     "discover_config_files": "mcpsync._manager.config_files",

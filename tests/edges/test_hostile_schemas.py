@@ -16,7 +16,7 @@ import pytest
 import mcpsync
 from mcpsync import ToolBox
 from mcpsync._edges.frameworks.common import OfferedTool, adapted
-from mcpsync._edges.llm_schemas import FORMATS, MAX_NODES, MAX_SCHEMA_DEPTH, adapt_schema, over_budget
+from mcpsync._edges.toolbox.schemas import FORMATS, MAX_NODES, MAX_SCHEMA_DEPTH, adapt_schema, over_budget
 from mcpsync._session.models import Tool
 from mcpsync.testing import server_command
 from tests.deferred import deferred

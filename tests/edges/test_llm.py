@@ -17,8 +17,8 @@ import pytest
 
 import mcpsync
 from mcpsync import CallToolResult, ToolBox
-from mcpsync._edges.llm_formats import tool_result as _tool_result
-from mcpsync._edges.llm_schemas import FORMATS, MAX_NAME, adapt_schema, safe_names
+from mcpsync._edges.toolbox.formats import tool_result as _tool_result
+from mcpsync._edges.toolbox.schemas import FORMATS, MAX_NAME, adapt_schema, safe_names
 from mcpsync.testing import server_command, server_config
 from tests.deferred import deferred
 from tests.edges.sdk_types import assert_fits

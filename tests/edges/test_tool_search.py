@@ -22,7 +22,7 @@ import pytest
 
 import mcpsync
 from mcpsync import CallToolResult, ConfigurationWarning, ToolBox
-from mcpsync._edges.tool_search import MAX_INDEXED, ToolIndex, words
+from mcpsync._edges.toolbox.search import MAX_INDEXED, ToolIndex, words
 from mcpsync._manager.records import ManagedTool
 from mcpsync._session.models import Tool
 from mcpsync.testing.synthetic import answer, synthetic_tools

@@ -98,7 +98,7 @@ def content_parts(result: CallToolResult) -> list[Union[str, ImageContent]]:
 
 
 class Box(Protocol):
-    """What an integration uses of a ``ToolBox`` (typed here, where ``llm`` cannot be imported: it imports us)."""
+    """What an integration uses of a ``ToolBox`` (typed here: ``toolbox.box`` cannot be imported, it imports us)."""
 
     def offered(self) -> list[OfferedTool]: ...
 

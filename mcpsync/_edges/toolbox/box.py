@@ -36,7 +36,7 @@ import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any, Callable, Optional
 
-from .._core.errors import (
+from ..._core.errors import (
     AuthorizationError,
     ConfigurationError,
     ConfigurationWarning,
@@ -44,15 +44,15 @@ from .._core.errors import (
     TransportError,
     UnknownNameError,
 )
-from .._core.timeouts import USE_DEFAULT, Timeout
-from .._manager.naming import qualify_all
-from .._manager.tool_filter import Patterns, ToolFilter, filters_for, unmatched_patterns
-from .._session.client import Client
-from .._session.models import CallToolResult, Tool
-from .frameworks.common import OfferedTool
-from .llm_formats import as_dict, definition, read_call, result_of, tool_result
-from .llm_schemas import FORMATS, adapt_schema, over_budget, safe_names
-from .tool_search import DEFAULT_LIMIT, VENDOR_SEARCH, ToolSearch
+from ..._core.timeouts import USE_DEFAULT, Timeout
+from ..._manager.naming import qualify_all
+from ..._manager.tool_filter import Patterns, ToolFilter, filters_for, unmatched_patterns
+from ..._session.client import Client
+from ..._session.models import CallToolResult, Tool
+from ..frameworks.common import OfferedTool
+from .formats import as_dict, definition, read_call, result_of, tool_result
+from .schemas import FORMATS, adapt_schema, over_budget, safe_names
+from .search import DEFAULT_LIMIT, VENDOR_SEARCH, ToolSearch
 
 __all__ = ["FORMATS", "ToolBox", "ToolDefinitions"]
 
@@ -359,7 +359,7 @@ class ToolBox:
         Raises:
             ImportError: langchain-core is not installed (the message says ``pip install langchain-core``).
         """
-        from .frameworks.langchain import langchain_tools
+        from ..frameworks.langchain import langchain_tools
 
         return langchain_tools(self, timeout)
 
@@ -374,7 +374,7 @@ class ToolBox:
         Raises:
             ImportError: llama-index-core is not installed (the message says ``pip install llama-index-core``).
         """
-        from .frameworks.llama_index import llama_index_tools
+        from ..frameworks.llama_index import llama_index_tools
 
         return llama_index_tools(self, timeout)
 
@@ -388,7 +388,7 @@ class ToolBox:
         Raises:
             ImportError: smolagents is not installed (the message says ``pip install smolagents``).
         """
-        from .frameworks.smolagents import smolagents_tools
+        from ..frameworks.smolagents import smolagents_tools
 
         return smolagents_tools(self, timeout)
 
@@ -426,7 +426,7 @@ class ToolBox:
         Raises:
             ImportError: ``openai-agents`` is not installed.
         """
-        from .frameworks.openai_agents import openai_agents_server
+        from ..frameworks.openai_agents import openai_agents_server
 
         return openai_agents_server(
             self,
@@ -449,7 +449,7 @@ class ToolBox:
         Raises:
             ImportError: ``openai-agents`` is not installed.
         """
-        from .frameworks.openai_agents import openai_agents_tools
+        from ..frameworks.openai_agents import openai_agents_tools
 
         return openai_agents_tools(self, timeout=timeout)
 
@@ -480,7 +480,7 @@ class ToolBox:
             ImportError: ``pydantic-ai-slim`` is not installed.
             ValueError: ``tool_error_behavior`` is neither.
         """
-        from .frameworks.pydantic_ai import pydantic_ai_toolset
+        from ..frameworks.pydantic_ai import pydantic_ai_toolset
 
         return pydantic_ai_toolset(
             self, id=id, max_retries=max_retries, tool_error_behavior=tool_error_behavior, timeout=timeout

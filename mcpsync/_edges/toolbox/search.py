@@ -19,8 +19,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from .._core.errors import ConfigurationWarning
-from .._session.models import Tool
+from ..._core.errors import ConfigurationWarning
+from ..._session.models import Tool
 
 __all__ = [
     "CALL_TOOL",

@@ -1,7 +1,7 @@
 """The vendors' shapes of function calling: a tool's definition, a model's tool call read, a tool's
 result made, for ``"openai"`` (Chat Completions), ``"openai-responses"``, ``"anthropic"`` and ``"gemini"``.
 
-Plain dicts, as each SDK accepts them; no SDK is imported. ``ToolBox`` (llm.py) decides what to hand
+Plain dicts, as each SDK accepts them; no SDK is imported. ``ToolBox`` (``box``) decides what to hand
 over and where a call goes; this module only knows how each vendor spells it.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._session.content import ImageContent
-from .._session.models import CallToolResult
-from .frameworks.common import content_parts, image_line
+from ..._session.content import ImageContent
+from ..._session.models import CallToolResult
+from ..frameworks.common import content_parts, image_line
 
 __all__ = ["as_dict", "definition", "read_call", "result_of", "tool_result"]
 
