@@ -28,23 +28,23 @@ REACH = {
     ("_edges/apps/notebook.py", "self._bridge_of(view)._handle_checked"): "ours: notebook's widget and its bridge",
     ("_session/cancel_scope.py", "scope._lock"): "ours: the module's functions and its CancelScope",
     ("_session/cancel_scope.py", "scope._sleepers"): "ours: the module's functions and its CancelScope",
-    ("_wire/http_client.py", "client._refusing"): "ours: HTTPClient and its Exchange, one module",
-    ("_wire/http_client.py", "client._running"): "ours: HTTPClient and its Exchange, one module",
-    ("_wire/http_client.py", "client._running_lock"): "ours: HTTPClient and its Exchange, one module",
-    ("_wire/http_client.py", "client._watchdog"): "ours: HTTPClient and its Exchange, one module",
-    ("_wire/http_client.py", "exchange._deadline_passed"): "ours: HTTPClient and its Exchange, one module",
-    ("_wire/http_client.py", "exchange._token"): "ours: HTTPClient and its Exchange, one module",
-    ("_wire/http_client.py", "outer._inner"): "ours: HTTPClient and its Exchange, one module",
-    ("_wire/http_client.py", "self._outer._inner"): "ours: HTTPClient and its Exchange, one module",
+    ("_wire/http/client.py", "client._refusing"): "ours: HTTPClient and its Exchange, one module",
+    ("_wire/http/client.py", "client._running"): "ours: HTTPClient and its Exchange, one module",
+    ("_wire/http/client.py", "client._running_lock"): "ours: HTTPClient and its Exchange, one module",
+    ("_wire/http/client.py", "client._watchdog"): "ours: HTTPClient and its Exchange, one module",
+    ("_wire/http/client.py", "exchange._deadline_passed"): "ours: HTTPClient and its Exchange, one module",
+    ("_wire/http/client.py", "exchange._token"): "ours: HTTPClient and its Exchange, one module",
+    ("_wire/http/client.py", "outer._inner"): "ours: HTTPClient and its Exchange, one module",
+    ("_wire/http/client.py", "self._outer._inner"): "ours: HTTPClient and its Exchange, one module",
     # Still to go (issue 38, point 2: a Client that nothing reaches into).
     ("_manager/attempt.py", "client._channel"): "to go: point 2 gives the Manager a public way",
     ("_session/connect.py", "client._channel"): "to go: point 2 gives connect() a public way",
-    ("_wire/http_session.py", "exchange._attach"): "ours: the sessions' connections and http_client's Exchange",
-    ("_wire/http_session.py", "exchange._client"): "ours: the sessions' connections and http_client's Exchange",
-    ("_wire/http_session.py", "exchange._connecting"): "ours: the sessions' connections and http_client's Exchange",
+    ("_wire/http/session.py", "exchange._attach"): "ours: the sessions' connections and http_client's Exchange",
+    ("_wire/http/session.py", "exchange._client"): "ours: the sessions' connections and http_client's Exchange",
+    ("_wire/http/session.py", "exchange._connecting"): "ours: the sessions' connections and http_client's Exchange",
     # Still to go: urllib3 has no public way to hand the socket over before its connect starts, which is
     # what lets Exchange.cut abort a connect that hangs (see http_session's docstring).
-    ("_wire/http_session.py", "conn._dns_host"): "to go: urllib3's connection, read to connect as it does",
+    ("_wire/http/session.py", "conn._dns_host"): "to go: urllib3's connection, read to connect as it does",
 }
 
 #: Words that mark a copy of another function's body, and constructions that skip a dataclass's __init__.

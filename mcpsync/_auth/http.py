@@ -18,8 +18,8 @@ from typing import Any, Optional
 from requests.structures import CaseInsensitiveDict
 
 from .._core.errors import AuthorizationError, MCPError
-from .._wire.http_client import HTTPClient, released_after
-from .._wire.http_urls import origin
+from .._wire.http.client import HTTPClient, released_after
+from .._wire.http.urls import origin
 from .addresses import check_url
 
 __all__ = ["AUTH_TIMEOUT", "MAX_BODY", "Answer", "AuthHTTP"]

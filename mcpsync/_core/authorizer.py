@@ -5,7 +5,7 @@ each ``401`` / ``403``; the session asks it whether a person can log in, runs
 the login, reads its authorization context (for ``cacheScope``) and the
 extension it declares. ``mcpsync.OAuth`` and its grants implement it (bound
 to one server by ``for_server``: a ``ServerAuth``), and so does the wire's
-adapter of a ``requests`` auth object (``_wire.http_auth``); an object of
+adapter of a ``requests`` auth object (``_wire.http.auth``); an object of
 your own that has these members is used as it is. A subclass inherits the
 defaults below: no headers, no answer to a challenge, no login.
 

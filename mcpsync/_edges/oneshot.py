@@ -112,8 +112,8 @@ def call_mcp(
         InvalidMessage, NoResponseError: the answer is not a JSON-RPC envelope for this request.
     """
     from .._threads.signals import DEFERRED, deferred_interrupts
-    from .._wire.http_auth import as_authorizer
-    from .._wire.http_client import ACCEPT, JSON, HTTPClient, released_after
+    from .._wire.http.auth import as_authorizer
+    from .._wire.http.client import ACCEPT, JSON, HTTPClient, released_after
 
     params, headers = _for_version(protocol_version, method, params, headers)
     seconds = math.inf if timeout is None else timeout

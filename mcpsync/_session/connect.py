@@ -21,7 +21,7 @@ from .._wire.config import (
     StdioServerConfig,
     server_config_from,
 )
-from .._wire.http_auth import as_authorizer
+from .._wire.http.auth import as_authorizer
 from .client import Client
 
 __all__ = ["SSE_FALLBACK_STATUSES", "connect", "handshake", "transport_auth"]
@@ -38,7 +38,7 @@ def transport_auth(config: HTTPServerConfig, auth: object = None) -> Union[Autho
     off); else ``None``: the default.
 
     Raises:
-        TypeError: the caller's ``auth`` is none of what ``auth=`` takes (``_wire.http_auth``).
+        TypeError: the caller's ``auth`` is none of what ``auth=`` takes (``_wire.http.auth``).
     """
     if auth is False:
         return False

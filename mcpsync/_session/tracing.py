@@ -162,7 +162,7 @@ class Tracing:
     def _network_attributes(self) -> dict[str, Any]:
         """``network.transport``, ``server.address`` and ``server.port`` of the transport (computed once)."""
         if self._network is None:
-            from .._wire.http_base import HTTPTransportBase  # loaded already for an HTTP transport; requests is heavy
+            from .._wire.http.base import HTTPTransportBase  # loaded already for an HTTP transport; requests is heavy
 
             network: dict[str, Any] = {}
             if isinstance(self.transport, HTTPTransportBase):

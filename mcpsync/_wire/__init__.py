@@ -16,11 +16,11 @@ from .config import ServerConfig, StdioServerConfig, server_config_from
 from .stdio import StdioTransport
 
 if TYPE_CHECKING:
-    from .legacy_sse import SSETransport
-    from .streamable_http import StreamableHTTPTransport
+    from .http.legacy_sse import SSETransport
+    from .http.streamable import StreamableHTTPTransport
 
 #: Imported on first use: ``requests`` costs ~100 ms, which stdio users need not pay.
-_LAZY = {"StreamableHTTPTransport": ".streamable_http", "SSETransport": ".legacy_sse"}
+_LAZY = {"StreamableHTTPTransport": ".http.streamable", "SSETransport": ".http.legacy_sse"}
 
 
 def __getattr__(name: str) -> Any:
@@ -59,13 +59,13 @@ def create_transport(config: Any, **kwargs: Any) -> Transport:
     if isinstance(server, StdioServerConfig):
         transport = StdioTransport.from_config(server, **kwargs)
     elif server.type == "http":
-        from .streamable_http import StreamableHTTPTransport
+        from .http.streamable import StreamableHTTPTransport
 
         transport = StreamableHTTPTransport(
             server.url, headers=server.headers, name=server.name, timeout=server.timeout, **kwargs
         )
     else:
-        from .legacy_sse import SSETransport
+        from .http.legacy_sse import SSETransport
 
         transport = SSETransport(server.url, headers=server.headers, name=server.name, timeout=server.timeout, **kwargs)
     if "timeout" not in kwargs:  # the configuration's timeout it is

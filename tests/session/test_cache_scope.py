@@ -13,7 +13,7 @@ import requests
 
 import mcpsync
 from mcpsync._session.cache import ListCache, cache_scope
-from mcpsync._wire.streamable_http import StreamableHTTPTransport
+from mcpsync._wire.http.streamable import StreamableHTTPTransport
 from tests.helpers import scripted_server
 
 T = 20.0

@@ -44,7 +44,7 @@ from mcpsync import (
     TransportError,
     call_mcp,
 )
-from mcpsync._wire.http_client import HTTPClient, released_after
+from mcpsync._wire.http.client import HTTPClient, released_after
 from tests.helpers import ctrl_c_after
 from tests.wire.test_stdio_faults import PROMPTLY, within
 

@@ -1,4 +1,4 @@
-"""What ``auth=`` takes (``_wire/http_auth.py``): an object of the ``Authorizer`` protocol of the user's
+"""What ``auth=`` takes (``_wire/http/auth.py``): an object of the ``Authorizer`` protocol of the user's
 own goes through the wire as ``OAuth`` does (its headers on each request, each 401 handed to it);
 anything that is no auth is a ``TypeError`` that names its type, never its value."""
 
@@ -16,7 +16,7 @@ import mcpsync
 from mcpsync import StreamableHTTPTransport, call_mcp
 from mcpsync._core.authorizer import Authorizer, Refusal
 from mcpsync._core.errors import AuthorizationRequired
-from mcpsync._wire.http_auth import RequestsAuth, as_authorizer
+from mcpsync._wire.http.auth import RequestsAuth, as_authorizer
 from tests.wire.test_stdio_faults import T
 
 URL = "http://mcp.test/mcp"

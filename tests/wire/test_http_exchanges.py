@@ -34,7 +34,7 @@ from mcpsync import (
     call_mcp,
 )
 from mcpsync._wire.base import DEFAULT_WRITE_TIMEOUT
-from mcpsync._wire.http_client import HTTPClient, released_after
+from mcpsync._wire.http.client import HTTPClient, released_after
 from tests.conftest import LONG_TESTS
 from tests.helpers import ctrl_c_after, wait_for
 from tests.http_server import running_http_server
@@ -501,7 +501,7 @@ def test_many_threads_posting_on_http_sse_share_the_pool_without_discarding_conn
 @pytest.mark.parametrize("extra", [-1, 0, 1])
 def test_bodies_around_the_size_sent_with_the_headers_arrive_whole(base: str, extra: int) -> None:
     """Up to ``COALESCE`` bytes, headers and body leave in one write: the body arrives once, whole."""
-    from mcpsync._wire.http_session import COALESCE
+    from mcpsync._wire.http.session import COALESCE
 
     with mcpsync.Client(StreamableHTTPTransport(f"{base}/mcp", listen=False)) as client:
         overhead = len(

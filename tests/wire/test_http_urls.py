@@ -1,4 +1,4 @@
-"""mcpsync._wire.http_urls: the origin of a URL as the redirect and authorization checks compare it.
+"""mcpsync._wire.http.urls: the origin of a URL as the redirect and authorization checks compare it.
 
 Found by mutation testing (docs/testing.md): the transport tests reach ``origin`` only through URLs
 that it accepts, so its refusals (a backslash, white space, a control character) and where each
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 import urllib3
 
-from mcpsync._wire.http_urls import origin, public_url, same_origin
+from mcpsync._wire.http.urls import origin, public_url, same_origin
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,10 @@
-"""mcpsync._wire.legacy_sse (HTTP+SSE, 2024-11-05) with a faked server: the endpoint event and its rules."""
+"""mcpsync._wire.http.legacy_sse (HTTP+SSE, 2024-11-05) with a faked server: the endpoint event and its rules."""
 
 import pytest
 import responses
 
 import mcpsync
-from mcpsync._wire.legacy_sse import SSETransport
+from mcpsync._wire.http.legacy_sse import SSETransport
 from tests.wire.helpers import Wired
 
 URL = "http://mcp.test/sse"

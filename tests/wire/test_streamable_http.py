@@ -1,4 +1,4 @@
-"""mcpsync._wire.streamable_http with a faked server (``responses``): headers, statuses, sessions, streams.
+"""mcpsync._wire.http.streamable with a faked server (``responses``): headers, statuses, sessions, streams.
 
 The fake is a legacy server (``initialize``, a session, the GET stream): its clients speak the legacy era.
 """
@@ -12,7 +12,7 @@ import responses
 import urllib3
 
 import mcpsync
-from mcpsync._wire.streamable_http import StreamableHTTPTransport
+from mcpsync._wire.http.streamable import StreamableHTTPTransport
 
 URL = "http://mcp.test/mcp"
 T = 10
@@ -280,7 +280,7 @@ def test_the_listener_delivers_server_messages(fake):
 
 
 def test_a_listener_stream_that_ends_reconnects_with_last_event_id(fake, monkeypatch):
-    from mcpsync._wire import streamable_http as http_module
+    from mcpsync._wire.http import streamable as http_module
 
     monkeypatch.setattr(http_module, "LISTENER_BACKOFF", (0.01, 0.05))
     note = {"jsonrpc": "2.0", "method": "notifications/resources/list_changed"}
@@ -302,7 +302,7 @@ def test_a_listener_stream_that_ends_reconnects_with_last_event_id(fake, monkeyp
 def test_a_request_accepted_with_202_is_answered_on_the_get_stream(fake, monkeypatch):
     import threading
 
-    from mcpsync._wire import streamable_http
+    from mcpsync._wire.http import streamable as streamable_http
 
     # The fake's GET cannot open its stream before it has the answer to send, so connect() would wait
     # the whole LISTENER_START_WAIT (5 s) for it: a moment is as good here.
@@ -330,7 +330,7 @@ def test_a_request_accepted_with_202_is_answered_on_the_get_stream(fake, monkeyp
 
 def test_the_environment_is_read_once_when_the_session_is_made(monkeypatch):
     """Proxies and CA bundle from the environment still apply, without a lookup per request."""
-    from mcpsync._wire.http_session import new_session
+    from mcpsync._wire.http.session import new_session
 
     for name in ("NO_PROXY", "no_proxy", "HTTP_PROXY", "http_proxy", "CURL_CA_BUNDLE"):
         monkeypatch.delenv(name, raising=False)
@@ -407,7 +407,7 @@ def test_202_for_a_request_without_a_get_stream_fails_it(fake):
 
 def test_failures_while_reading_an_answer_become_our_errors():
     """Whatever requests or urllib3 raise while a body is read, the caller gets one of our errors."""
-    from mcpsync._wire.http_client import HTTPClient
+    from mcpsync._wire.http.client import HTTPClient
 
     http = HTTPClient("srv", URL)
     try:
@@ -466,7 +466,7 @@ def test_a_redirect_to_another_origin_is_refused_and_names_both_urls(fake):
 
 def test_a_header_given_in_another_case_replaces_the_sessions_own():
     """Header names are case-insensitive: ``user-agent`` must replace requests' ``User-Agent``, not join it."""
-    from mcpsync._wire.http_client import HTTPClient
+    from mcpsync._wire.http.client import HTTPClient
 
     http = HTTPClient("srv", URL, headers={"user-agent": "mine/1"})
     try:

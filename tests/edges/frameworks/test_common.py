@@ -28,7 +28,7 @@ from mcpsync._edges.frameworks.common import (
     result_text,
 )
 from tests.edges.frameworks.conftest import PIXEL, T, drawing_box, target_of
-from tests.helpers import in_flight, scripted_server
+from tests.helpers import in_flight, scripted_server, wait_for
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
@@ -152,8 +152,9 @@ def test_a_cancelled_acall_cancels_the_request_on_the_server_and_leaves_no_threa
             assert not [t for t in threading.enumerate() if t.name.startswith("mcpsync-acall")]
 
         asyncio.run(main())
-        assert target.client.stats.cancelled == 1
         assert len(target.cancelled_on_server(1)) == 1
+        # The notice goes out in the background: it is counted once written, a moment after maybe.
+        assert wait_for(lambda: target.client.stats.cancelled == 1, T)
     assert CANCELLED_REASON == "the asyncio task awaiting the call was cancelled"
 
 

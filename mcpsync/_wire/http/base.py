@@ -9,18 +9,18 @@ from urllib.parse import urlsplit
 
 import requests
 
-from .._core import auth_hook
-from .._core.authorizer import Authorizer
-from .._core.endpoint import ID_SCAN_BYTES
-from .._core.pending import RequestFuture
-from .._core.sse import events
-from .._core.timeouts import USE_DEFAULT, Timeout
-from .base import Transport, logger
-from .config import HTTPServerConfig
-from .http_auth import as_authorizer, requests_auth_context
-from .http_client import HELPERS_JOIN, Exchange, HTTPClient
-from .http_errors import reason
-from .http_urls import public_url
+from ..._core import auth_hook
+from ..._core.authorizer import Authorizer
+from ..._core.endpoint import ID_SCAN_BYTES
+from ..._core.pending import RequestFuture
+from ..._core.sse import events
+from ..._core.timeouts import USE_DEFAULT, Timeout
+from ..base import Transport, logger
+from ..config import HTTPServerConfig
+from .auth import as_authorizer, requests_auth_context
+from .client import HELPERS_JOIN, Exchange, HTTPClient
+from .errors import reason
+from .urls import public_url
 
 __all__ = ["ANSWER_STREAM_GRACE", "HTTPTransportBase", "StreamPosition"]
 

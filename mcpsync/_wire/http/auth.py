@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Union
 
-from .._core.authorizer import Authorizer, SupportsAuthorizationContext
+from ..._core.authorizer import Authorizer, SupportsAuthorizationContext
 
 __all__ = ["RequestsAuth", "as_authorizer", "requests_auth_context"]
 

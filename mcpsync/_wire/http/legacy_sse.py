@@ -22,18 +22,18 @@ from urllib.parse import urljoin
 
 import requests
 
-from .._core.errors import ConnectError, MCPError, ProtocolError, TransportClosed, WriteTimeout
-from .._core.jsonrpc import Data
-from .._core.pending import RequestFuture
-from .._core.sse import events
-from .._core.timeouts import USE_DEFAULT, Timeout
-from .._threads.latches import Latch
-from .._threads.signals import acquire_deferred, deferred_interrupts
-from .._threads.workers import Workers
-from .base import CLOSE_NOTICE_BUDGET, logger
-from .http_base import HTTPTransportBase
-from .http_client import EVENT_STREAM, JSON, released_after
-from .http_urls import origin, public_url
+from ..._core.errors import ConnectError, MCPError, ProtocolError, TransportClosed, WriteTimeout
+from ..._core.jsonrpc import Data
+from ..._core.pending import RequestFuture
+from ..._core.sse import events
+from ..._core.timeouts import USE_DEFAULT, Timeout
+from ..._threads.latches import Latch
+from ..._threads.signals import acquire_deferred, deferred_interrupts
+from ..._threads.workers import Workers
+from ..base import CLOSE_NOTICE_BUDGET, logger
+from .base import HTTPTransportBase
+from .client import EVENT_STREAM, JSON, released_after
+from .urls import origin, public_url
 
 __all__ = ["SSETransport"]
 

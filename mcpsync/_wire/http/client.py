@@ -18,7 +18,7 @@ Four rules of ours on top:
   A redirect elsewhere is an error that names both URLs, so that the user's
   headers (tokens, ``Mcp-Session-Id``) never go to another origin.
 - **Errors**: every ``requests`` and urllib3 exception becomes one of ours in
-  ``http_errors.translate``, and only there.
+  ``errors.translate``, and only there.
 - **Challenges**: a ``401`` or ``403`` goes to the authorizer
   (``answer_challenge``; ``mcpsync.OAuth``'s ``ServerAuth``), which may get a
   new token within the deadline (the request is sent again,
@@ -31,7 +31,7 @@ Four rules of ours on top:
   transport closes, or Ctrl-C arrives on the main thread (``_threads.signals``).
 
 Cutting needs to know which socket an exchange is using: the connections of
-our own sessions (``http_session.new_session``), direct or through an HTTP(S)
+our own sessions (``session.new_session``), direct or through an HTTP(S)
 proxy, record the exchange that uses them while it does (from before their
 connect), and forget it before the pool hands them to another. With a session
 of the user's (or a SOCKS proxy), mcpsync leaves the adapters alone and cannot
@@ -55,8 +55,8 @@ from urllib.parse import urljoin
 import requests
 from requests.structures import CaseInsensitiveDict
 
-from .._core.authorizer import Authorizer, Refusal
-from .._core.errors import (
+from ..._core.authorizer import Authorizer, Refusal
+from ..._core.errors import (
     AuthorizationRequired,
     HTTPStatusError,
     MCPError,
@@ -64,13 +64,13 @@ from .._core.errors import (
     TransportError,
     WriteTimeout,
 )
-from .._core.jsonrpc import Data
-from .._threads.latches import Latch
-from .._threads.signals import interrupted
-from .._threads.watchdog import Watchdog
-from .._threads.workers import Workers
-from .http_auth import RequestsAuth
-from .http_errors import (
+from ..._core.jsonrpc import Data
+from ..._threads.latches import Latch
+from ..._threads.signals import interrupted
+from ..._threads.watchdog import Watchdog
+from ..._threads.workers import Workers
+from .auth import RequestsAuth
+from .errors import (
     BODY_EXCERPT,
     WWW_AUTHENTICATE,
     past_deadline,
@@ -79,8 +79,8 @@ from .http_errors import (
     status_error,
     translate,
 )
-from .http_session import can_cut, close_session, current, new_session
-from .http_urls import same_origin
+from .session import can_cut, close_session, current, new_session
+from .urls import same_origin
 
 __all__ = [
     "ACCEPT",
@@ -379,7 +379,7 @@ class Exchange:
             yield data
 
     def status_error(self, response: requests.Response, endpoint: Optional[str] = None) -> HTTPStatusError:
-        """The error for a non-2xx answer (``http_errors.status_error``), from at most ``BODY_EXCERPT``
+        """The error for a non-2xx answer (``errors.status_error``), from at most ``BODY_EXCERPT``
         bytes of its body (decompressed): an endless or compressed body costs no more."""
         body = b""
         try:
@@ -402,7 +402,7 @@ class Exchange:
         return TransportError(f"{client.name}: the exchange was cut: {self.cut_reason}")
 
     def _translate(self, exc: BaseException, method: str, url: str) -> Exception:
-        """What a ``requests`` or urllib3 exception means for us (``http_errors.translate``); a cut first."""
+        """What a ``requests`` or urllib3 exception means for us (``errors.translate``); a cut first."""
         if self.cut_reason is not None:
             return self._cut_error()
         client = self._client

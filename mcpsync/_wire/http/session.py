@@ -21,7 +21,7 @@ from requests.structures import CaseInsensitiveDict
 
 __all__ = ["can_cut", "close_session", "current", "new_session"]
 
-#: The exchange the current thread is running (``http_client.HTTPClient.exchange`` sets it).
+#: The exchange the current thread is running (``client.HTTPClient.exchange`` sets it).
 current = threading.local()
 
 

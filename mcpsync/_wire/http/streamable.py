@@ -12,7 +12,7 @@ runs on the worker threads (``mcpsync-http-<server>-<n>``). Both count
 against ``max_connections``; more wait their turn. Notifications and answers
 are POSTed from the thread that sends them, ``MESSAGE_CONNECTIONS`` at a
 time; cancellations go out in the background (``mcpsync-notice-<server>``).
-Every exchange ends by its deadline (``mcpsync._wire.http_client``).
+Every exchange ends by its deadline (``mcpsync._wire.http.client``).
 
 Sessions: the ``Mcp-Session-Id`` the server gives on ``initialize`` goes on
 every later request, with ``MCP-Protocol-Version`` once negotiated. A 404 on
@@ -37,9 +37,9 @@ from typing import Any, Optional
 
 import requests
 
-from .._core import jsonrpc
-from .._core.eras import MODERN_VERSIONS, is_modern_error
-from .._core.errors import (
+from ..._core import jsonrpc
+from ..._core.eras import MODERN_VERSIONS, is_modern_error
+from ..._core.errors import (
     HTTPStatusError,
     MCPError,
     MessageTooLarge,
@@ -48,16 +48,16 @@ from .._core.errors import (
     SessionExpired,
     TransportError,
 )
-from .._core.jsonrpc import Data
-from .._core.pending import RequestFuture
-from .._core.sse import events
-from .._core.timeouts import USE_DEFAULT, Timeout
-from .._threads.latches import Latch
-from .._threads.signals import acquire_deferred, deferred_interrupts, interrupted
-from .._threads.workers import Workers
-from .base import CLOSE_NOTICE_BUDGET, NOTICE_TIMEOUT, logger
-from .http_base import HTTPTransportBase, StreamPosition
-from .http_client import ACCEPT, EVENT_STREAM, JSON, Exchange, content_type, released_after
+from ..._core.jsonrpc import Data
+from ..._core.pending import RequestFuture
+from ..._core.sse import events
+from ..._core.timeouts import USE_DEFAULT, Timeout
+from ..._threads.latches import Latch
+from ..._threads.signals import acquire_deferred, deferred_interrupts, interrupted
+from ..._threads.workers import Workers
+from ..base import CLOSE_NOTICE_BUDGET, NOTICE_TIMEOUT, logger
+from .base import HTTPTransportBase, StreamPosition
+from .client import ACCEPT, EVENT_STREAM, JSON, Exchange, content_type, released_after
 
 __all__ = ["LAST_EVENT_ID", "MCP_PROTOCOL_VERSION", "MCP_SESSION_ID", "StreamableHTTPTransport"]
 

@@ -20,9 +20,9 @@ from urllib.parse import urlsplit
 import requests
 import urllib3
 
-from .._core.errors import ConnectError, HTTPStatusError, TransportError, WriteTimeout
-from .._core.text import excerpt
-from .http_urls import public_url
+from ..._core.errors import ConnectError, HTTPStatusError, TransportError, WriteTimeout
+from ..._core.text import excerpt
+from .urls import public_url
 
 __all__ = [
     "BODY_EXCERPT",
