@@ -7,9 +7,10 @@ template kept apart from the dynamic data each call brings. So each client keeps
 call's data reaches the view as messages, never in the HTML). ``AppResources.of(client).forget()``
 drops them; a new client reads them again.
 
-A result is data: its ``origin`` names its client by a key (``key_of``), and ``view_of_result`` (the
-hook ``CallToolResult.ui`` calls) finds the client by it (``origins``) while the client lives. Nothing here keeps a
-client or a result alive: clients are held weakly, and so are the views made for results.
+A result is data: its ``origin`` names its client by a key (``origins.key_of``), and
+``view_of_result`` (the hook ``CallToolResult.ui`` calls) finds the client by it while the client
+lives. Nothing here keeps a client or a result alive: clients are held weakly, and so are the views
+made for results.
 """
 
 from __future__ import annotations

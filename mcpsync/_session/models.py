@@ -241,7 +241,7 @@ class CallOrigin(NamedTuple):
     """Where a ``tools/call`` result came from: what its ``ui`` needs to find the tool's view.
 
     Attributes:
-        client: the key of the client that made the call (``app_resources.key_of``): data, kept by
+        client: the key of the client that made the call (``origins.key_of``): data, kept by
             copies and pickles; it finds the client only while that client lives, in this process.
         arguments: the arguments the tool was called with.
     """
